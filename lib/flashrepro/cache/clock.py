@@ -28,7 +28,7 @@ class ClockParams:
 
 
 @njit(cache=True)
-def _clock_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log, do_log, insert_referenced):
+def _clock_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log, hit_out, do_log, insert_referenced):
     frame_page = np.full(capacity, -1, np.int64)
     page_frame = np.full(n_unique, -1, np.int64)
     ref = np.zeros(capacity, np.bool_)
@@ -41,6 +41,8 @@ def _clock_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, l
         w = is_write[i]
         f = page_frame[p]
         count_ref(counters, f >= 0, w)
+        if do_log:
+            hit_out[i] = f >= 0
         if f >= 0:
             ref[f] = True
         else:
@@ -92,7 +94,7 @@ def _clock_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, l
 
 
 @register("clock", ClockParams)
-def run_clock(pages, is_write, n_unique, capacity, flush_at_end, counters, log, do_log, params: ClockParams):
+def run_clock(pages, is_write, n_unique, capacity, flush_at_end, counters, log, hit_out, do_log, params: ClockParams):
     """CLOCK: a hand sweeps the frames, clearing reference bits, and evicts the first unreferenced page."""
-    return _clock_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log, do_log,
+    return _clock_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log, hit_out, do_log,
                          params.insert_referenced)

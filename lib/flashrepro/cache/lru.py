@@ -19,7 +19,7 @@ class LRUParams:
 
 
 @njit(cache=True)
-def _lru_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log, do_log):
+def _lru_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log, hit_out, do_log):
     prev = np.full(n_unique, -1, np.int64)
     nxt = np.full(n_unique, -1, np.int64)
     resident = np.zeros(n_unique, np.bool_)
@@ -33,6 +33,8 @@ def _lru_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log
         w = is_write[i]
         hit = resident[p]
         count_ref(counters, hit, w)
+        if do_log:
+            hit_out[i] = hit
         if hit:
             if p != head:  # unlink, then push at head
                 nxt[prev[p]] = nxt[p]
@@ -93,6 +95,6 @@ def _lru_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log
 
 
 @register("lru", LRUParams)
-def run_lru(pages, is_write, n_unique, capacity, flush_at_end, counters, log, do_log, params: LRUParams):
+def run_lru(pages, is_write, n_unique, capacity, flush_at_end, counters, log, hit_out, do_log, params: LRUParams):
     """Least recently used: evict the page whose last reference is oldest."""
-    return _lru_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log, do_log)
+    return _lru_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log, hit_out, do_log)

@@ -29,7 +29,8 @@ POLICIES: dict[str, Policy] = {}
 
 
 def register(name: str, params: type) -> Callable:
-    """Register ``run(pages, is_write, n_unique, capacity, flush_at_end, counters, log, do_log, params)``."""
+    """Register ``run(pages, is_write, n_unique, capacity, flush_at_end, counters, log, hit_out, do_log, params)``
+    (the layouts of ``counters`` and ``log`` are in ``_state.py``; ``hit_out[i]`` is set when logging)."""
     if not dataclasses.is_dataclass(params):
         raise TypeError(f"{name}: params must be a frozen dataclass")
 
@@ -120,6 +121,7 @@ class SimResult:
     trace: str
     counters: dict
     io_log: IOLog | None = None
+    hit: np.ndarray | None = None  # per page reference, with log_io=True
 
     def to_dict(self) -> dict:
         """Counters plus the derived ratios, JSON-ready (what ``flashrepro simulate`` prints)."""
@@ -147,7 +149,8 @@ def simulate(trace: Trace | PageRefs, policy: str, capacity_pages: int, *, page_
         Write back the pages still dirty after the last reference (counted as ``device_writes_flush``).
         Otherwise they are counted as ``dirty_at_end``.
     log_io : bool
-        Keep the device I/O log (:class:`IOLog`), the after-cache trace that device models time.
+        Keep the device I/O log (:class:`IOLog`), the after-cache trace that device models time, and
+        the per-reference outcome ``SimResult.hit``.
     **params
         The policy's parameters (see its dataclass); unknown names are an error.
 
@@ -169,7 +172,9 @@ def simulate(trace: Trace | PageRefs, policy: str, capacity_pages: int, *, page_
     is_write = np.ascontiguousarray(refs.is_write, dtype=np.bool_)
     counters = S.new_counters()
     log = S.new_log(len(pages), capacity_pages, log_io)
-    n = pol.run(pages, is_write, refs.n_unique, capacity_pages, bool(flush_at_end), counters, log, bool(log_io), p)
+    hit_out = np.zeros(len(pages) if log_io else 0, dtype=np.bool_)
+    n = pol.run(pages, is_write, refs.n_unique, capacity_pages, bool(flush_at_end), counters, log, hit_out,
+                bool(log_io), p)
     io_log = None
     if log_io:
         rows = log[:n]
@@ -177,4 +182,4 @@ def simulate(trace: Trace | PageRefs, policy: str, capacity_pages: int, *, page_
                        cause=rows[:, 2].astype(np.int8), first_page=refs.unique_pages[rows[:, 3]],
                        n_pages=rows[:, 4].copy(), page_bytes=refs.page_bytes)
     return SimResult(policy, p, capacity_pages, refs.name, dict(zip(S.COUNTER_NAMES, counters.tolist(), strict=True)),
-                     io_log)
+                     io_log, hit_out if log_io else None)

@@ -15,6 +15,7 @@ Add a format with :func:`register_format`; ``flashrepro formats`` lists them.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import warnings
 from collections.abc import Callable
@@ -46,6 +47,7 @@ class Format:
     build: Callable
     skip: str = r"^\s*(#.*)?$"
     strict: bool = True  # False: lines that do not match are skipped (blkparse's summary sections)
+    sniff: str | None = ""  # regex the first records must match for format=None; "" = pattern, None = never
 
 
 FORMATS: dict[str, Format] = {}
@@ -169,10 +171,11 @@ def sniff_format(data: bytes, path: Path) -> Format:
     head = data[:20000].decode("utf-8", errors="replace").splitlines()[:-1] or \
         data[:20000].decode("utf-8", errors="replace").splitlines()
     for fmt in FORMATS.values():
-        if fmt.name == "csv":
+        if fmt.sniff is None:
             continue
         recs = [ln.rstrip("\r") for ln in head if not re.search(fmt.skip, ln)][:10]
-        if recs and all(re.match(fmt.pattern, r) for r in recs):
+        # an explicit sniff pattern is about the first record (often a header); otherwise all must match
+        if recs and (re.match(fmt.sniff, recs[0]) if fmt.sniff else all(re.match(fmt.pattern, r) for r in recs)):
             return fmt
     raise TraceFormatError(f"{path}: cannot tell the trace format; pass format= one of {', '.join(format_names())}")
 
@@ -216,7 +219,7 @@ def _spc(f):
 
 register_format(Format(
     "spc", "UMass SPC: ASU,LBA(512 B),size(bytes),opcode(r/w),timestamp(s)",
-    rf"^\s*(?P<asu>\d+)\s*,\s*(?P<lba>\d+)\s*,\s*(?P<size>{_I})\s*,\s*(?P<op>[^,\s]+)\s*,\s*(?P<time>{_F})\s*,?\s*$",
+    rf"^\s*(?P<asu>\d+)\s*,\s*(?P<lba>\d+)\s*,\s*(?P<size>{_I})\s*,\s*(?P<op>[A-Za-z]+)\s*,\s*(?P<time>{_F})\s*,?\s*$",
     _spc))
 
 
@@ -341,7 +344,10 @@ CSV_PRESETS = {
 }
 
 
-def _csv(f, layout: CsvLayout | dict | str = "systor17"):
+def _csv(f, layout: CsvLayout | dict | str | None = None):
+    if layout is None:
+        raise TraceFormatError(f"{f.path}: format 'csv' needs layout=CsvLayout(...) or a preset name "
+                               f"({', '.join(CSV_PRESETS)})")
     if isinstance(layout, str):
         layout = CSV_PRESETS[layout]
     elif isinstance(layout, dict):
@@ -378,6 +384,14 @@ def _csv(f, layout: CsvLayout | dict | str = "systor17"):
             "size_bytes": f.scaled(f.num(str(layout.size)), layout.size_unit, "size")}
 
 
+_ROW = r"^(?P<row>.*)$"
 register_format(Format(
     "csv", "delimited text with a column mapping: layout=CsvLayout(...) or a preset name "
-    f"({', '.join(CSV_PRESETS)})", r"^(?P<row>.*)$", _csv))
+    f"({', '.join(CSV_PRESETS)})", _ROW, _csv, sniff=None))
+# the presets are formats of their own, so they work from the command line and are sniffed
+register_format(Format("cloudphysics", "CloudPhysics CSV: version,time,op(28/2a),size(B),lbn(512 B)", _ROW,
+                       functools.partial(_csv, layout="cloudphysics"), sniff=r"^version,time,op,size,lbn"))
+register_format(Format("tencent", "Tencent CBS CSV: timestamp,offset(512 B),size(512 B),ioType(0=R,1=W),volume",
+                       _ROW, functools.partial(_csv, layout="tencent"), sniff=r"^\d+,\d+,\d+,[01],\d+\s*$"))
+register_format(Format("systor17", "SYSTOR'17 CSV: Timestamp,Response,IOType,LUN,Offset(B),Size(B)", _ROW,
+                       functools.partial(_csv, layout="systor17"), sniff=r"^Timestamp,Response,IOType,LUN"))

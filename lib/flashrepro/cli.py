@@ -1,0 +1,80 @@
+"""The command line: ``flashrepro simulate | policies | formats | trace-info | workloads``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .cache import POLICIES, policy_names, simulate
+from .traces import FORMATS, TraceFormatError, catalog, format_names, load_trace
+
+
+def _params(items: list[str]) -> dict:
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--param expects KEY=VALUE, got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _load(path: str, fmt: str | None):
+    if fmt is not None and fmt not in FORMATS:
+        raise ValueError(f"unknown trace format {fmt!r}; known formats: {', '.join(format_names())}")
+    return load_trace(path, fmt)
+
+
+def cmd_simulate(a) -> dict:
+    if a.policy not in POLICIES:
+        raise ValueError(f"unknown policy {a.policy!r}; registered policies: {', '.join(policy_names())}")
+    tr = _load(a.trace, a.format)
+    res = simulate(tr, a.policy, a.capacity_pages, page_bytes=a.page_bytes, flush_at_end=a.flush_at_end,
+                   **_params(a.param))
+    return res.to_dict()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="flashrepro", description=__doc__)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("simulate", help="run one policy on a trace file; prints JSON counters")
+    s.add_argument("--policy", required=True)
+    s.add_argument("--trace", required=True, help="trace file (plain, .gz, .bz2, .xz, .zst)")
+    s.add_argument("--format", default=None, help="trace format (default: sniffed from the file)")
+    s.add_argument("--capacity-pages", type=int, required=True)
+    s.add_argument("--page-bytes", type=int, default=4096)
+    s.add_argument("--flush-at-end", action="store_true", help="write back dirty pages after the last request")
+    s.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="policy parameter")
+    sub.add_parser("policies", help="list registered policies")
+    sub.add_parser("formats", help="list trace formats")
+    t = sub.add_parser("trace-info", help="statistics of a trace file as JSON")
+    t.add_argument("path")
+    t.add_argument("--format", default=None)
+    t.add_argument("--page-bytes", type=int, default=4096)
+    w = sub.add_parser("workloads", help="list catalog workloads and whether they are available here")
+    w.add_argument("--available", action="store_true")
+    a = ap.parse_args(argv)
+    try:
+        if a.cmd == "simulate":
+            out = cmd_simulate(a)
+        elif a.cmd == "policies":
+            out = {n: {"description": p.description, "params": list(p.params.__dataclass_fields__)}
+                   for n, p in sorted(POLICIES.items())}
+        elif a.cmd == "formats":
+            out = {n: f.description for n, f in sorted(FORMATS.items())}
+        elif a.cmd == "trace-info":
+            out = _load(a.path, a.format).stats(a.page_bytes)
+        else:
+            out = {n: {"available": catalog.available(n), "description": catalog.CATALOG[n].description}
+                   for n in catalog.names(available_only=a.available)}
+    except (ValueError, FileNotFoundError, TraceFormatError) as e:
+        print(f"flashrepro {a.cmd}: error: {e}", file=sys.stderr)
+        return 2
+    json.dump(out, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

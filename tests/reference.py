@@ -1,0 +1,121 @@
+"""Slow, obviously correct reference implementations of every kernel, written for reading, not speed.
+
+Each cache reference returns ``(hits, ios, counters)``: a list with one bool per page reference, the
+device I/Os as ``(ref, op, cause, page)`` tuples in issue order (op 0 read / 1 write; cause 0 demand,
+1 eviction, 2 flush), and the counters the kernels report.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, deque
+
+
+class _Book:
+    def __init__(self):
+        self.hits, self.ios = [], []
+        self.c = dict.fromkeys(("references", "hits", "read_hits", "write_hits", "misses", "read_misses",
+                                "write_misses", "device_reads", "device_read_requests",
+                                "device_writes_eviction", "device_writes_flush", "device_write_requests",
+                                "dirtyings", "dirty_at_end", "evictions"), 0)
+
+    def ref(self, hit, w):
+        self.hits.append(hit)
+        self.c["references"] += 1
+        kind = "write" if w else "read"
+        self.c["hits" if hit else "misses"] += 1
+        self.c[f"{kind}_{'hits' if hit else 'misses'}"] += 1
+
+    def read(self, i, page):
+        self.ios.append((i, 0, 0, page))
+        self.c["device_reads"] += 1
+        self.c["device_read_requests"] += 1
+
+    def write(self, i, page, cause):
+        self.ios.append((i, 1, cause, page))
+        self.c["device_writes_eviction" if cause == 1 else "device_writes_flush"] += 1
+        self.c["device_write_requests"] += 1
+
+    def end(self, dirty_pages_in_order, n, flush_at_end):
+        for p in dirty_pages_in_order:
+            if flush_at_end:
+                self.write(n - 1, p, 2)
+            else:
+                self.c["dirty_at_end"] += 1
+        return self.hits, self.ios, self.c
+
+
+def lru(pages, is_write, capacity, flush_at_end=False):
+    b = _Book()
+    cache = OrderedDict()  # page -> dirty; first item is the least recently used
+    for i, (p, w) in enumerate(zip(pages, is_write, strict=True)):
+        hit = p in cache
+        b.ref(hit, w)
+        if hit:
+            cache.move_to_end(p)
+        else:
+            if not w:
+                b.read(i, p)
+            if len(cache) == capacity:
+                victim, dirty = cache.popitem(last=False)
+                b.c["evictions"] += 1
+                if dirty:
+                    b.write(i, victim, 1)
+            cache[p] = False
+        if w and not cache[p]:
+            cache[p] = True
+            b.c["dirtyings"] += 1
+    return b.end([p for p, d in cache.items() if d], len(pages), flush_at_end)
+
+
+def clock(pages, is_write, capacity, flush_at_end=False, insert_referenced=False):
+    """CLOCK as FIFO with reinsertion (libCacheSim's formulation): the queue's left end is under the
+    hand; a referenced page there loses its bit and goes to the right end."""
+    b = _Book()
+    queue = deque()  # entries [page, referenced]
+    where = {}  # page -> entry
+    dirty = set()
+    for i, (p, w) in enumerate(zip(pages, is_write, strict=True)):
+        hit = p in where
+        b.ref(hit, w)
+        if hit:
+            where[p][1] = True
+        else:
+            if not w:
+                b.read(i, p)
+            if len(queue) == capacity:
+                while queue[0][1]:
+                    e = queue.popleft()
+                    e[1] = False
+                    queue.append(e)
+                victim = queue.popleft()[0]
+                del where[victim]
+                b.c["evictions"] += 1
+                if victim in dirty:
+                    dirty.discard(victim)
+                    b.write(i, victim, 1)
+            e = [p, insert_referenced]
+            queue.append(e)
+            where[p] = e
+        if w and p not in dirty:
+            dirty.add(p)
+            b.c["dirtyings"] += 1
+    return b.end([e[0] for e in queue if e[0] in dirty], len(pages), flush_at_end)
+
+
+def stack_distances(pages):
+    """Distinct pages referenced since the previous reference to the same page (-1 if none)."""
+    stack = []  # most recent first
+    out = []
+    for p in pages:
+        if p in stack:
+            d = stack.index(p)
+            stack.pop(d)
+            out.append(d)
+        else:
+            out.append(-1)
+        stack.insert(0, p)
+    return out
+
+
+# policy name -> (reference function, parameter names it accepts)
+REFERENCES = {"lru": (lru, ()), "clock": (clock, ("insert_referenced",))}

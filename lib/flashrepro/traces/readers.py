@@ -309,7 +309,8 @@ def _blkparse(f, action="C"):
 register_format(Format(
     "blkparse", "blkparse text: maj,min cpu seq time pid action rwbs sector + n [process]; action C kept",
     rf"^\s*(?P<maj>\d+),(?P<min>\d+)\s+(?P<cpu>\d+)\s+(?P<seq>\d+)\s+(?P<time>{_F})\s+(?P<pid>\d+)\s+"
-    r"(?P<action>[A-Za-z]+)\s+(?P<rwbs>[A-Z]+)\s*(?P<rest>.*)$", _blkparse, strict=False))
+    r"(?P<action>[A-Za-z]+)\s+(?P<rwbs>[A-Z]+)\s*(?P<rest>.*)$", _blkparse, strict=False,
+    sniff=r"^\s*\d+,\d+\s+\d+\s+\d+\s+[0-9.]+\s+\d+\s+[A-Za-z]+\s+[A-Z]+"))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,0 +1,61 @@
+"""The command line: JSON outputs and errors that list the valid names."""
+
+import json
+
+import pytest
+
+from flashrepro.cli import main
+
+
+
+def run(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_simulate_prints_counters(capsys, data_dir):
+    code, out, _ = run(capsys, "simulate", "--policy", "lru", "--trace", str(data_dir / "formats/sample.diskmon.txt"),
+                       "--capacity-pages", "4", "--flush-at-end")
+    assert code == 0
+    d = json.loads(out)
+    for key in ("references", "hits", "misses", "hit_ratio", "device_reads", "device_writes",
+                "device_write_requests"):
+        assert key in d
+    # 16 KiB at sector 6194591 straddles 5 pages, 4 KiB at sector 100 two, 512 B at sector 7 one
+    assert d["references"] == 8 and d["device_writes"] == 6  # the 5 + 1 written pages, all flushed
+
+
+def test_simulate_with_param(capsys, data_dir):
+    code, out, _ = run(capsys, "simulate", "--policy", "clock", "--trace", str(data_dir / "formats/sample.spc"),
+                       "--format", "spc", "--capacity-pages", "2", "--param", "insert_referenced=true")
+    assert code == 0 and json.loads(out)["params"] == {"insert_referenced": True}
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["--policy", "nope"], "registered policies: clock, lru"),
+    (["--policy", "lru", "--format", "nope"], "known formats: arc"),
+    (["--policy", "clock", "--param", "bogus=1"], "valid: insert_referenced"),
+    (["--policy", "clock", "--param", "insert_referenced=maybe"], "not a boolean"),
+])
+def test_simulate_errors(capsys, data_dir, args, msg):
+    code, _, err = run(capsys, "simulate", "--trace", str(data_dir / "formats/sample.spc"), "--capacity-pages", "2",
+                       *args)
+    assert code == 2 and msg in err
+
+
+def test_listings(capsys):
+    assert json.loads(run(capsys, "policies")[1]).keys() >= {"lru", "clock"}
+    assert "diskmon" in json.loads(run(capsys, "formats")[1])
+    assert "synthetic/zipf-0.9" in json.loads(run(capsys, "workloads")[1])
+
+
+def test_trace_info(capsys, data_dir):
+    code, out, _ = run(capsys, "trace-info", str(data_dir / "formats/sample.diskmon.txt"))
+    d = json.loads(out)
+    assert code == 0 and (d["reads"], d["writes"], d["page_references"]) == (1, 2, 8)
+
+
+def test_missing_file(capsys):
+    code, _, err = run(capsys, "trace-info", "/nonexistent/trace.txt")
+    assert code == 2 and "no trace file" in err

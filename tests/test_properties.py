@@ -1,0 +1,69 @@
+"""Invariants every policy must keep, on traces hypothesis draws."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from flashrepro.cache import POLICIES, lru_mrc, simulate
+from flashrepro.traces import Op, Trace
+
+POLICY = st.sampled_from(sorted(POLICIES))
+
+
+@st.composite
+def traces(draw, max_len=300):
+    n = draw(st.integers(1, max_len))
+    pages = draw(st.lists(st.integers(0, 60), min_size=n, max_size=n))
+    writes = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    sizes = draw(st.lists(st.integers(1, 3), min_size=n, max_size=n))
+    op = np.where(writes, Op.WRITE, Op.READ)
+    return Trace(np.zeros(n), op, np.array(pages) * 4096, np.array(sizes) * 4096, name="hyp")
+
+
+@settings(max_examples=60, deadline=None)
+@given(tr=traces(), cap=st.integers(1, 80), policy=POLICY, flush=st.booleans())
+def test_accounting_invariants(tr, cap, policy, flush):
+    c = simulate(tr, policy, cap, flush_at_end=flush).counters
+    refs = tr.to_pages()
+    assert c["hits"] + c["misses"] == c["references"] == len(refs)
+    assert c["read_hits"] + c["write_hits"] == c["hits"]
+    # occupancy at the end = pages brought in - pages evicted, never above capacity
+    resident = c["misses"] - c["evictions"]
+    assert 0 <= resident <= min(cap, refs.n_unique)
+    assert c["evictions"] == max(c["misses"] - cap, 0)
+    # every dirtying is written exactly once: on eviction, by the flush, or still dirty at the end
+    assert c["dirtyings"] == c["device_writes_eviction"] + c["device_writes_flush"] + c["dirty_at_end"]
+    assert (c["dirty_at_end"] == 0) if flush else (c["device_writes_flush"] == 0)
+    assert c["device_reads"] == c["read_misses"]
+    assert c["misses"] >= refs.n_unique  # every first reference misses
+
+
+@settings(max_examples=40, deadline=None)
+@given(tr=traces(), caps=st.lists(st.integers(1, 70), min_size=2, max_size=5))
+def test_lru_misses_never_rise_with_capacity(tr, caps):
+    caps = sorted(caps)
+    misses = [simulate(tr, "lru", c).counters["misses"] for c in caps]
+    assert all(a >= b for a, b in zip(misses, misses[1:], strict=False))
+    assert misses == lru_mrc(tr).misses(caps).tolist()
+
+
+@settings(max_examples=40, deadline=None)
+@given(tr=traces(), policy=POLICY)
+def test_cache_larger_than_footprint_only_cold_misses(tr, policy):
+    refs = tr.to_pages()
+    c = simulate(tr, policy, refs.n_unique + 1).counters
+    assert c["misses"] == refs.n_unique
+    assert c["evictions"] == 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(pages=st.lists(st.integers(0, 10**12), min_size=1, max_size=200))
+def test_dense_remap_preserves_order(pages):
+    from flashrepro.traces import dense_remap
+
+    p = np.array(pages, dtype=np.int64)
+    dense, uniq = dense_remap(p)
+    assert np.array_equal(uniq[dense], p)
+    assert np.all(np.diff(uniq) > 0)
+    order = np.argsort(p, kind="stable")
+    assert np.all(np.diff(dense[order]) >= 0)

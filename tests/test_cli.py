@@ -3,9 +3,7 @@
 import json
 
 import pytest
-
 from flashrepro.cli import main
-
 
 
 def run(capsys, *args):

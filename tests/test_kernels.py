@@ -5,9 +5,8 @@ import itertools
 import numpy as np
 import pytest
 from conftest import random_trace
-from reference import REFERENCES, stack_distances
-
 from flashrepro.cache import POLICIES, lru_mrc, simulate
+from reference import REFERENCES, stack_distances
 
 
 def test_every_policy_has_a_reference():

@@ -84,6 +84,10 @@ def atomic_path(target: str | os.PathLike, suffix: str | None = None) -> Iterato
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        if tmp_path.exists():  # mkstemp makes files 0600; give the result the usual umask-based mode
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp_path, 0o666 & ~umask)
         os.replace(tmp_path, target)
     finally:
         if tmp_path.exists():

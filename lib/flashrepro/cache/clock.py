@@ -7,9 +7,17 @@ import dataclasses
 import numpy as np
 from numba import njit
 
-from ._state import (CAUSE_DEMAND, CAUSE_EVICT, CAUSE_FLUSH, DEV_READ_REQS, DEV_READS, DEV_WRITE_REQS,
-                     DEV_WRITES_EVICT, DEV_WRITES_FLUSH, DIRTY_AT_END, DIRTYINGS, EVICTIONS, IO_READ, IO_WRITE,
-                     count_ref, log_io)
+from ._state import (
+    CAUSE_DEMAND,
+    CAUSE_EVICT,
+    CAUSE_FLUSH,
+    IO_READ,
+    IO_WRITE,
+    PREFETCH_DISTANCE,
+    log_io,
+    prefetch,
+    store_counters,
+)
 from .registry import register
 
 
@@ -28,45 +36,49 @@ class ClockParams:
 
 
 @njit(cache=True)
-def _clock_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log, hit_out, do_log, insert_referenced):
-    frame_page = np.full(capacity, -1, np.int64)
-    page_frame = np.full(n_unique, -1, np.int64)
-    ref = np.zeros(capacity, np.bool_)
-    dirty = np.zeros(n_unique, np.bool_)
+def _clock_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log, hit_out, do_log,
+                  insert_referenced):
+    page_frame = np.full(n_unique, -1, np.int32)
+    frame_page = np.full(capacity, -1, np.int32)
+    ref = np.zeros(capacity, np.uint8)
+    dirty = np.zeros(capacity, np.uint8)  # per frame: one random access per reference, not two
+    init_ref = np.uint8(1 if insert_referenced else 0)
     hand = 0
     used = 0
     nlog = 0
-    for i in range(pages.shape[0]):
+    hits = write_hits = write_refs = dev_write_evict = dirtyings = evictions = 0
+    n = pages.shape[0]
+    for i in range(n):
+        if i + PREFETCH_DISTANCE < n:
+            prefetch(page_frame, pages[i + PREFETCH_DISTANCE])
         p = pages[i]
-        w = is_write[i]
+        w = np.uint8(is_write[i])
         f = page_frame[p]
-        count_ref(counters, f >= 0, w)
         if do_log:
             hit_out[i] = f >= 0
+        write_refs += w
         if f >= 0:
-            ref[f] = True
+            hits += 1
+            write_hits += w
+            ref[f] = 1
         else:
-            if not w:
-                counters[DEV_READS] += 1
-                counters[DEV_READ_REQS] += 1
+            if do_log and not w:  # a write miss covers the whole page: no read needed
                 nlog = log_io(log, nlog, do_log, i, IO_READ, CAUSE_DEMAND, p, 1)
             if used < capacity:  # filling: frames in order, so frame 0 is the oldest when the hand starts
                 f = used
                 used += 1
             else:
                 while ref[hand]:
-                    ref[hand] = False
+                    ref[hand] = 0
                     hand += 1
                     if hand == capacity:
                         hand = 0
                 f = hand
                 v = frame_page[f]
                 page_frame[v] = -1
-                counters[EVICTIONS] += 1
-                if dirty[v]:
-                    dirty[v] = False
-                    counters[DEV_WRITES_EVICT] += 1
-                    counters[DEV_WRITE_REQS] += 1
+                evictions += 1
+                if dirty[f]:
+                    dev_write_evict += 1
                     nlog = log_io(log, nlog, do_log, i, IO_WRITE, CAUSE_EVICT, v, 1)
                 # the new page takes the victim's frame and is the last the hand will reach
                 hand += 1
@@ -74,22 +86,23 @@ def _clock_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, l
                     hand = 0
             frame_page[f] = p
             page_frame[p] = f
-            ref[f] = insert_referenced
-        if w and not dirty[p]:
-            dirty[p] = True
-            counters[DIRTYINGS] += 1
-    n = pages.shape[0]
+            ref[f] = init_ref
+            dirty[f] = 0
+        d = dirty[f]
+        dirty[f] = d | w
+        dirtyings += (d | w) - d
+    flushed = dirty_at_end = 0
     for k in range(used):  # hand order
         f = (hand + k) % used if used == capacity else k
-        p = frame_page[f]
-        if dirty[p]:
+        if dirty[f]:
             if flush_at_end:
-                dirty[p] = False
-                counters[DEV_WRITES_FLUSH] += 1
-                counters[DEV_WRITE_REQS] += 1
-                nlog = log_io(log, nlog, do_log, n - 1, IO_WRITE, CAUSE_FLUSH, p, 1)
+                dirty[f] = 0
+                flushed += 1
+                nlog = log_io(log, nlog, do_log, n - 1, IO_WRITE, CAUSE_FLUSH, frame_page[f], 1)
             else:
-                counters[DIRTY_AT_END] += 1
+                dirty_at_end += 1
+    store_counters(counters, n, hits, write_hits, write_refs, dev_write_evict, flushed, dev_write_evict + flushed,
+                   dirtyings, dirty_at_end, evictions)
     return nlog
 
 

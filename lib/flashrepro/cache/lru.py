@@ -1,4 +1,4 @@
-"""LRU with dirty pages: an intrusive doubly linked list over dense page ranks."""
+"""LRU with dirty pages: an intrusive circular doubly linked list over dense page ranks."""
 
 from __future__ import annotations
 
@@ -7,9 +7,17 @@ import dataclasses
 import numpy as np
 from numba import njit
 
-from ._state import (CAUSE_DEMAND, CAUSE_EVICT, CAUSE_FLUSH, DEV_READ_REQS, DEV_READS, DEV_WRITE_REQS,
-                     DEV_WRITES_EVICT, DEV_WRITES_FLUSH, DIRTY_AT_END, DIRTYINGS, EVICTIONS, IO_READ, IO_WRITE,
-                     count_ref, log_io)
+from ._state import (
+    CAUSE_DEMAND,
+    CAUSE_EVICT,
+    CAUSE_FLUSH,
+    IO_READ,
+    IO_WRITE,
+    PREFETCH_DISTANCE,
+    log_io,
+    prefetch,
+    store_counters,
+)
 from .registry import register
 
 
@@ -20,77 +28,71 @@ class LRUParams:
 
 @njit(cache=True)
 def _lru_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log, hit_out, do_log):
-    prev = np.full(n_unique, -1, np.int64)
-    nxt = np.full(n_unique, -1, np.int64)
-    resident = np.zeros(n_unique, np.bool_)
-    dirty = np.zeros(n_unique, np.bool_)
-    head = -1  # most recently used
-    tail = -1  # least recently used
+    # link[p] = (previous towards MRU, next towards LRU); link[p, 0] == -1 means not resident.
+    # Node n_unique is the sentinel: link[S, 1] is the MRU page, link[S, 0] the LRU page, so insert and
+    # unlink need no branch for the list's ends.
+    S = n_unique
+    link = np.full((n_unique + 1, 2), -1, np.int32)
+    link[S, 0] = S
+    link[S, 1] = S
+    dirty = np.zeros(n_unique, np.uint8)
     size = 0
     nlog = 0
-    for i in range(pages.shape[0]):
+    hits = write_hits = write_refs = dev_write_evict = dirtyings = evictions = 0
+    n = pages.shape[0]
+    for i in range(n):
+        if i + PREFETCH_DISTANCE < n:
+            prefetch(link, pages[i + PREFETCH_DISTANCE] * 2)
         p = pages[i]
-        w = is_write[i]
-        hit = resident[p]
-        count_ref(counters, hit, w)
+        w = np.uint8(is_write[i])
+        hit = link[p, 0] >= 0
         if do_log:
             hit_out[i] = hit
+        write_refs += w
         if hit:
-            if p != head:  # unlink, then push at head
-                nxt[prev[p]] = nxt[p]
-                if nxt[p] >= 0:
-                    prev[nxt[p]] = prev[p]
-                else:
-                    tail = prev[p]
-                prev[p] = -1
-                nxt[p] = head
-                prev[head] = p
-                head = p
+            hits += 1
+            write_hits += w
+            a = link[p, 0]
+            b = link[p, 1]
+            link[a, 1] = b
+            link[b, 0] = a
         else:
-            if not w:  # a write miss covers the whole page: no read needed
-                counters[DEV_READS] += 1
-                counters[DEV_READ_REQS] += 1
+            if do_log and not w:  # a write miss covers the whole page: no read needed
                 nlog = log_io(log, nlog, do_log, i, IO_READ, CAUSE_DEMAND, p, 1)
             if size == capacity:
-                v = tail
-                tail = prev[v]
-                if tail >= 0:
-                    nxt[tail] = -1
-                else:
-                    head = -1
-                prev[v] = -1
-                resident[v] = False
-                size -= 1
-                counters[EVICTIONS] += 1
+                v = link[S, 0]
+                a = link[v, 0]
+                link[a, 1] = S
+                link[S, 0] = a
+                link[v, 0] = -1
+                evictions += 1
                 if dirty[v]:
-                    dirty[v] = False
-                    counters[DEV_WRITES_EVICT] += 1
-                    counters[DEV_WRITE_REQS] += 1
+                    dirty[v] = 0
+                    dev_write_evict += 1
                     nlog = log_io(log, nlog, do_log, i, IO_WRITE, CAUSE_EVICT, v, 1)
-            nxt[p] = head
-            prev[p] = -1
-            if head >= 0:
-                prev[head] = p
             else:
-                tail = p
-            head = p
-            resident[p] = True
-            size += 1
-        if w and not dirty[p]:
-            dirty[p] = True
-            counters[DIRTYINGS] += 1
-    n = pages.shape[0]
-    p = tail
-    while p >= 0:  # LRU order, so a flush writes the oldest dirty pages first
+                size += 1
+        first = link[S, 1]  # (re)insert p at the MRU end
+        link[p, 0] = S
+        link[p, 1] = first
+        link[first, 0] = p
+        link[S, 1] = p
+        d = dirty[p]
+        dirty[p] = d | w
+        dirtyings += (d | w) - d
+    flushed = dirty_at_end = 0
+    p = link[S, 0]
+    while p != S:  # LRU order, so a flush writes the oldest dirty pages first
         if dirty[p]:
             if flush_at_end:
-                dirty[p] = False
-                counters[DEV_WRITES_FLUSH] += 1
-                counters[DEV_WRITE_REQS] += 1
+                dirty[p] = 0
+                flushed += 1
                 nlog = log_io(log, nlog, do_log, n - 1, IO_WRITE, CAUSE_FLUSH, p, 1)
             else:
-                counters[DIRTY_AT_END] += 1
-        p = prev[p]
+                dirty_at_end += 1
+        p = link[p, 0]
+    store_counters(counters, n, hits, write_hits, write_refs, dev_write_evict, flushed, dev_write_evict + flushed,
+                   dirtyings, dirty_at_end, evictions)
     return nlog
 
 

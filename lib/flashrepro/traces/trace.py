@@ -7,6 +7,7 @@ from enum import IntEnum
 from functools import cached_property
 
 import numpy as np
+from numba import njit
 
 
 class Op(IntEnum):
@@ -122,16 +123,31 @@ class Trace:
 def _expand(trace: Trace, page_bytes: int) -> PageRefs:
     if page_bytes <= 0:
         raise ValueError(f"page_bytes must be positive, got {page_bytes}")
-    data = ((trace.op == Op.READ) | (trace.op == Op.WRITE)) & (trace.size_bytes > 0)
-    first = trace.offset_bytes // page_bytes
-    last = (trace.offset_bytes + trace.size_bytes - 1) // page_bytes
-    n = np.where(data, last - first + 1, 0)
-    total = int(n.sum())
-    req = np.repeat(np.arange(len(trace), dtype=np.int64), n)
-    starts = np.cumsum(n) - n
-    page = first[req] + (np.arange(total, dtype=np.int64) - starts[req])
-    return PageRefs(page=page, is_write=(trace.op == Op.WRITE)[req], req=req,
-                    page_bytes=page_bytes, name=trace.name)
+    page, is_write, req = _expand_kernel(trace.op, trace.offset_bytes, trace.size_bytes, page_bytes)
+    return PageRefs(page=page, is_write=is_write, req=req, page_bytes=page_bytes, name=trace.name)
+
+
+@njit(cache=True)
+def _expand_kernel(op, offset, size, page_bytes):
+    n = op.shape[0]
+    total = 0
+    for i in range(n):
+        if (op[i] == 0 or op[i] == 1) and size[i] > 0:
+            total += (offset[i] + size[i] - 1) // page_bytes - offset[i] // page_bytes + 1
+    page = np.empty(total, np.int64)
+    is_write = np.empty(total, np.bool_)
+    req = np.empty(total, np.int64)
+    k = 0
+    for i in range(n):
+        if (op[i] == 0 or op[i] == 1) and size[i] > 0:
+            first = offset[i] // page_bytes
+            last = (offset[i] + size[i] - 1) // page_bytes
+            for q in range(first, last + 1):
+                page[k] = q
+                is_write[k] = op[i] == 1
+                req[k] = i
+                k += 1
+    return page, is_write, req
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

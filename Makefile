@@ -1,0 +1,58 @@
+# flashrepro: `make` regenerates every table and figure; `make test` runs every test.
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+LIB := $(shell find lib -name '*.py' -not -path '*/__pycache__/*')
+NOTEBOOKS := $(wildcard notebooks/*.ipynb)
+PAPER := $(patsubst notebooks/%.ipynb,build/paper/%.ipynb,$(NOTEBOOKS))
+QUICK := $(patsubst notebooks/%.ipynb,build/quick/%.ipynb,$(NOTEBOOKS))
+export PYTHONHASHSEED := 0
+export MPLBACKEND := Agg
+
+.PHONY: all quick test lint bench lab clean nbval-refresh install paper0
+
+all: $(PAPER)  ## every notebook at paper scale: results/*.csv and figures/*.png|pdf
+	@echo "done: tables in results/, figures in figures/, executed notebooks in build/paper/"
+
+install: $(STAMP)
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+# A notebook re-runs when it or any library source changes.
+build/paper/%.ipynb: notebooks/%.ipynb $(LIB) $(STAMP)
+	@$(PY) -m flashrepro.notebooks run $< $@ -p scale paper
+
+build/quick/%.ipynb: notebooks/%.ipynb $(LIB) $(STAMP)
+	@$(PY) -m flashrepro.notebooks run $< $@ -p scale quick
+
+quick: $(QUICK)  ## every notebook at a small scale
+
+paper0: build/paper/00_workloads.ipynb
+
+test: $(STAMP)  ## unit, property, reference, golden, peer and notebook (nbval) tests
+	@rm -rf build/nbval
+	@$(PY) -m flashrepro.notebooks nbval-prepare build/nbval
+	$(PY) -m pytest tests build/nbval --nbval-lax
+
+lint: $(STAMP)
+	$(PY) -m ruff check lib tests benchmarks
+
+bench: $(STAMP)  ## kernel throughput vs libCacheSim -> results/bench.csv
+	$(PY) benchmarks/bench_kernels.py
+
+lab: $(STAMP)  ## JupyterLab on notebooks/ with the package importable
+	$(VENV)/bin/jupyter lab notebooks/
+
+nbval-refresh: $(STAMP)  ## store the scale="ci" outputs of the checked cells in notebooks/
+	$(PY) -m flashrepro.notebooks nbval-refresh
+
+clean:  ## remove generated files only (keeps .venv and data/raw)
+	rm -rf build data/interim .hypothesis
+	find results figures -type f ! -name .gitkeep -delete
+	find lib tests benchmarks -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,88 @@
+"""Kernel throughput: every registered policy and libCacheSim's LRU and Clock on the same stream.
+
+    make bench        # writes results/bench.csv
+
+Workload: 10M one-page requests, Zipf(0.9) over 1M pages (30% writes; libCacheSim ignores the op),
+capacities 1% and 10% of the pages. Each of our kernels is timed through the public ``simulate`` (best
+of ``--repeat`` runs, after a warm-up that compiles it); libCacheSim runs its C reader over the same
+page stream in oracleGeneral format (``hashpower=18``), once. The ``end-to-end`` rows add the page
+expansion and the order-preserving remap to one LRU run, as a user pays it on a fresh trace.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import time
+
+import polars as pl
+from flashrepro import paths
+from flashrepro.cache import policy_names, simulate
+from flashrepro.peer import libcachesim_cache, libcachesim_reader, write_oracle_general
+from flashrepro.report import show, write_table
+from flashrepro.traces import synthetic
+
+PEERS = {"libcachesim-lru": "LRU", "libcachesim-clock": "Clock"}
+
+
+def best_of(fn, repeat):
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--requests", type=int, default=10_000_000)
+    ap.add_argument("--pages", type=int, default=1_000_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--no-peer", action="store_true")
+    a = ap.parse_args(argv)
+    workload = f"zipf0.9-{a.requests // 1_000_000}M-over-{a.pages // 1000}k"
+    print(f"generating {workload} ...", flush=True)
+    tr = synthetic.zipf(a.pages, a.requests, 0.9, seed=1, write_fraction=0.3)
+    caps = [a.pages // 100, a.pages // 10]
+    rows = []
+
+    def row(kernel, cap, seconds):
+        rows.append({"kernel": kernel, "workload": workload, "capacity_pages": cap, "requests": a.requests,
+                     "seconds": round(seconds, 4), "mreq_per_s": round(a.requests / seconds / 1e6, 2)})
+        print(f"{kernel:<22s} cap={cap:>8d} {seconds:8.3f} s {a.requests / seconds / 1e6:8.1f} M req/s", flush=True)
+
+    t0 = time.perf_counter()
+    refs = tr.to_pages()
+    _ = refs.dense
+    prep = time.perf_counter() - t0
+    row("to_pages+remap", 0, prep)
+    small = synthetic.zipf(1000, 10_000, 0.9, seed=2, write_fraction=0.3)
+    for pol in policy_names():
+        simulate(small, pol, 100)  # compile outside the timing
+        for cap in caps:
+            row(pol, cap, best_of(lambda pol=pol, cap=cap: simulate(refs, pol, cap), a.repeat))
+    for cap in caps:
+        fresh = synthetic.zipf(a.pages, a.requests, 0.9, seed=1, write_fraction=0.3)
+        t0 = time.perf_counter()
+        simulate(fresh, "lru", cap)
+        row("end-to-end-lru", cap, time.perf_counter() - t0)
+    if not a.no_peer:
+        workdir = paths.build / "bench"
+        workdir.mkdir(parents=True, exist_ok=True)
+        path = write_oracle_general(refs, workdir / "zipf.oracleGeneral")
+        for name, cls in PEERS.items():
+            for cap in caps:
+                cache = libcachesim_cache(cls, cap, hashpower=18)
+                reader = libcachesim_reader(path)
+                t0 = time.perf_counter()
+                cache.process_trace(reader)
+                row(name, cap, time.perf_counter() - t0)
+        shutil.rmtree(workdir)
+    df = pl.DataFrame(rows)
+    print(f"wrote {write_table(df, 'bench')}")
+    show(df)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""One module per notebook: experiment grids -> polars DataFrames, and the papers' own numbers."""

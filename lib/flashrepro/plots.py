@@ -1,0 +1,28 @@
+"""Figure helpers: a fixed style and deterministic, atomic PNG + PDF output under figures/."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from . import paths  # noqa: E402
+from ._io import atomic_path  # noqa: E402
+
+STYLE = {"figure.dpi": 100, "savefig.dpi": 150, "font.size": 9, "axes.grid": True, "grid.alpha": 0.3,
+         "axes.spines.top": False, "axes.spines.right": False, "svg.hashsalt": "flashrepro"}
+plt.rcParams.update(STYLE)
+
+
+def savefig(fig, name: str, formats=("png", "pdf")) -> list[str]:
+    """Save ``fig`` as ``figures/<name>.<fmt>`` for each format; metadata carries no date, so the bytes
+    depend only on the figure."""
+    out = []
+    for fmt in formats:
+        target = paths.figures / f"{name}.{fmt}"
+        meta = {"Software": None} if fmt == "png" else {"Creator": None, "Producer": None, "CreationDate": None}
+        with atomic_path(target) as tmp:
+            fig.savefig(tmp, format=fmt, metadata=meta, bbox_inches="tight")
+        out.append(str(target))
+    return out

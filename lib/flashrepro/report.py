@@ -1,0 +1,39 @@
+"""Tables for results/ and for notebook output: atomic CSV writes, the claims-table schema, stable printing."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from . import paths
+from ._io import atomic_path
+
+CLAIM_COLUMNS = ["claim", "workload", "paper_value", "our_value", "tolerance", "verdict"]
+VERDICTS = {"holds", "partly", "does not hold", "not comparable"}
+
+
+def write_table(df: pl.DataFrame, name: str) -> str:
+    """Write ``results/<name>.csv`` atomically; returns the path."""
+    target = paths.results / f"{name}.csv"
+    with atomic_path(target) as tmp:
+        df.write_csv(tmp)
+    return str(target)
+
+
+def write_claims(df: pl.DataFrame, notebook: str) -> str:
+    """Write ``results/<notebook>_claims.csv`` after checking its columns and verdicts."""
+    if df.columns != CLAIM_COLUMNS:
+        raise ValueError(f"a claims table has columns {CLAIM_COLUMNS}, got {df.columns}")
+    bad = set(df["verdict"].to_list()) - VERDICTS
+    if bad:
+        raise ValueError(f"unknown verdicts {sorted(bad)}; use one of {sorted(VERDICTS)}")
+    return write_table(df, f"{notebook}_claims")
+
+
+def show(df: pl.DataFrame, decimals: int = 4) -> None:
+    """Print ``df`` as a Markdown table with floats rounded, so the text is the same on every machine
+    (the cells nbval checks print through this)."""
+    df = df.with_columns(pl.col(pl.Float64, pl.Float32).round(decimals))
+    with pl.Config(tbl_formatting="ASCII_MARKDOWN", tbl_hide_column_data_types=True,
+                   tbl_hide_dataframe_shape=True, tbl_rows=-1, tbl_cols=-1, tbl_width_chars=10_000,
+                   fmt_str_lengths=200, float_precision=decimals, thousands_separator=False):
+        print(df)

@@ -65,6 +65,8 @@ def _lru_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log
                 link[a, 1] = S
                 link[S, 0] = a
                 link[v, 0] = -1
+                prefetch(link, link[a, 0] * 2)  # the next victim's neighbour: touched at the next eviction
+                prefetch(dirty, a)  # the next victim's dirty byte
                 evictions += 1
                 if dirty[v]:
                     dirty[v] = 0

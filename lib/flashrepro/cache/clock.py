@@ -7,17 +7,7 @@ import dataclasses
 import numpy as np
 from numba import njit
 
-from ._state import (
-    CAUSE_DEMAND,
-    CAUSE_EVICT,
-    CAUSE_FLUSH,
-    IO_READ,
-    IO_WRITE,
-    PREFETCH_DISTANCE,
-    log_io,
-    prefetch,
-    store_counters,
-)
+from . import _state as st
 from .registry import register
 
 
@@ -49,8 +39,8 @@ def _clock_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, l
     hits = write_hits = write_refs = dev_write_evict = dirtyings = evictions = 0
     n = pages.shape[0]
     for i in range(n):
-        if i + PREFETCH_DISTANCE < n:
-            prefetch(page_frame, pages[i + PREFETCH_DISTANCE])
+        if i + st.PREFETCH_DISTANCE < n:
+            st.prefetch(page_frame, pages[i + st.PREFETCH_DISTANCE])
         p = pages[i]
         w = np.uint8(is_write[i])
         f = page_frame[p]
@@ -63,7 +53,7 @@ def _clock_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, l
             ref[f] = 1
         else:
             if do_log and not w:  # a write miss covers the whole page: no read needed
-                nlog = log_io(log, nlog, do_log, i, IO_READ, CAUSE_DEMAND, p, 1)
+                nlog = st.log_io(log, nlog, do_log, i, st.IO_READ, st.CAUSE_DEMAND, p, 1)
             if used < capacity:  # filling: frames in order, so frame 0 is the oldest when the hand starts
                 f = used
                 used += 1
@@ -79,7 +69,7 @@ def _clock_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, l
                 evictions += 1
                 if dirty[f]:
                     dev_write_evict += 1
-                    nlog = log_io(log, nlog, do_log, i, IO_WRITE, CAUSE_EVICT, v, 1)
+                    nlog = st.log_io(log, nlog, do_log, i, st.IO_WRITE, st.CAUSE_EVICT, v, 1)
                 # the new page takes the victim's frame and is the last the hand will reach
                 hand += 1
                 if hand == capacity:
@@ -98,10 +88,10 @@ def _clock_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, l
             if flush_at_end:
                 dirty[f] = 0
                 flushed += 1
-                nlog = log_io(log, nlog, do_log, n - 1, IO_WRITE, CAUSE_FLUSH, frame_page[f], 1)
+                nlog = st.log_io(log, nlog, do_log, n - 1, st.IO_WRITE, st.CAUSE_FLUSH, frame_page[f], 1)
             else:
                 dirty_at_end += 1
-    store_counters(counters, n, hits, write_hits, write_refs, dev_write_evict, flushed, dev_write_evict + flushed,
+    st.store_counters(counters, n, hits, write_hits, write_refs, dev_write_evict, flushed, dev_write_evict + flushed,
                    dirtyings, dirty_at_end, evictions)
     return nlog
 

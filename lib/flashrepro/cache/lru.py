@@ -7,17 +7,7 @@ import dataclasses
 import numpy as np
 from numba import njit
 
-from ._state import (
-    CAUSE_DEMAND,
-    CAUSE_EVICT,
-    CAUSE_FLUSH,
-    IO_READ,
-    IO_WRITE,
-    PREFETCH_DISTANCE,
-    log_io,
-    prefetch,
-    store_counters,
-)
+from . import _state as st
 from .registry import register
 
 
@@ -41,8 +31,8 @@ def _lru_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log
     hits = write_hits = write_refs = dev_write_evict = dirtyings = evictions = 0
     n = pages.shape[0]
     for i in range(n):
-        if i + PREFETCH_DISTANCE < n:
-            prefetch(link, pages[i + PREFETCH_DISTANCE] * 2)
+        if i + st.PREFETCH_DISTANCE < n:
+            st.prefetch(link, pages[i + st.PREFETCH_DISTANCE] * 2)
         p = pages[i]
         w = np.uint8(is_write[i])
         hit = link[p, 0] >= 0
@@ -58,20 +48,20 @@ def _lru_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log
             link[b, 0] = a
         else:
             if do_log and not w:  # a write miss covers the whole page: no read needed
-                nlog = log_io(log, nlog, do_log, i, IO_READ, CAUSE_DEMAND, p, 1)
+                nlog = st.log_io(log, nlog, do_log, i, st.IO_READ, st.CAUSE_DEMAND, p, 1)
             if size == capacity:
                 v = link[S, 0]
                 a = link[v, 0]
                 link[a, 1] = S
                 link[S, 0] = a
                 link[v, 0] = -1
-                prefetch(link, link[a, 0] * 2)  # the next victim's neighbour: touched at the next eviction
-                prefetch(dirty, a)  # the next victim's dirty byte
+                st.prefetch(link, link[a, 0] * 2)  # the next victim's neighbour: touched at the next eviction
+                st.prefetch(dirty, a)  # the next victim's dirty byte
                 evictions += 1
                 if dirty[v]:
                     dirty[v] = 0
                     dev_write_evict += 1
-                    nlog = log_io(log, nlog, do_log, i, IO_WRITE, CAUSE_EVICT, v, 1)
+                    nlog = st.log_io(log, nlog, do_log, i, st.IO_WRITE, st.CAUSE_EVICT, v, 1)
             else:
                 size += 1
         first = link[S, 1]  # (re)insert p at the MRU end
@@ -89,11 +79,11 @@ def _lru_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log
             if flush_at_end:
                 dirty[p] = 0
                 flushed += 1
-                nlog = log_io(log, nlog, do_log, n - 1, IO_WRITE, CAUSE_FLUSH, p, 1)
+                nlog = st.log_io(log, nlog, do_log, n - 1, st.IO_WRITE, st.CAUSE_FLUSH, p, 1)
             else:
                 dirty_at_end += 1
         p = link[p, 0]
-    store_counters(counters, n, hits, write_hits, write_refs, dev_write_evict, flushed, dev_write_evict + flushed,
+    st.store_counters(counters, n, hits, write_hits, write_refs, dev_write_evict, flushed, dev_write_evict + flushed,
                    dirtyings, dirty_at_end, evictions)
     return nlog
 

@@ -54,5 +54,5 @@ nbval-refresh: $(STAMP)  ## store the scale="ci" outputs of the checked cells in
 
 clean:  ## remove generated files only (keeps .venv and data/raw)
 	rm -rf build data/interim .hypothesis
-	find results figures -type f ! -name .gitkeep -delete
+	find results figures -mindepth 1 ! -name .gitkeep -delete
 	find lib tests benchmarks -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -45,3 +45,12 @@ def test_figures_are_byte_identical(out_dirs):
 
     first, second = draw(), draw()
     assert first == second and len(first) == 2
+
+
+def test_outputs_for_scale_keeps_paper_results_apart(monkeypatch):
+    monkeypatch.setattr(paths, "results", paths.results)
+    monkeypatch.setattr(paths, "figures", paths.figures)
+    paths.outputs_for("quick")
+    assert paths.results == paths.root / "results" / "quick" and paths.figures == paths.root / "figures" / "quick"
+    paths.outputs_for("paper")
+    assert paths.results == paths.root / "results" and paths.figures == paths.root / "figures"

@@ -37,3 +37,13 @@ def find_trace(relpath: str) -> Path | None:
         if p.is_file():
             return p
     return None
+
+
+def outputs_for(scale: str) -> None:
+    """Send tables and figures of a non-paper run to ``results/<scale>/`` and ``figures/<scale>/``, so
+    ``make quick`` and the nbval tests never overwrite what ``make`` produced. Notebooks call this
+    right after their parameters cell."""
+    global results, figures
+    base_results, base_figures = root / "results", root / "figures"
+    results = base_results if scale == "paper" else base_results / scale
+    figures = base_figures if scale == "paper" else base_figures / scale

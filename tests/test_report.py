@@ -2,7 +2,6 @@
 
 import polars as pl
 import pytest
-
 from flashrepro import paths, plots, report
 
 

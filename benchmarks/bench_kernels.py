@@ -17,6 +17,7 @@ import shutil
 import time
 
 import polars as pl
+
 from flashrepro import paths
 from flashrepro.cache import policy_names, simulate
 from flashrepro.peer import libcachesim_cache, libcachesim_reader, write_oracle_general

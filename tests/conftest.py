@@ -3,6 +3,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from flashrepro.traces import Op, Trace
 
 DATA = Path(__file__).parent / "data"

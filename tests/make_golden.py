@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+
 from flashrepro._io import write_text_atomic
 from flashrepro.cache import lru_mrc, policy_names, simulate
 from flashrepro.traces import read_trace, synthetic

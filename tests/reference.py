@@ -1,12 +1,13 @@
 """Slow, obviously correct reference implementations of every kernel, written for reading, not speed.
 
 Each cache reference returns ``(hits, ios, counters)``: a list with one bool per page reference, the
-device I/Os as ``(ref, op, cause, page)`` tuples in issue order (op 0 read / 1 write; cause 0 demand,
-1 eviction, 2 flush), and the counters the kernels report.
+device I/Os as ``(ref, op, cause, first_page, n_pages)`` tuples in issue order (op 0 read / 1 write;
+cause 0 demand, 1 eviction, 2 flush), and the counters the kernels report.
 """
 
 from __future__ import annotations
 
+import bisect
 from collections import OrderedDict, deque
 
 
@@ -16,7 +17,7 @@ class _Book:
         self.c = dict.fromkeys(("references", "hits", "read_hits", "write_hits", "misses", "read_misses",
                                 "write_misses", "device_reads", "device_read_requests",
                                 "device_writes_eviction", "device_writes_flush", "device_write_requests",
-                                "dirtyings", "dirty_at_end", "evictions"), 0)
+                                "dirtyings", "dirty_at_end", "evictions", "bulk_cleaned"), 0)
 
     def ref(self, hit, w):
         self.hits.append(hit)
@@ -26,13 +27,13 @@ class _Book:
         self.c[f"{kind}_{'hits' if hit else 'misses'}"] += 1
 
     def read(self, i, page):
-        self.ios.append((i, 0, 0, page))
+        self.ios.append((i, 0, 0, page, 1))
         self.c["device_reads"] += 1
         self.c["device_read_requests"] += 1
 
-    def write(self, i, page, cause):
-        self.ios.append((i, 1, cause, page))
-        self.c["device_writes_eviction" if cause == 1 else "device_writes_flush"] += 1
+    def write(self, i, page, cause, n_pages=1):
+        self.ios.append((i, 1, cause, page, n_pages))
+        self.c["device_writes_eviction" if cause == 1 else "device_writes_flush"] += n_pages
         self.c["device_write_requests"] += 1
 
     def end(self, dirty_pages_in_order, n, flush_at_end):
@@ -102,6 +103,61 @@ def clock(pages, is_write, capacity, flush_at_end=False, insert_referenced=False
     return b.end([e[0] for e in queue if e[0] in dirty], len(pages), flush_at_end)
 
 
+def bs_clock(pages, is_write, capacity, flush_at_end=False, max_bulk_pages=16, max_counts_victim=True,
+             insert_referenced=True):
+    """BS-CLOCK as the paper's Fig. 3 reads: a sorted list of resident pages, a hand position, and a bulk
+    write of the victim's unreferenced, dirty, page-consecutive successors."""
+    limit = max_bulk_pages if max_counts_victim else max_bulk_pages + 1
+    b = _Book()
+    resident = []  # sorted page numbers
+    referenced = {}
+    dirty = set()
+    hand = -1  # the sweep starts at the first resident page >= hand
+    for i, (p, w) in enumerate(zip(pages, is_write, strict=True)):
+        hit = p in referenced
+        b.ref(hit, w)
+        if hit:
+            referenced[p] = True
+        else:
+            if not w:
+                b.read(i, p)
+            if len(resident) == capacity:
+                k = bisect.bisect_left(resident, hand) % len(resident)
+                while referenced[resident[k]]:
+                    referenced[resident[k]] = False
+                    k = (k + 1) % len(resident)
+                victim = resident[k]
+                b.c["evictions"] += 1
+                if victim in dirty:
+                    run = [victim]
+                    j = k + 1
+                    while (len(run) < limit and j < len(resident) and not referenced[resident[j]]
+                           and resident[j] in dirty and resident[j] == run[-1] + 1):
+                        run.append(resident[j])
+                        j += 1
+                    dirty.difference_update(run)
+                    b.write(i, victim, 1, len(run))
+                    b.c["bulk_cleaned"] += len(run) - 1
+                del resident[k]
+                del referenced[victim]
+                hand = victim + 1
+            bisect.insort(resident, p)
+            referenced[p] = insert_referenced
+        if w and p not in dirty:
+            dirty.add(p)
+            b.c["dirtyings"] += 1
+    if resident:
+        k = bisect.bisect_left(resident, hand) % len(resident)
+        order = resident[k:] + resident[:k]
+    else:
+        order = []
+    return b.end([p for p in order if p in dirty], len(pages), flush_at_end)
+
+
+def spatial_clock(pages, is_write, capacity, flush_at_end=False, insert_referenced=True):
+    return bs_clock(pages, is_write, capacity, flush_at_end, max_bulk_pages=1, insert_referenced=insert_referenced)
+
+
 def stack_distances(pages):
     """Distinct pages referenced since the previous reference to the same page (-1 if none)."""
     stack = []  # most recent first
@@ -118,4 +174,6 @@ def stack_distances(pages):
 
 
 # policy name -> (reference function, parameter names it accepts)
-REFERENCES = {"lru": (lru, ()), "clock": (clock, ("insert_referenced",))}
+REFERENCES = {"lru": (lru, ()), "clock": (clock, ("insert_referenced",)),
+              "spatial_clock": (spatial_clock, ("insert_referenced",)),
+              "bs_clock": (bs_clock, ("insert_referenced", "max_counts_victim"))}

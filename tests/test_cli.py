@@ -3,6 +3,7 @@
 import json
 
 import pytest
+
 from flashrepro.cli import main
 
 
@@ -31,7 +32,7 @@ def test_simulate_with_param(capsys, data_dir):
 
 
 @pytest.mark.parametrize("args,msg", [
-    (["--policy", "nope"], "registered policies: clock, lru"),
+    (["--policy", "nope"], "registered policies: bs_clock, clock, lru, spatial_clock"),
     (["--policy", "lru", "--format", "nope"], "known formats: arc"),
     (["--policy", "clock", "--param", "bogus=1"], "valid: insert_referenced"),
     (["--policy", "clock", "--param", "insert_referenced=maybe"], "not a boolean"),

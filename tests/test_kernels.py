@@ -5,18 +5,24 @@ import itertools
 import numpy as np
 import pytest
 from conftest import random_trace
-from flashrepro.cache import POLICIES, lru_mrc, simulate
 from reference import REFERENCES, stack_distances
+
+from flashrepro.cache import POLICIES, lru_mrc, simulate
 
 
 def test_every_policy_has_a_reference():
     assert set(POLICIES) <= set(REFERENCES), f"policies without a reference: {set(POLICIES) - set(REFERENCES)}"
 
 
+EXTRA = {"bs_clock": [{"max_bulk_pages": 1}, {"max_bulk_pages": 2}, {"max_bulk_pages": 5},
+                     {"max_bulk_pages": 64}]}  # beyond the boolean grid (default 16)
+
+
 def _param_grid(policy):
     names = REFERENCES[policy][1]
     for values in itertools.product([False, True], repeat=len(names)):
         yield dict(zip(names, values, strict=True))
+    yield from EXTRA.get(policy, [])
 
 
 CASES = [(pol, params, seed, cap, flush)
@@ -35,9 +41,9 @@ def test_kernel_matches_reference(policy, params, seed, capacity, flush):
     first_miss = np.flatnonzero(res.hit != np.array(hits))
     assert first_miss.size == 0, f"first differing reference: {first_miss[:1]}"
     log = res.io_log
-    got = list(zip(log.ref.tolist(), log.op.tolist(), log.cause.tolist(), log.first_page.tolist(), strict=True))
+    got = list(zip(log.ref.tolist(), log.op.tolist(), log.cause.tolist(), log.first_page.tolist(),
+                   log.n_pages.tolist(), strict=True))
     assert got == ios
-    assert np.all(log.n_pages == 1)
     assert {k: res.counters[k] for k in counters} == counters
 
 
@@ -67,3 +73,38 @@ def test_mrc_equals_lru_at_every_capacity(seed):
     mrc = lru_mrc(tr)
     caps = [1, 2, 3, 5, 10, 30, 100, 299, 300, 1000]
     assert mrc.misses(caps).tolist() == [simulate(tr, "lru", c).counters["misses"] for c in caps]
+
+
+def _with_holes(tr):
+    """The same trace with a hole after every 7th page: consecutive ranks are no longer consecutive pages."""
+    from flashrepro.traces import Trace
+
+    page = tr.offset_bytes // 4096
+    holes = Trace(tr.time_s, tr.op, (page + page // 7) * 4096, np.full(len(tr), 4096), name="holes")
+    assert np.any(np.diff(holes.to_pages().unique_pages) > 1)
+    return holes
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+@pytest.mark.parametrize("max_bulk", [4, 16])
+def test_bs_clock_only_bulks_page_consecutive_runs(seed, max_bulk):
+    tr = _with_holes(random_trace(seed))
+    refs = tr.to_pages()
+    res = simulate(tr, "bs_clock", 40, log_io=True, max_bulk_pages=max_bulk)
+    hits, ios, counters = REFERENCES["bs_clock"][0](refs.page.tolist(), refs.is_write.tolist(), 40,
+                                                   max_bulk_pages=max_bulk)
+    log = res.io_log
+    assert list(zip(log.ref.tolist(), log.op.tolist(), log.cause.tolist(), log.first_page.tolist(),
+                    log.n_pages.tolist(), strict=True)) == ios
+    bulk = log.n_pages > 1
+    assert bulk.any(), "the test trace must produce bulk writes"
+    # no bulk write crosses a hole: every page it covers is a page the trace references
+    present = set(refs.unique_pages.tolist())
+    for first, count in zip(log.first_page[bulk].tolist(), log.n_pages[bulk].tolist(), strict=True):
+        assert set(range(first, first + count)) <= present
+    assert log.n_pages.max() <= max_bulk
+
+
+def test_seeded_traces_exercise_bulk_writes():
+    res = simulate(random_trace(3), "bs_clock", 40, log_io=True)
+    assert res.counters["bulk_cleaned"] > 0 and res.io_log.n_pages.max() > 1

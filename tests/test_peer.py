@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from conftest import real_trace_dir
+
 from flashrepro.cache import simulate
 from flashrepro.peer import libcachesim_misses
 from flashrepro.traces import catalog, synthetic

@@ -1,10 +1,11 @@
 """Invariants every policy must keep, on traces hypothesis draws."""
 
 import numpy as np
-from flashrepro.cache import POLICIES, lru_mrc, simulate
-from flashrepro.traces import Op, Trace
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from flashrepro.cache import POLICIES, lru_mrc, simulate
+from flashrepro.traces import Op, Trace
 
 POLICY = st.sampled_from(sorted(POLICIES))
 

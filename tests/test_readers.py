@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import zstandard
 from conftest import real_trace_dir
+
 from flashrepro import paths
 from flashrepro._io import atomic_path
 from flashrepro.traces import CsvLayout, Op, TraceFormatError, catalog, load_trace, read_trace

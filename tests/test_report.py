@@ -2,6 +2,7 @@
 
 import polars as pl
 import pytest
+
 from flashrepro import paths, plots, report
 
 

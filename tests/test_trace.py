@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from flashrepro.traces import Op, Trace, dense_remap
 
 

@@ -16,11 +16,12 @@ from numba.extending import intrinsic
 # counter indices
 REFS, HITS, READ_HITS, WRITE_HITS, MISSES, READ_MISSES, WRITE_MISSES = range(7)
 DEV_READS, DEV_READ_REQS, DEV_WRITES_EVICT, DEV_WRITES_FLUSH, DEV_WRITE_REQS = range(7, 12)
-DIRTYINGS, DIRTY_AT_END, EVICTIONS = range(12, 15)
-N_COUNTERS = 15
+DIRTYINGS, DIRTY_AT_END, EVICTIONS, BULK_CLEANED = range(12, 16)
+N_COUNTERS = 16
 COUNTER_NAMES = ("references", "hits", "read_hits", "write_hits", "misses", "read_misses", "write_misses",
                  "device_reads", "device_read_requests", "device_writes_eviction", "device_writes_flush",
-                 "device_write_requests", "dirtyings", "dirty_at_end", "evictions")
+                 "device_write_requests", "dirtyings", "dirty_at_end", "evictions",
+                 "bulk_cleaned")  # bulk_cleaned: dirty pages written along with a victim and kept (BS-CLOCK)
 assert len(COUNTER_NAMES) == N_COUNTERS
 
 PREFETCH_DISTANCE = 16  # references ahead; see benchmarks/ (a simulator knows its future stream)

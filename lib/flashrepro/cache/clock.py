@@ -97,7 +97,8 @@ def _clock_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, l
 
 
 @register("clock", ClockParams)
-def run_clock(pages, is_write, n_unique, capacity, flush_at_end, counters, log, hit_out, do_log, params: ClockParams):
+def run_clock(pages, is_write, unique_pages, capacity, flush_at_end, counters, log, hit_out, do_log,
+              params: ClockParams):
     """CLOCK: a hand sweeps the frames, clearing reference bits, and evicts the first unreferenced page."""
-    return _clock_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log, hit_out, do_log,
+    return _clock_kernel(pages, is_write, len(unique_pages), capacity, flush_at_end, counters, log, hit_out, do_log,
                          params.insert_referenced)

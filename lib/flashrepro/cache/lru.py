@@ -89,6 +89,6 @@ def _lru_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log
 
 
 @register("lru", LRUParams)
-def run_lru(pages, is_write, n_unique, capacity, flush_at_end, counters, log, hit_out, do_log, params: LRUParams):
+def run_lru(pages, is_write, unique_pages, capacity, flush_at_end, counters, log, hit_out, do_log, params: LRUParams):
     """Least recently used: evict the page whose last reference is oldest."""
-    return _lru_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log, hit_out, do_log)
+    return _lru_kernel(pages, is_write, len(unique_pages), capacity, flush_at_end, counters, log, hit_out, do_log)

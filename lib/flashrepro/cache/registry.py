@@ -29,8 +29,11 @@ POLICIES: dict[str, Policy] = {}
 
 
 def register(name: str, params: type) -> Callable:
-    """Register ``run(pages, is_write, n_unique, capacity, flush_at_end, counters, log, hit_out, do_log, params)``
-    (the layouts of ``counters`` and ``log`` are in ``_state.py``; ``hit_out[i]`` is set when logging)."""
+    """Register ``run(pages, is_write, unique_pages, capacity, flush_at_end, counters, log, hit_out, do_log, params)``.
+
+    ``pages`` are dense ranks, ``unique_pages[rank]`` the original page number (sorted), the layouts of
+    ``counters`` and ``log`` are in ``_state.py``, and ``hit_out[i]`` is set when logging.
+    """
     if not dataclasses.is_dataclass(params):
         raise TypeError(f"{name}: params must be a frozen dataclass")
 
@@ -173,7 +176,7 @@ def simulate(trace: Trace | PageRefs, policy: str, capacity_pages: int, *, page_
     counters = S.new_counters()
     log = S.new_log(len(pages), capacity_pages, log_io)
     hit_out = np.zeros(len(pages) if log_io else 0, dtype=np.bool_)
-    n = pol.run(pages, is_write, refs.n_unique, capacity_pages, bool(flush_at_end), counters, log, hit_out,
+    n = pol.run(pages, is_write, refs.unique_pages, capacity_pages, bool(flush_at_end), counters, log, hit_out,
                 bool(log_io), p)
     io_log = None
     if log_io:

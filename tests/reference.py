@@ -68,6 +68,33 @@ def lru(pages, is_write, capacity, flush_at_end=False):
     return b.end([p for p, d in cache.items() if d], len(pages), flush_at_end)
 
 
+def cflru(pages, is_write, capacity, flush_at_end=False, window_fraction=0.5):
+    """CFLRU by scanning: the victim is the first clean page among the ``window`` LRU-most pages, else the
+    LRU page."""
+    window = max(1, round(window_fraction * capacity)) if window_fraction > 0 else 0
+    b = _Book()
+    cache = OrderedDict()  # page -> dirty; first item is the least recently used
+    for i, (p, w) in enumerate(zip(pages, is_write, strict=True)):
+        hit = p in cache
+        b.ref(hit, w)
+        if hit:
+            cache.move_to_end(p)
+        else:
+            if not w:
+                b.read(i, p)
+            if len(cache) == capacity:
+                lru_first = list(cache.items())[:window]
+                victim = next((q for q, d in lru_first if not d), next(iter(cache)))
+                b.c["evictions"] += 1
+                if cache.pop(victim):
+                    b.write(i, victim, 1)
+            cache[p] = False
+        if w and not cache[p]:
+            cache[p] = True
+            b.c["dirtyings"] += 1
+    return b.end([p for p, d in cache.items() if d], len(pages), flush_at_end)
+
+
 def clock(pages, is_write, capacity, flush_at_end=False, insert_referenced=False):
     """CLOCK as FIFO with reinsertion (libCacheSim's formulation): the queue's left end is under the
     hand; a referenced page there loses its bit and goes to the right end."""
@@ -174,6 +201,6 @@ def stack_distances(pages):
 
 
 # policy name -> (reference function, parameter names it accepts)
-REFERENCES = {"lru": (lru, ()), "clock": (clock, ("insert_referenced",)),
+REFERENCES = {"lru": (lru, ()), "clock": (clock, ("insert_referenced",)), "cflru": (cflru, ()),
               "spatial_clock": (spatial_clock, ("insert_referenced",)),
               "bs_clock": (bs_clock, ("insert_referenced", "max_counts_victim"))}

@@ -15,7 +15,9 @@ def test_every_policy_has_a_reference():
 
 
 EXTRA = {"bs_clock": [{"max_bulk_pages": 1}, {"max_bulk_pages": 2}, {"max_bulk_pages": 5},
-                     {"max_bulk_pages": 64}]}  # beyond the boolean grid (default 16)
+                     {"max_bulk_pages": 64}],
+         "cflru": [{"window_fraction": 0.0}, {"window_fraction": 0.1}, {"window_fraction": 1.0}]}
+# (beyond the boolean grid and the defaults)
 
 
 def _param_grid(policy):

@@ -58,3 +58,16 @@ def test_trace_info(capsys, data_dir):
 def test_missing_file(capsys):
     code, _, err = run(capsys, "trace-info", "/nonexistent/trace.txt")
     assert code == 2 and "no trace file" in err
+
+
+def test_replay_command(capsys, data_dir, tmp_path):
+    target = tmp_path / "card.img"
+    args = ["replay", "--policy", "bs_clock", "--trace", str(data_dir / "golden_trace.spc"), "--capacity-pages", "64",
+            "--target", str(target), "--max-mib", "8"]
+    code, out, err = run(capsys, *args)
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["replay"]["requests"] == d["device_read_requests"] + d["device_write_requests"]
+    assert set(d["model"]) == {"samsung", "sandisk"} and target.stat().st_size <= 8 * 2**20
+    code, _, err = run(capsys, *args)  # the target now holds data
+    assert code == 2 and "allow_existing" in err

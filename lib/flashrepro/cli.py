@@ -1,4 +1,4 @@
-"""The command line: ``flashrepro simulate | policies | formats | trace-info | workloads``."""
+"""The command line: ``flashrepro simulate | replay | policies | formats | trace-info | workloads``."""
 
 from __future__ import annotations
 
@@ -35,17 +35,44 @@ def cmd_simulate(a) -> dict:
     return res.to_dict()
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="flashrepro", description=__doc__)
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    s = sub.add_parser("simulate", help="run one policy on a trace file; prints JSON counters")
+def cmd_replay(a) -> dict:
+    import dataclasses
+
+    from .devices import CARDS, io_time
+    from .replay import replay
+
+    if a.policy not in POLICIES:
+        raise ValueError(f"unknown policy {a.policy!r}; registered policies: {', '.join(policy_names())}")
+    tr = _load(a.trace, a.format)
+    res = simulate(tr, a.policy, a.capacity_pages, page_bytes=a.page_bytes, log_io=True, **_params(a.param))
+    after = res.io_log.to_trace(tr.time_s)
+    rep = replay(after, a.target, max_bytes=int(a.max_mib * 2**20), allow_existing=a.allow_existing,
+                 direct=not a.buffered)
+    return {**res.to_dict(), "replay": dataclasses.asdict(rep),
+            "model": {name: io_time(res.io_log, card) for name, card in CARDS.items()}}
+
+
+def _policy_args(s):
     s.add_argument("--policy", required=True)
     s.add_argument("--trace", required=True, help="trace file (plain, .gz, .bz2, .xz, .zst)")
     s.add_argument("--format", default=None, help="trace format (default: sniffed from the file)")
     s.add_argument("--capacity-pages", type=int, required=True)
     s.add_argument("--page-bytes", type=int, default=4096)
-    s.add_argument("--flush-at-end", action="store_true", help="write back dirty pages after the last request")
     s.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="policy parameter")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="flashrepro", description=__doc__)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("simulate", help="run one policy on a trace file; prints JSON counters")
+    _policy_args(s)
+    s.add_argument("--flush-at-end", action="store_true", help="write back dirty pages after the last request")
+    r = sub.add_parser("replay", help="run a policy and replay its after-cache trace on a file or device, timed")
+    _policy_args(r)
+    r.add_argument("--target", required=True, help="file or block device to write to")
+    r.add_argument("--max-mib", type=float, required=True, help="never touch more than this many MiB of the target")
+    r.add_argument("--allow-existing", action="store_true", help="allow overwriting a target that holds data")
+    r.add_argument("--buffered", action="store_true", help="buffered I/O + fdatasync instead of O_DIRECT")
     sub.add_parser("policies", help="list registered policies")
     sub.add_parser("formats", help="list trace formats")
     t = sub.add_parser("trace-info", help="statistics of a trace file as JSON")
@@ -58,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if a.cmd == "simulate":
             out = cmd_simulate(a)
+        elif a.cmd == "replay":
+            out = cmd_replay(a)
         elif a.cmd == "policies":
             out = {n: {"description": p.description, "params": list(p.params.__dataclass_fields__)}
                    for n, p in sorted(POLICIES.items())}
@@ -68,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             out = {n: {"available": catalog.available(n), "description": catalog.CATALOG[n].description}
                    for n in catalog.names(available_only=a.available)}
-    except (ValueError, FileNotFoundError, TraceFormatError) as e:
+    except (ValueError, FileNotFoundError, PermissionError, TraceFormatError) as e:
         print(f"flashrepro {a.cmd}: error: {e}", file=sys.stderr)
         return 2
     json.dump(out, sys.stdout, indent=2)

@@ -81,11 +81,13 @@ def replay(trace: Trace, target, *, max_bytes: int, allow_existing: bool = False
     folded = bool(np.any(rel + size > max_bytes))
     if folded:
         rel = rel % usable
+    path.parent.mkdir(parents=True, exist_ok=True)
     buf = mmap.mmap(-1, biggest)  # page-aligned, as O_DIRECT needs
-    buf.write(bytes(range(256)) * (biggest // 256) + bytes(biggest % 256))
     view = memoryview(buf)
-    fd, mode = _open(path, direct)
+    fd = -1
     try:
+        buf.write(bytes(range(256)) * (biggest // 256) + bytes(biggest % 256))
+        fd, mode = _open(path, direct)
         t0 = time.perf_counter()
         for k in range(len(op)):
             n = int(size[k])
@@ -106,7 +108,8 @@ def replay(trace: Trace, target, *, max_bytes: int, allow_existing: bool = False
                 os.preadv(fd, [view[:n]], o)
         seconds = time.perf_counter() - t0
     finally:
-        os.close(fd)
+        if fd >= 0:
+            os.close(fd)
         view.release()
         buf.close()
     return ReplayResult(seconds, mode, len(op), int(size[op == Op.WRITE].sum()), int(size[op == Op.READ].sum()),

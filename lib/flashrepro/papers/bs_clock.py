@@ -206,3 +206,160 @@ def main(argv=None):
 
 if __name__ == "__main__":
     main()
+
+
+# --- claims --------------------------------------------------------------------------------------------
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _row(claim, workload, paper, ours, tolerance, verdict):
+    return {"claim": claim, "workload": workload, "paper_value": paper, "our_value": ours, "tolerance": tolerance,
+            "verdict": verdict}
+
+
+def _reduction_verdict(paper: float, ours: float, tol: float = 0.10) -> str:
+    if abs(ours - paper) <= tol:
+        return "holds"
+    return "partly" if ours > 0 else "does not hold"
+
+
+def claims(cmp: pl.DataFrame, sweep: pl.DataFrame) -> pl.DataFrame:
+    """The claims table for every paper-1 number in the papers' index, on the three workload models."""
+    rows = []
+    for card in CARDS:
+        r = CARDS[card].fig2_reduction
+        rows.append(_row(f"Fig 2: 1 MB vs 4 KB requests cut time ({card})", "64 MB sequential", _pct(r), _pct(r),
+                         "calibration input", "not comparable"))
+    for w in TABLE2:
+        d = cmp.filter((pl.col("workload") == f"bsclock/{w}") & (pl.col("policy") == "spatial_clock"))
+        if d.height == 0:
+            continue
+        sc = d.row(0, named=True)
+        bs = cmp.filter((pl.col("workload") == f"bsclock/{w}") & (pl.col("policy") == "bs_clock")).row(0, named=True)
+        sw = sweep.filter(pl.col("workload") == f"bsclock/{w}")
+        h = dict(zip(sw["max_bulk_pages"].to_list(), sw["hit_ratio"].to_list(), strict=True))
+        drop = (h[2] - h[1024]) / h[2] if h.get(2) else float("nan")
+        rows.append(_row("Fig 6: hit ratio at most 0.3% lower at 4 MB bulk than at 8 KB", w, "<= 0.3%", _pct(drop),
+                         "<= 0.5%", "holds" if drop <= 0.005 else "does not hold"))
+        for card in CARDS:
+            t = dict(zip(sw["max_bulk_pages"].to_list(), sw[f"{card}_io_s"].to_list(), strict=True))
+            falls = t[1024] < t[2]
+            rows.append(_row(f"Fig 7: I/O time falls as max bulk grows 8 KB -> 4 MB ({card})", w, "falls",
+                             f"{t[2]:.1f} s -> {t[1024]:.1f} s", "direction", "holds" if falls else "does not hold"))
+            bump = t[64] > t[32]
+            rows.append(_row(f"Fig 7: bump between 128 KB and 256 KB ({card})", w, "time rises", "rises" if bump
+                             else "no rise", "direction", "holds" if bump else "does not hold"))
+        p_bs, p_sc = paper_value("pages_written_bs_clock", w), paper_value("pages_written_spatial_clock", w)
+        ours_inc = bs["device_writes"] / sc["device_writes"] - 1
+        paper_inc = p_bs / p_sc - 1
+        rows.append(_row("Table 4: BS-CLOCK writes more pages than Spatial Clock", w,
+                         f"{int(p_bs)} vs {int(p_sc)} (+{_pct(paper_inc)})",
+                         f"{bs['device_writes']} vs {sc['device_writes']} (+{_pct(ours_inc)})",
+                         "increase within 5 pts", "holds" if abs(ours_inc - paper_inc) <= 0.05
+                         else ("partly" if ours_inc >= 0 else "does not hold")))
+        rows.append(_row("Table 4: Spatial Clock pages written", w, str(int(p_sc)), str(sc["device_writes"]),
+                         "calibration target", "not comparable"))
+        p_hbs, p_hsc = paper_value("hit_ratio_bs_clock", w), paper_value("hit_ratio_spatial_clock", w)
+        rows.append(_row("Table 5: BS-CLOCK hit ratio barely below Spatial Clock's", w,
+                         f"{p_hbs:.3f} vs {p_hsc:.3f}", f"{bs['hit_ratio']:.3f} vs {sc['hit_ratio']:.3f}",
+                         "drop <= 1%", "holds" if (sc["hit_ratio"] - bs["hit_ratio"]) / sc["hit_ratio"] <= 0.01
+                         else "does not hold"))
+        for card in CARDS:
+            paper_red = paper_value("io_time_reduction", f"{card}/{w}")
+            ours_red = 1 - bs[f"{card}_io_s"] / sc[f"{card}_io_s"]
+            rows.append(_row(f"Figs 8-9: BS-CLOCK I/O time reduction vs Spatial Clock ({card})", w, _pct(paper_red),
+                             _pct(ours_red), "+-10 pts", _reduction_verdict(paper_red, ours_red)))
+    return pl.DataFrame(rows)
+
+
+# --- figures -------------------------------------------------------------------------------------------
+def _short(name: str) -> str:
+    return name.split("/", 1)[1]
+
+
+def plot_fig2(df: pl.DataFrame):
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    for (card, source), d in df.group_by(["card", "source"], maintain_order=True):
+        style = "o-" if source == "model" else "s--"
+        ax.plot(d["request_bytes"] / 1024, d["seconds"], style, label=f"{card} ({source})")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("request size (KiB)")
+    ax.set_ylabel("time to write 64 MB (s)")
+    ax.set_title("Fig. 2: writing 64 MB in requests of each size")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def plot_bulk_sweep(sweep: pl.DataFrame):
+    """Figs. 6 and 7 in one figure: hit ratio, I/O time per card, mean pages per write."""
+    import matplotlib.pyplot as plt
+
+    bs = sweep.filter(pl.col("policy") == "bs_clock")
+    names = bs["workload"].unique(maintain_order=True).to_list()
+    panels = [("hit_ratio", "hit ratio (Fig. 6)"), ("samsung_io_s", "I/O time, Samsung model (s)"),
+              ("sandisk_io_s", "I/O time, SanDisk model (s)"), ("mean_pages_per_write", "mean pages per write")]
+    fig, axes = plt.subplots(len(names), len(panels), figsize=(3.2 * len(panels), 2.3 * len(names)), squeeze=False)
+    for i, name in enumerate(names):
+        d = bs.filter(pl.col("workload") == name)
+        sc = sweep.filter((pl.col("workload") == name) & (pl.col("policy") == "spatial_clock")).row(0, named=True)
+        for j, (col, label) in enumerate(panels):
+            ax = axes[i, j]
+            ax.plot(d["max_bulk_pages"] * 4, d[col], "o-", ms=3, label="BS-CLOCK")
+            ax.axhline(sc[col], color="gray", ls=":", label="Spatial Clock")
+            ax.set_xscale("log", base=2)
+            ax.set_title(f"{_short(name)}: {label}", fontsize=8)
+            if i == len(names) - 1:
+                ax.set_xlabel("max bulk write (KiB)")
+    axes[0, 0].legend(fontsize=7)
+    fig.suptitle("Figs. 6-7: BS-CLOCK at 4 MB as the maximum bulk size grows")
+    fig.tight_layout(rect=(0, 0, 1, 0.98))
+    return fig
+
+
+def plot_policies(cmp: pl.DataFrame):
+    """Figs. 8-9: I/O time per policy, workload and card."""
+    import matplotlib.pyplot as plt
+
+    names = cmp["workload"].unique(maintain_order=True).to_list()
+    pols = cmp["policy"].unique(maintain_order=True).to_list()
+    fig, axes = plt.subplots(2, len(names), figsize=(2.6 * len(names), 5.2), squeeze=False)
+    for j, name in enumerate(names):
+        d = cmp.filter(pl.col("workload") == name)
+        for i, card in enumerate(CARDS):
+            ax = axes[i, j]
+            t = [d.filter(pl.col("policy") == p)[f"{card}_io_s"][0] for p in pols]
+            ax.bar(range(len(pols)), t, color=[f"C{k}" for k in range(len(pols))])
+            ax.set_xticks(range(len(pols)), pols, rotation=60, fontsize=7)
+            ax.set_title(f"{_short(name)} ({card})", fontsize=8)
+            if j == 0:
+                ax.set_ylabel("I/O time (s)")
+    fig.suptitle("Figs. 8-9: I/O time of the after-cache trace on the card models, buffer 4 MB")
+    fig.tight_layout(rect=(0, 0, 1, 0.96))
+    return fig
+
+
+def plot_buffer_sweep(bsw: pl.DataFrame):
+    import matplotlib.pyplot as plt
+
+    names = bsw["workload"].unique(maintain_order=True).to_list()
+    cols = [("hit_ratio", "hit ratio"), ("samsung_io_s", "I/O time Samsung (s)"),
+            ("sandisk_io_s", "I/O time SanDisk (s)")]
+    fig, axes = plt.subplots(len(names), 3, figsize=(10, 2.3 * len(names)), squeeze=False)
+    for i, name in enumerate(names):
+        for j, (col, label) in enumerate(cols):
+            ax = axes[i, j]
+            for p, d in bsw.filter(pl.col("workload") == name).group_by("policy", maintain_order=True):
+                ax.plot(d["capacity_pages"] * 4 / 1024, d[col], "o-", ms=3, label=p[0])
+            ax.set_xscale("log", base=2)
+            ax.set_title(f"{_short(name)}: {label}", fontsize=8)
+            if i == len(names) - 1:
+                ax.set_xlabel("buffer (MiB)")
+    axes[0, 0].legend(fontsize=7)
+    fig.suptitle("All five policies over buffer sizes")
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
+    return fig

@@ -48,7 +48,7 @@ def contains(words, r):
     return (words[r >> 6] >> np.uint64(r & 63)) & ONE != 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def next_at_or_after(words, n0, n1, n2, r):
     """The smallest member >= r, or -1."""
     if r >= n0 * 64:

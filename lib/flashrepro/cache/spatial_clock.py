@@ -10,6 +10,7 @@ after the previous one, up to ``max_bulk_pages``; only the victim is evicted, th
 Both are one kernel (Spatial Clock is BS-CLOCK with ``max_bulk_pages=1``). The sorted circular list is an
 ordered bitmap over the dense page ranks (``_bitset``): "next resident page in LSN order" is a
 find-next-set-bit, and the hand is a rank position, so a page inserted ahead of it is met in order.
+Because ranks are dense, "the next resident page, exactly one page after" is rank + 1 if resident.
 """
 
 from __future__ import annotations
@@ -90,6 +91,7 @@ def _bs_clock_kernel(pages, is_write, unique_pages, capacity, flush_at_end, coun
             q = pages[i + st.PREFETCH_DISTANCE]
             st.prefetch(words, q >> 6)
             st.prefetch(dirty, q)
+            st.prefetch(ref, q)
         p = pages[i]
         w = np.uint8(is_write[i])
         hit = bits.contains(words, p)
@@ -110,15 +112,16 @@ def _bs_clock_kernel(pages, is_write, unique_pages, capacity, flush_at_end, coun
                     v = bits.next_cyclic(words, n0, n1, n2, v + 1)
                 evictions += 1
                 if dirty[v]:
+                    # Ranks are dense and keep LSN order, so the page exactly one after rank q's page, if
+                    # it exists at all, has rank q + 1: a bulk step is an O(1) check, not a search.
                     npg = 1
-                    prev = v
-                    q = bits.next_at_or_after(words, n0, n1, n2, v + 1) if limit > 1 else -1
-                    while (npg < limit and q >= 0 and ref[q] == 0 and dirty[q] != 0
-                           and unique_pages[q] == unique_pages[prev] + 1):
+                    q = v + 1
+                    # (cheapest test first: the bitmap is small and cached, unique_pages is not)
+                    while (npg < limit and q < n_unique and bits.contains(words, q) and ref[q] == 0
+                           and dirty[q] != 0 and unique_pages[q] == unique_pages[q - 1] + 1):
                         dirty[q] = 0
                         npg += 1
-                        prev = q
-                        q = bits.next_at_or_after(words, n0, n1, n2, q + 1)
+                        q += 1
                     dirty[v] = 0
                     cleaned += npg - 1
                     dev_write_pages += npg

@@ -12,7 +12,7 @@ QUICK := $(patsubst notebooks/%.ipynb,build/quick/%.ipynb,$(NOTEBOOKS))
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: all quick test lint bench lab clean nbval-refresh install paper0
+.PHONY: all quick test lint bench lab clean nbval-refresh install paper0 paper1
 
 all: $(PAPER)  ## every notebook at paper scale: results/*.csv and figures/*.png|pdf
 	@echo "done: tables in results/, figures in figures/, executed notebooks in build/paper/"
@@ -33,7 +33,8 @@ build/quick/%.ipynb: notebooks/%.ipynb $(LIB) $(STAMP)
 
 quick: $(QUICK)  ## every notebook at a small scale
 
-paper0: build/paper/00_workloads.ipynb
+paper0: build/paper/00_workloads.ipynb  ## one notebook at paper scale
+paper1: build/paper/01_bs_clock.ipynb
 
 test: $(STAMP)  ## unit, property, reference, golden, peer and notebook (nbval) tests
 	@rm -rf build/nbval

@@ -35,6 +35,8 @@ EXPECTED = {  # file: (format, time_s, op, offset_bytes, size_bytes), read off t
                             [584808 * S + (2064 << DEVICE_SHIFT), 1000 * S + (2064 << DEVICE_SHIFT),
                              2064 << DEVICE_SHIFT], [936 * S, 8 * S, 0]),
     "sample.cloudphysics.csv": ("cloudphysics", [0, 1], [W, R], [42932745 * S, 8 * S], [512, 4096]),
+    "sample.most.po": ("most", [0, 0.009494583, 0.01575526], [W, F, R], [23004888 * S, 4079896 * S, 100 * S],
+                       [8 * S, 0, 16 * S]),
 }
 
 

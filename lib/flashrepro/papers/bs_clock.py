@@ -26,7 +26,7 @@ MAX_BULK = 16
 BULK_SWEEP = [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
 POLICIES = ["lru", "clock", "cflru", "spatial_clock", "bs_clock"]
 MODEL_FILE = "bs_clock_models.json"
-REAL_STANDINS = ["real/personal_pc/mayun", "real/personal_pc/mayun2", "real/personal_pc/mayun4",
+REAL_STANDINS = ["real/android/most", "real/personal_pc/mayun", "real/personal_pc/mayun2", "real/personal_pc/mayun4",
                  "real/personal_pc/systemdisk1", "real/cloudphysics/io"]
 
 

@@ -313,6 +313,25 @@ register_format(Format(
     sniff=r"^\s*\d+,\d+\s+\d+\s+\d+\s+[0-9.]+\s+\d+\s+[A-Za-z]+\s+[A-Z]+"))
 
 
+def _most(f, action="C"):
+    sel = (f.df["action"] == action).to_numpy()
+    rwbs = f.df["rwbs"]
+    n = f.num("n")
+    op = np.where(rwbs.str.contains("W").to_numpy(), Op.WRITE,
+                  np.where(rwbs.str.contains("R").to_numpy(), Op.READ, Op.FLUSH)).astype(np.int8)
+    op = np.where(n == 0, Op.FLUSH, op).astype(np.int8)  # zero-length completions are barriers/flushes
+    cols = _sector_trace(f, f.num("time", pl.Float64), op, np.zeros(f.df.height, np.int64), f.num("sector"), n)
+    cols["keep"] = sel
+    return cols
+
+
+register_format(Format(
+    "most", "MOST (Android blktrace viewer) .po: time action rwbs sector size_sectors pid process type [file]; "
+    "action C kept",
+    rf"^\s*(?P<time>{_F})\t(?P<action>[A-Z])\t(?P<rwbs>[A-Z]+)\t\s*(?P<sector>\d+)\t\s*(?P<n>{_I})\t\s*(?P<pid>\d+)"
+    r"\t(?P<rest>.*)$", _most))
+
+
 @dataclasses.dataclass(frozen=True)
 class CsvLayout:
     """Where the fields of a delimited trace are and in which units.

@@ -45,9 +45,10 @@ class _Book:
         return self.hits, self.ios, self.c
 
 
-def lru(pages, is_write, capacity, flush_at_end=False):
+def _lru_family(pages, is_write, capacity, flush_at_end, choose_victim):
+    """An LRU list (an OrderedDict, least recent first) whose victim ``choose_victim(cache)`` picks."""
     b = _Book()
-    cache = OrderedDict()  # page -> dirty; first item is the least recently used
+    cache = OrderedDict()  # page -> dirty
     for i, (p, w) in enumerate(zip(pages, is_write, strict=True)):
         hit = p in cache
         b.ref(hit, w)
@@ -57,34 +58,7 @@ def lru(pages, is_write, capacity, flush_at_end=False):
             if not w:
                 b.read(i, p)
             if len(cache) == capacity:
-                victim, dirty = cache.popitem(last=False)
-                b.c["evictions"] += 1
-                if dirty:
-                    b.write(i, victim, 1)
-            cache[p] = False
-        if w and not cache[p]:
-            cache[p] = True
-            b.c["dirtyings"] += 1
-    return b.end([p for p, d in cache.items() if d], len(pages), flush_at_end)
-
-
-def cflru(pages, is_write, capacity, flush_at_end=False, window_fraction=0.5):
-    """CFLRU by scanning: the victim is the first clean page among the ``window`` LRU-most pages, else the
-    LRU page."""
-    window = max(1, round(window_fraction * capacity)) if window_fraction > 0 else 0
-    b = _Book()
-    cache = OrderedDict()  # page -> dirty; first item is the least recently used
-    for i, (p, w) in enumerate(zip(pages, is_write, strict=True)):
-        hit = p in cache
-        b.ref(hit, w)
-        if hit:
-            cache.move_to_end(p)
-        else:
-            if not w:
-                b.read(i, p)
-            if len(cache) == capacity:
-                lru_first = list(cache.items())[:window]
-                victim = next((q for q, d in lru_first if not d), next(iter(cache)))
+                victim = choose_victim(cache)
                 b.c["evictions"] += 1
                 if cache.pop(victim):
                     b.write(i, victim, 1)
@@ -93,6 +67,22 @@ def cflru(pages, is_write, capacity, flush_at_end=False, window_fraction=0.5):
             cache[p] = True
             b.c["dirtyings"] += 1
     return b.end([p for p, d in cache.items() if d], len(pages), flush_at_end)
+
+
+def lru(pages, is_write, capacity, flush_at_end=False):
+    return _lru_family(pages, is_write, capacity, flush_at_end, lambda cache: next(iter(cache)))
+
+
+def cflru(pages, is_write, capacity, flush_at_end=False, window_fraction=0.5):
+    """CFLRU by scanning: the victim is the first clean page among the ``window`` LRU-most pages, else the
+    LRU page."""
+    window = max(1, round(window_fraction * capacity)) if window_fraction > 0 else 0
+
+    def victim(cache):
+        lru_first = list(cache.items())[:window]
+        return next((q for q, dirty in lru_first if not dirty), next(iter(cache)))
+
+    return _lru_family(pages, is_write, capacity, flush_at_end, victim)
 
 
 def clock(pages, is_write, capacity, flush_at_end=False, insert_referenced=False):

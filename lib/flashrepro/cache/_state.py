@@ -97,6 +97,25 @@ def store_counters(counters, n_refs, hits, write_hits, write_refs, dev_write_evi
     counters[EVICTIONS] = evictions
 
 
+@njit(cache=True)
+def finish(order, order_dirty, flush_at_end, counters, log, nlog, do_log, n_refs, hits, write_hits, write_refs,
+           dev_write_pages, dev_write_reqs, dirtyings, evictions):
+    """End of trace for every kernel: the pages still dirty (``order`` lists the resident pages in the order
+    a flush would write them, ``order_dirty`` their dirty flags) are flushed (``flush_at_end``) or counted
+    as ``dirty_at_end``; then all counters are stored. Returns the log length."""
+    flushed = dirty_at_end = 0
+    for k in range(order.shape[0]):
+        if order_dirty[k]:
+            if flush_at_end:
+                flushed += 1
+                nlog = log_io(log, nlog, do_log, n_refs - 1, IO_WRITE, CAUSE_FLUSH, order[k], 1)
+            else:
+                dirty_at_end += 1
+    store_counters(counters, n_refs, hits, write_hits, write_refs, dev_write_pages, flushed, dev_write_reqs + flushed,
+                   dirtyings, dirty_at_end, evictions)
+    return nlog
+
+
 def new_counters() -> np.ndarray:
     return np.zeros(N_COUNTERS, dtype=np.int64)
 

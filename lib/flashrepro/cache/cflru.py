@@ -16,6 +16,7 @@ import dataclasses
 import numpy as np
 from numba import njit
 
+from . import _lists as lists
 from . import _state as st
 from .registry import register
 
@@ -40,24 +41,6 @@ class CFLRUParams:
 
 
 @njit(cache=True, inline="always")
-def _unlink(link, p):
-    a = link[p, 0]
-    b = link[p, 1]
-    link[a, 1] = b
-    link[b, 0] = a
-    link[p, 0] = -1
-
-
-@njit(cache=True, inline="always")
-def _push_mru(link, S, p):
-    first = link[S, 1]
-    link[p, 0] = S
-    link[p, 1] = first
-    link[first, 0] = p
-    link[S, 1] = p
-
-
-@njit(cache=True, inline="always")
 def _fenwick_add(tree, t, delta):
     j = t + 1
     while j < tree.shape[0]:
@@ -79,8 +62,8 @@ def _fenwick_before(tree, t):
 @njit(cache=True)
 def _cflru_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log, hit_out, do_log, window):
     S = n_unique
-    link = np.full((n_unique + 1, 2), -1, np.int32)  # all resident pages, MRU first (as in lru.py)
-    clean = np.full((n_unique + 1, 2), -1, np.int32)  # the clean resident pages, MRU first
+    link = np.full((n_unique + 1, 2), -1, np.int32)  # all resident pages (see _lists)
+    clean = np.full((n_unique + 1, 2), -1, np.int32)  # the clean resident pages
     for L in (link, clean):
         L[S, 0] = S
         L[S, 1] = S
@@ -101,10 +84,10 @@ def _cflru_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, l
         if hit:
             hits += 1
             write_hits += w
-            _unlink(link, p)
+            lists.unlink(link, p)
             _fenwick_add(tree, t_last[p], -1)
             if dirty[p] == 0:
-                _unlink(clean, p)
+                lists.unlink(clean, p)
         else:
             if do_log and not w:
                 nlog = st.log_io(log, nlog, do_log, i, st.IO_READ, st.CAUSE_DEMAND, p, 1)
@@ -114,7 +97,7 @@ def _cflru_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, l
                     v = c
                 else:
                     v = link[S, 0]
-                _unlink(link, v)
+                lists.unlink(link, v)
                 _fenwick_add(tree, t_last[v], -1)
                 evictions += 1
                 if dirty[v]:
@@ -122,32 +105,20 @@ def _cflru_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, l
                     dev_write_evict += 1
                     nlog = st.log_io(log, nlog, do_log, i, st.IO_WRITE, st.CAUSE_EVICT, v, 1)
                 else:
-                    _unlink(clean, v)
+                    lists.unlink(clean, v)
             else:
                 size += 1
-        _push_mru(link, S, p)
+        lists.push_mru(link, S, p)
         t_last[p] = i
         _fenwick_add(tree, i, 1)
         if w and dirty[p] == 0:
             dirty[p] = 1
             dirtyings += 1
         elif dirty[p] == 0:
-            _push_mru(clean, S, p)
-    flushed = dirty_at_end = 0
-    p = link[S, 0]
-    while p != S:
-        if dirty[p]:
-            if flush_at_end:
-                dirty[p] = 0
-                flushed += 1
-                nlog = st.log_io(log, nlog, do_log, n - 1, st.IO_WRITE, st.CAUSE_FLUSH, p, 1)
-            else:
-                dirty_at_end += 1
-        p = link[p, 0]
-    st.store_counters(counters, n, hits, write_hits, write_refs, dev_write_evict, flushed, dev_write_evict + flushed,
-                      dirtyings, dirty_at_end, evictions)
-    return nlog
-
+            lists.push_mru(clean, S, p)
+    order = lists.lru_order(link, S, size)
+    return st.finish(order, dirty[order], flush_at_end, counters, log, nlog, do_log, n, hits, write_hits, write_refs,
+                     dev_write_evict, dev_write_evict, dirtyings, evictions)
 
 @register("cflru", CFLRUParams)
 def run_cflru(pages, is_write, unique_pages, capacity, flush_at_end, counters, log, hit_out, do_log,

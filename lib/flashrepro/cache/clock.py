@@ -81,20 +81,9 @@ def _clock_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, l
         d = dirty[f]
         dirty[f] = d | w
         dirtyings += (d | w) - d
-    flushed = dirty_at_end = 0
-    for k in range(used):  # hand order
-        f = (hand + k) % used if used == capacity else k
-        if dirty[f]:
-            if flush_at_end:
-                dirty[f] = 0
-                flushed += 1
-                nlog = st.log_io(log, nlog, do_log, n - 1, st.IO_WRITE, st.CAUSE_FLUSH, frame_page[f], 1)
-            else:
-                dirty_at_end += 1
-    st.store_counters(counters, n, hits, write_hits, write_refs, dev_write_evict, flushed, dev_write_evict + flushed,
-                   dirtyings, dirty_at_end, evictions)
-    return nlog
-
+    frames = (hand + np.arange(used)) % used if used == capacity else np.arange(used)  # hand order
+    return st.finish(frame_page[frames].astype(np.int64), dirty[frames], flush_at_end, counters, log, nlog, do_log, n,
+                     hits, write_hits, write_refs, dev_write_evict, dev_write_evict, dirtyings, evictions)
 
 @register("clock", ClockParams)
 def run_clock(pages, is_write, unique_pages, capacity, flush_at_end, counters, log, hit_out, do_log,

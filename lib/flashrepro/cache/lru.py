@@ -7,6 +7,7 @@ import dataclasses
 import numpy as np
 from numba import njit
 
+from . import _lists as lists
 from . import _state as st
 from .registry import register
 
@@ -18,9 +19,7 @@ class LRUParams:
 
 @njit(cache=True)
 def _lru_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log, hit_out, do_log):
-    # link[p] = (previous towards MRU, next towards LRU); link[p, 0] == -1 means not resident.
-    # Node n_unique is the sentinel: link[S, 1] is the MRU page, link[S, 0] the LRU page, so insert and
-    # unlink need no branch for the list's ends.
+    # the resident pages on an intrusive list with a sentinel (see _lists); link[p, 0] == -1: not resident
     S = n_unique
     link = np.full((n_unique + 1, 2), -1, np.int32)
     link[S, 0] = S
@@ -42,10 +41,7 @@ def _lru_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log
         if hit:
             hits += 1
             write_hits += w
-            a = link[p, 0]
-            b = link[p, 1]
-            link[a, 1] = b
-            link[b, 0] = a
+            lists.unlink(link, p)
         else:
             if do_log and not w:  # a write miss covers the whole page: no read needed
                 nlog = st.log_io(log, nlog, do_log, i, st.IO_READ, st.CAUSE_DEMAND, p, 1)
@@ -64,29 +60,13 @@ def _lru_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log
                     nlog = st.log_io(log, nlog, do_log, i, st.IO_WRITE, st.CAUSE_EVICT, v, 1)
             else:
                 size += 1
-        first = link[S, 1]  # (re)insert p at the MRU end
-        link[p, 0] = S
-        link[p, 1] = first
-        link[first, 0] = p
-        link[S, 1] = p
+        lists.push_mru(link, S, p)
         d = dirty[p]
         dirty[p] = d | w
         dirtyings += (d | w) - d
-    flushed = dirty_at_end = 0
-    p = link[S, 0]
-    while p != S:  # LRU order, so a flush writes the oldest dirty pages first
-        if dirty[p]:
-            if flush_at_end:
-                dirty[p] = 0
-                flushed += 1
-                nlog = st.log_io(log, nlog, do_log, n - 1, st.IO_WRITE, st.CAUSE_FLUSH, p, 1)
-            else:
-                dirty_at_end += 1
-        p = link[p, 0]
-    st.store_counters(counters, n, hits, write_hits, write_refs, dev_write_evict, flushed, dev_write_evict + flushed,
-                   dirtyings, dirty_at_end, evictions)
-    return nlog
-
+    order = lists.lru_order(link, S, size)  # LRU first: a flush writes the oldest dirty pages first
+    return st.finish(order, dirty[order], flush_at_end, counters, log, nlog, do_log, n, hits, write_hits, write_refs,
+                     dev_write_evict, dev_write_evict, dirtyings, evictions)
 
 @register("lru", LRUParams)
 def run_lru(pages, is_write, unique_pages, capacity, flush_at_end, counters, log, hit_out, do_log, params: LRUParams):

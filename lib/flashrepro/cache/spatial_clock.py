@@ -136,22 +136,15 @@ def _bs_clock_kernel(pages, is_write, unique_pages, capacity, flush_at_end, coun
         d = dirty[p]
         dirty[p] = d | w
         dirtyings += (d | w) - d
-    flushed = dirty_at_end = 0
+    order = np.empty(size, np.int64)  # hand order
     p = bits.next_cyclic(words, n0, n1, n2, hand)
-    for _ in range(size):  # hand order
-        if dirty[p]:
-            if flush_at_end:
-                dirty[p] = 0
-                flushed += 1
-                nlog = st.log_io(log, nlog, do_log, n - 1, st.IO_WRITE, st.CAUSE_FLUSH, p, 1)
-            else:
-                dirty_at_end += 1
+    for k in range(size):
+        order[k] = p
         p = bits.next_cyclic(words, n0, n1, n2, p + 1)
-    st.store_counters(counters, n, hits, write_hits, write_refs, dev_write_pages, flushed, dev_write_reqs + flushed,
-                      dirtyings, dirty_at_end, evictions)
+    nlog = st.finish(order, dirty[order], flush_at_end, counters, log, nlog, do_log, n, hits, write_hits, write_refs,
+                     dev_write_pages, dev_write_reqs, dirtyings, evictions)
     counters[st.BULK_CLEANED] = cleaned
     return nlog
-
 
 @register("spatial_clock", SpatialClockParams)
 def run_spatial_clock(pages, is_write, unique_pages, capacity, flush_at_end, counters, log, hit_out, do_log,

@@ -6,8 +6,9 @@ import argparse
 import json
 import sys
 
-from .cache import POLICIES, policy_names, simulate
-from .traces import FORMATS, TraceFormatError, catalog, format_names, load_trace
+from .cache import POLICIES, make_params, simulate
+from .traces import FORMATS, TraceFormatError, catalog, load_trace
+from .traces.readers import get_format
 
 
 def _params(items: list[str]) -> dict:
@@ -21,14 +22,13 @@ def _params(items: list[str]) -> dict:
 
 
 def _load(path: str, fmt: str | None):
-    if fmt is not None and fmt not in FORMATS:
-        raise ValueError(f"unknown trace format {fmt!r}; known formats: {', '.join(format_names())}")
+    if fmt is not None:
+        get_format(fmt)  # an unknown name fails before the file is hashed
     return load_trace(path, fmt)
 
 
 def cmd_simulate(a) -> dict:
-    if a.policy not in POLICIES:
-        raise ValueError(f"unknown policy {a.policy!r}; registered policies: {', '.join(policy_names())}")
+    make_params(a.policy, **_params(a.param))  # unknown policy or parameter: fail before reading the trace
     tr = _load(a.trace, a.format)
     res = simulate(tr, a.policy, a.capacity_pages, page_bytes=a.page_bytes, flush_at_end=a.flush_at_end,
                    **_params(a.param))
@@ -41,8 +41,7 @@ def cmd_replay(a) -> dict:
     from .devices import CARDS, io_time
     from .replay import replay
 
-    if a.policy not in POLICIES:
-        raise ValueError(f"unknown policy {a.policy!r}; registered policies: {', '.join(policy_names())}")
+    make_params(a.policy, **_params(a.param))
     tr = _load(a.trace, a.format)
     res = simulate(tr, a.policy, a.capacity_pages, page_bytes=a.page_bytes, log_io=True, **_params(a.param))
     after = res.io_log.to_trace(tr.time_s)

@@ -15,7 +15,8 @@ ONE = np.uint64(1)
 ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
-def new(n: int) -> tuple[np.ndarray, int, int, int]:
+@njit(cache=True)
+def new(n):
     """An empty set over ranks 0..n-1: (words, n0, n1, n2) with n0, n1, n2 words per level."""
     n0 = (n + 63) // 64
     n1 = (n0 + 63) // 64

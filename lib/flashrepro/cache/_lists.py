@@ -12,9 +12,12 @@ import numpy as np
 from numba import njit
 
 
-def new(n: int) -> np.ndarray:
+@njit(cache=True)
+def new(n):
+    """An empty list over pages 0..n-1 (sentinel n)."""
     link = np.full((n + 1, 2), -1, np.int32)
-    link[n] = n
+    link[n, 0] = n
+    link[n, 1] = n
     return link
 
 

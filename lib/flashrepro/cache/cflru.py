@@ -62,11 +62,8 @@ def _fenwick_before(tree, t):
 @njit(cache=True)
 def _cflru_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log, hit_out, do_log, window):
     S = n_unique
-    link = np.full((n_unique + 1, 2), -1, np.int32)  # all resident pages (see _lists)
-    clean = np.full((n_unique + 1, 2), -1, np.int32)  # the clean resident pages
-    for L in (link, clean):
-        L[S, 0] = S
-        L[S, 1] = S
+    link = lists.new(n_unique)  # all resident pages (see _lists)
+    clean = lists.new(n_unique)  # the clean resident pages
     dirty = np.zeros(n_unique, np.uint8)
     t_last = np.zeros(n_unique, np.int64)
     n = pages.shape[0]

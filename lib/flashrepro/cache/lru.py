@@ -21,9 +21,7 @@ class LRUParams:
 def _lru_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log, hit_out, do_log):
     # the resident pages on an intrusive list with a sentinel (see _lists); link[p, 0] == -1: not resident
     S = n_unique
-    link = np.full((n_unique + 1, 2), -1, np.int32)
-    link[S, 0] = S
-    link[S, 1] = S
+    link = lists.new(n_unique)
     dirty = np.zeros(n_unique, np.uint8)
     size = 0
     nlog = 0

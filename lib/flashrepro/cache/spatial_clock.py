@@ -74,10 +74,7 @@ class BSClockParams:
 def _bs_clock_kernel(pages, is_write, unique_pages, capacity, flush_at_end, counters, log, hit_out, do_log,
                      insert_referenced, limit):
     n_unique = unique_pages.shape[0]
-    n0 = (n_unique + 63) // 64
-    n1 = (n0 + 63) // 64
-    n2 = (n1 + 63) // 64
-    words = np.zeros(n0 + n1 + n2, np.uint64)  # resident pages, in rank (= LSN) order
+    words, n0, n1, n2 = bits.new(n_unique)  # resident pages, in rank (= LSN) order
     ref = np.zeros(n_unique, np.uint8)
     dirty = np.zeros(n_unique, np.uint8)
     init_ref = np.uint8(1 if insert_referenced else 0)

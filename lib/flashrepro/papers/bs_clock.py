@@ -99,19 +99,12 @@ for _w in TABLE2:
 
 
 def workloads(scale: str, seed: int, real: bool = True) -> dict[str, Trace]:
-    """The three paper workloads (their models; at ``ci`` and ``quick`` scale a prefix) and, when ``real``
-    and present, the real stand-ins."""
+    """The three paper workloads (their models, cut to the catalog's cap at ``ci`` and ``quick`` scale)
+    and, when ``real`` and present, the real stand-ins."""
     names = [f"bsclock/{w}" for w in TABLE2]
     if real and scale != "ci":
         names += [n for n in REAL_STANDINS if catalog.available(n)]
-    n_model = {"ci": 20_000, "quick": 100_000, "paper": 10**9}[scale]
-    out = {}
-    for n in names:
-        if n.startswith("bsclock/"):
-            out[n] = _model_trace(n.split("/", 1)[1], n_model, seed)
-        else:
-            out[n] = catalog.get(n, scale=scale, seed=seed)
-    return out
+    return {n: catalog.get(n, scale=scale, seed=seed) for n in names}
 
 
 # --- experiments ---------------------------------------------------------------------------------------

@@ -168,8 +168,8 @@ def read_trace(path, format: str | None = None, **opts) -> Trace:
 
 def sniff_format(data: bytes, path: Path) -> Format:
     """The first registered format whose pattern matches the first few records of ``data``."""
-    head = data[:20000].decode("utf-8", errors="replace").splitlines()[:-1] or \
-        data[:20000].decode("utf-8", errors="replace").splitlines()
+    lines = data[:20000].decode("utf-8", errors="replace").splitlines()
+    head = lines[:-1] or lines  # the last line may be cut at the 20,000-byte mark
     for fmt in FORMATS.values():
         if fmt.sniff is None:
             continue

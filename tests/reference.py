@@ -194,3 +194,198 @@ def stack_distances(pages):
 REFERENCES = {"lru": (lru, ()), "clock": (clock, ("insert_referenced",)), "cflru": (cflru, ()),
               "spatial_clock": (spatial_clock, ("insert_referenced",)),
               "bs_clock": (bs_clock, ("insert_referenced", "max_counts_victim"))}
+
+
+# ---------------------------------------------------------------------------------------------------
+# Paper 4: a page-mapped FTL with line-based GC. Every structure is a plain list or dict and every
+# count is recomputed from the mapping, so the rules in lib/flashrepro/ftl/_kernel.py are stated here
+# once more in the most direct form.
+
+class FTLReference:
+    """``victim`` "greedy" or "fifo"; ``limit`` the most valid pages a FIFO victim may hold; ``recent``
+    the number of most recently closed lines that are never FIFO victims; ``stop`` "valid" | "invalid" |
+    "one"; ``copy_dest[kind]`` where copies out of a kind-``kind`` line go."""
+
+    def __init__(self, P, L, N, victim, copy_dest, limit, recent, stop, reserve=1, max_victims=0):
+        self.P, self.L, self.N = P, L, N
+        self.victim, self.copy_dest, self.limit, self.recent = victim, copy_dest, limit, recent
+        self.stop, self.reserve, self.max_victims = stop, reserve, max_victims
+        self.l2p = {}  # lpn -> (line, offset)
+        self.pages = [[] for _ in range(L)]  # lpns in the order they were written into the line
+        self.kind = [None] * L
+        self.closed_seq = {}  # closed line -> its close number
+        self.free = deque(range(L))
+        self.front = {}  # kind -> open line
+        self.seq = 0
+        self.cursor = None  # a closed line, or None for "the head of the FIFO"
+        self.entered = {}  # closed line -> when it took its current valid count (greedy ties)
+        self.clock = 0
+        self.erases = [0] * L
+        self.victims = []
+        self.copies_before = []
+        self.c = {"host_writes": 0, "first_writes": 0, "erases": 0, "gc_passes": 0, "victims": 0,
+                  "returned_from_cold": 0, "fallbacks": 0, "global_fallbacks": 0}
+        self.copy = [[0] * 3 for _ in range(3)]
+
+    def valid(self, ln):
+        return sum(1 for off, lpn in enumerate(self.pages[ln]) if self.l2p.get(lpn) == (ln, off))
+
+    def fifo(self):
+        return sorted(self.closed_seq, key=self.closed_seq.get)
+
+    def _tick(self, ln):
+        self.clock += 1
+        self.entered[ln] = self.clock
+
+    def place(self, k, lpn):
+        if k not in self.front:
+            if not self.free:
+                raise RuntimeError("no free line")
+            ln = self.free.popleft()
+            self.front[k], self.kind[ln], self.pages[ln] = ln, k, []
+        ln = self.front[k]
+        self.pages[ln].append(lpn)
+        self.l2p[lpn] = (ln, len(self.pages[ln]) - 1)
+        if len(self.pages[ln]) == self.P:
+            del self.front[k]
+            self.seq += 1
+            self.closed_seq[ln] = self.seq
+            self._tick(ln)
+
+    def erase(self, ln):
+        moved = 0
+        src = self.kind[ln]
+        for off, lpn in enumerate(list(self.pages[ln])):
+            if self.l2p.get(lpn) == (ln, off):
+                self.place(self.copy_dest[src], lpn)
+                moved += 1
+        self.copy[src][self.copy_dest[src]] += moved
+        order = self.fifo()
+        if self.cursor == ln:
+            i = order.index(ln)
+            self.cursor = order[i + 1] if i + 1 < len(order) else None
+        del self.closed_seq[ln]
+        self.entered.pop(ln, None)
+        self.kind[ln], self.pages[ln] = None, []
+        self.erases[ln] += 1
+        self.c["erases"] += 1
+        self.free.append(ln)
+        return moved
+
+    def scan(self, region, first):
+        order = self.fifo()
+        eligible = [ln for ln in order if self.closed_seq[ln] <= self.seq - self.recent]
+        if not eligible:
+            return None, None
+        start = eligible.index(self.cursor) if self.cursor in eligible else 0
+        visit = eligible[start:] + eligible[:start]
+        if not first:
+            visit = [ln for ln in visit if (self.kind[ln] == 2) == (region == 1)]
+        for ln in visit:
+            if self.valid(ln) <= self.limit:
+                return ln, None
+        if first and visit:
+            return None, min(visit, key=lambda ln: (self.valid(ln), visit.index(ln)))
+        return None, None
+
+    def gc(self):
+        self.c["gc_passes"] += 1
+        if self.victim == "greedy":
+            v = min(self.closed_seq, key=lambda ln: (self.valid(ln), self.entered[ln]))
+            self.victims.append(v)
+            self.c["victims"] += 1
+            return self.erase(v)
+        v, fallback = self.scan(0, True)
+        if v is None:
+            v = fallback
+            if v is not None:
+                self.c["fallbacks"] += 1
+        if v is None or self.valid(v) == self.P:
+            v = min(self.fifo(), key=lambda ln: self.valid(ln))  # first in FIFO order among ties
+            self.c["global_fallbacks"] += 1
+        region = 1 if self.kind[v] == 2 else 0
+        got_valid = got_invalid = n = moved = 0
+        while v is not None:
+            nv = self.valid(v)
+            got_valid, got_invalid, n = got_valid + nv, got_invalid + self.P - nv, n + 1
+            order = self.fifo()
+            i = order.index(v)
+            self.cursor = order[i + 1] if i + 1 < len(order) else None
+            self.victims.append(v)
+            self.c["victims"] += 1
+            moved += self.erase(v)
+            done = {"one": True, "valid": got_valid > self.P, "invalid": got_invalid >= self.P}[self.stop]
+            if done or (self.max_victims and n >= self.max_victims):
+                break
+            v, _ = self.scan(region, False)
+        return moved
+
+    def write(self, lpn):
+        moved = 0
+        if 0 not in self.front:
+            while len(self.free) <= self.reserve:
+                moved += self.gc()
+        self.copies_before.append(moved)
+        self.c["host_writes"] += 1
+        if lpn in self.l2p:
+            ln = self.l2p[lpn][0]
+            if self.kind[ln] == 2:
+                self.c["returned_from_cold"] += 1
+            if ln in self.closed_seq:
+                self._tick(ln)
+        else:
+            self.c["first_writes"] += 1
+        self.l2p.pop(lpn, None)
+        self.place(0, lpn)
+
+    def counters(self):
+        out = dict(self.c)
+        for s in range(3):
+            for d in range(3):
+                out[f"copy_{s}_{d}"] = self.copy[s][d]
+        return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# fio's zipf block generator (lib/zipf.c, lib/rand.h, hash.h), with C's unsigned arithmetic spelled
+# out: 32-bit taus88 state, 64-bit wrap-around hash.
+
+def fio_zipf_blocks(seed, n, theta, count, max_terms=10_000_000):
+    import math
+    m32, m64 = 2**32 - 1, 2**64 - 1
+
+    def seeded(x, minimum):
+        return x + minimum if x < minimum else x
+
+    s1 = seeded((53 * 69069 ^ seed) & m32, 1)
+    s2 = seeded((s1 * 69069 ^ seed) & m32, 7)
+    s3 = seeded((s2 * 69069 ^ seed) & m32, 15)
+
+    def rand32():
+        nonlocal s1, s2, s3
+        s1 = (((s1 & 4294967294) << 12) ^ ((((s1 << 13) & m32) ^ s1) >> 19)) & m32
+        s2 = (((s2 & 4294967288) << 4) ^ ((((s2 << 2) & m32) ^ s2) >> 25)) & m32
+        s3 = (((s3 & 4294967280) << 17) ^ ((((s3 << 3) & m32) ^ s3) >> 11)) & m32
+        return s1 ^ s2 ^ s3
+
+    for _ in range(6):
+        rand32()
+    rand_off = rand32()
+    zetan = 0.0
+    for i in range(min(n, max_terms)):
+        zetan += math.pow(1.0 / (i + 1), theta)
+    zeta2 = math.pow(1.0, theta) + math.pow(0.5, theta)
+    alpha = 1.0 / (1.0 - theta)
+    eta = (1.0 - math.pow(2.0 / n, 1.0 - theta)) / (1.0 - zeta2 / zetan)
+    out = []
+    for _ in range(count):
+        u = rand32() / 4294967295.0
+        z = u * zetan
+        if z < 1.0:
+            val = 1
+        elif z < 1.0 + math.pow(0.5, theta):
+            val = 2
+        else:
+            val = 1 + int(n * math.pow(eta * u - eta + 1.0, alpha))
+        out.append(((((val - 1) * 0x9E37FFFFFFFC0001) + rand_off) & m64) % n)
+    return out

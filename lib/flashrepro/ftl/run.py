@@ -1,0 +1,138 @@
+"""Drive one or more FTLs with a write stream, chunk by chunk, and record counters at each tenth.
+
+A *write stream* is any object with ``name``, ``logical_pages``, ``n_writes``, ``prefill`` (logical
+pages ``0 .. prefill-1`` are written once, in order, before measurement starts: the fio file laid out
+or the initial database loaded) and ``chunks(size)``, an iterator of int32 logical page arrays that
+together hold ``n_writes`` writes. The stream is generated once and fed to every FTL, so policies are
+compared on the same writes; the FTL kernels release the GIL, so FTLs run on ``threads`` cores.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import polars as pl
+
+from . import _kernel as K
+from .device import FTL, Geometry, Policy, get_policy
+
+
+@dataclasses.dataclass
+class ArrayStream:
+    """A write stream from an array of logical pages, repeated ``repeat`` times (for short real traces)."""
+
+    name: str
+    lpns: np.ndarray
+    logical_pages: int
+    prefill: int = 0
+    repeat: int = 1
+
+    @property
+    def n_writes(self) -> int:
+        return len(self.lpns) * self.repeat
+
+    def chunks(self, size: int) -> Iterator[np.ndarray]:
+        a = np.ascontiguousarray(self.lpns, dtype=np.int32)
+        for _ in range(self.repeat):
+            for i in range(0, len(a), size):
+                yield a[i:i + size]
+
+
+@dataclasses.dataclass
+class FTLRun:
+    """Counters of each policy at the end of each slice (cumulative), plus per-line erase counts."""
+
+    workload: str
+    geometry: Geometry
+    slices: pl.DataFrame  # workload, policy, slice, progress, host_writes, ... (cumulative)
+    erase_counts: dict[str, np.ndarray]
+    seconds: float
+
+    def summary(self) -> pl.DataFrame:
+        """The last slice of each policy with WAF and the copy shares."""
+        return summarize(self.slices)
+
+
+def run(stream, policies: Sequence[str | Policy], geometry: Geometry, slices: int = 10,
+        chunk: int = 1 << 22, threads: int = 2, reserve_lines: int = 1, progress: bool = True) -> FTLRun:
+    """Feed ``stream`` to one FTL per policy; return cumulative counters at each of ``slices`` equal parts."""
+    if stream.logical_pages > geometry.logical_pages:
+        raise ValueError(f"{stream.name}: stream spans {stream.logical_pages} logical pages, the geometry "
+                         f"{geometry.logical_pages}")
+    pols = [get_policy(p) for p in policies]
+    ftls = [FTL(geometry, p, reserve_lines) for p in pols]
+    t0 = time.perf_counter()
+    n = stream.n_writes
+    bounds = [(k * n) // slices for k in range(1, slices + 1)]
+    rows = []
+    with ThreadPoolExecutor(max(1, threads)) as pool:
+        def each(fn):
+            for f in [pool.submit(fn, ftl) for ftl in ftls]:
+                f.result()
+
+        if stream.prefill:
+            fill = np.arange(stream.prefill, dtype=np.int32)
+            each(lambda f: f.write(fill))
+            each(lambda f: f.reset_counters())
+        pos, k = 0, 0
+        it = iter(stream.chunks(chunk))
+        pending = pool.submit(next, it, None)
+        while True:
+            arr = pending.result()
+            if arr is None:
+                break
+            pending = pool.submit(next, it, None)
+            while len(arr):
+                take = min(len(arr), bounds[k] - pos) if k < slices else len(arr)
+                part, arr = arr[:take], arr[take:]
+                each(lambda f: f.write(part))
+                pos += take
+                while k < slices and pos == bounds[k]:
+                    k += 1
+                    for p, f in zip(pols, ftls):
+                        rows.append({"workload": stream.name, "policy": p.name, "slice": k,
+                                     "progress": k / slices, **f.counters})
+                    if progress:
+                        dt = time.perf_counter() - t0
+                        print(f"  {stream.name}: {k}/{slices} ({pos / 1e6:.1f}M writes x {len(ftls)} FTLs, "
+                              f"{pos * len(ftls) / dt / 1e6:.1f}M/s)", file=sys.stderr, flush=True)
+    if pos != n:
+        raise RuntimeError(f"{stream.name}: stream produced {pos} writes, announced {n}")
+    return FTLRun(stream.name, geometry, pl.DataFrame(rows), {p.name: f.state["erase_count"].copy()
+                                                               for p, f in zip(pols, ftls)},
+                  time.perf_counter() - t0)
+
+
+def summarize(slices: pl.DataFrame) -> pl.DataFrame:
+    """WAF, copyback totals and shares by transition, returned share, from cumulative slice rows."""
+    copy_cols = [c for c in slices.columns if c.startswith("copy_")]
+    last = slices.sort("slice").group_by(["workload", "policy"], maintain_order=True).last()
+    norm = [f"copy_{s}_{d}" for s in range(2) for d in range(K.N_KINDS)]  # out of normal lines
+    return last.with_columns(
+        copybacks=pl.sum_horizontal(copy_cols),
+    ).with_columns(
+        waf=(pl.col("host_writes") + pl.col("copybacks")) / pl.col("host_writes"),
+        into_cold=pl.sum_horizontal([f"copy_{s}_2" for s in range(2)]),
+        cold_to_cold_share=pl.col("copy_2_2") / pl.col("copybacks"),
+        normal_share=pl.sum_horizontal(norm) / pl.col("copybacks"),
+    ).with_columns(
+        returned_share=pl.col("returned_from_cold") / pl.col("into_cold"),
+    )
+
+
+def running_waf(slices: pl.DataFrame) -> pl.DataFrame:
+    """WAF within each slice: (host + copybacks) / host over that slice's writes only."""
+    copy_cols = [c for c in slices.columns if c.startswith("copy_")]
+    df = slices.sort(["workload", "policy", "slice"]).with_columns(total=pl.col("host_writes")
+                                                                   + pl.sum_horizontal(copy_cols))
+    d = df.with_columns(
+        dh=pl.col("host_writes").diff().over(["workload", "policy"]).fill_null(pl.col("host_writes")),
+        dt=pl.col("total").diff().over(["workload", "policy"]).fill_null(pl.col("total")),
+    )
+    return d.select("workload", "policy", "slice", "progress", running_waf=pl.col("dt") / pl.col("dh"),
+                    cumulative_waf=pl.col("total") / pl.col("host_writes"))

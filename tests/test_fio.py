@@ -1,0 +1,65 @@
+"""fio's zipf generator: Numba against the Python reference and against C, plus the true-Zipf mode."""
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from flashrepro.traces.fio import FioZipf
+from reference import fio_zipf_blocks
+
+CASES = [(0, 2_097_152, 0.9), (12345, 2_097_152, 0.5), (2**32 - 1, 2_097_152, 1.1), (7, 1000, 1.2),
+         (99, 15_000_000, 0.9)]
+
+
+def blocks(seed, n, theta, count, **kw):
+    return np.concatenate(list(FioZipf(theta, n, count, seed, **kw).chunks(size=3000)))
+
+
+@pytest.mark.parametrize("seed,n,theta", CASES[:4])
+def test_numba_matches_python_reference(seed, n, theta):
+    assert blocks(seed, n, theta, 20_000).tolist() == fio_zipf_blocks(seed, n, theta, 20_000)
+
+
+def test_zeta_is_capped_at_ten_million_terms():
+    seed, n, theta = CASES[4]
+    cap = 1000  # the cap is a parameter so the reference can check it without 10M Python steps
+    assert blocks(seed, n, theta, 5000, max_terms=cap).tolist() == fio_zipf_blocks(seed, n, theta, 5000, cap)
+    assert blocks(seed, n, theta, 5000, max_terms=cap).tolist() != blocks(seed, n, theta, 5000).tolist()
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
+@pytest.mark.parametrize("seed,n,theta", CASES)
+def test_numba_matches_c(tmp_path, seed, n, theta):
+    exe = tmp_path / "fio_zipf"
+    src = __file__.replace("test_fio.py", "c/fio_zipf.c")
+    subprocess.run(["cc", "-O2", "-o", str(exe), src, "-lm"], check=True)
+    out = subprocess.run([str(exe), str(seed), str(n), str(theta), "50000"], check=True, capture_output=True,
+                         text=True).stdout.split()
+    assert blocks(seed, n, theta, 50_000).tolist() == [int(x) for x in out]
+
+
+def test_fio_mapping_is_not_one_to_one_and_true_mode_is():
+    n, count = 50_000, 400_000
+    fio = np.bincount(blocks(1, n, 0.9, count), minlength=n)
+    true = np.bincount(blocks(1, n, 0.9, count, mode="true"), minlength=n)
+    # both are skewed: the top block holds about rank 1's share, 1 / zeta(50000, 0.9) = 0.048
+    assert fio.max() / count > 0.04 and true.max() / count > 0.04
+    # fio's rank -> block hash modulo n: the image of all n ranks misses blocks
+    image = np.unique((np.arange(n, dtype=np.uint64) * np.uint64(0x9E37FFFFFFFC0001)) % np.uint64(n))
+    assert len(image) < 0.9 * n
+    assert np.count_nonzero(true) > np.count_nonzero(fio)
+    # the exact Zipf mass of the top 1% of blocks, against what each mode produced
+    ranks = np.arange(1, n + 1) ** -0.9
+    expect = ranks[: n // 100].sum() / ranks.sum()
+    top = lambda c: np.sort(c)[::-1][: n // 100].sum() / count  # noqa: E731
+    assert top(true) == pytest.approx(expect, abs=0.01)
+    assert abs(top(fio) - expect) > 0.005  # fio's collisions and Gray's approximation move the mass
+
+
+def test_bad_parameters():
+    with pytest.raises(ValueError, match="theta"):
+        FioZipf(1.0, 100, 10)
+    with pytest.raises(ValueError, match="mode"):
+        FioZipf(0.9, 100, 10, mode="zipf")

@@ -109,36 +109,21 @@ def _open_line(k, kind, status, free_q, sc, L):
     return ln
 
 
-@njit(cache=True, inline="always")
-def _place(k, lpn, l2p, p2l, valid, kind, status, free_q, fifo_next, fifo_prev, close_seq,
-           bucket_next, bucket_prev, sc, prm):
-    """Write ``lpn`` at frontier ``k``; close the line when it fills (it joins the FIFO or a bucket)."""
-    P = prm[P_PAGES]
+@njit(cache=True)
+def _close_line(ln, valid, status, fifo_next, fifo_prev, close_seq, bucket_next, bucket_prev, sc, prm):
+    """A full line joins the FIFO (write-completion order) or its valid-count bucket."""
     L = prm[P_LINES]
-    ln = sc[FRONT_LINE + k]
-    if ln < 0:
-        ln = _open_line(k, kind, status, free_q, sc, L)
-    off = sc[FRONT_OFF + k]
-    ppn = ln * P + off
-    p2l[ppn] = lpn
-    l2p[lpn] = ppn
-    valid[ln] += 1
-    off += 1
-    if off == P:
-        status[ln] = CLOSED
-        sc[SEQ] += 1
-        close_seq[ln] = sc[SEQ]
-        sc[N_CLOSED] += 1
-        if prm[VICTIM] == FIFO:
-            _append(fifo_next, fifo_prev, L, ln)
-        else:
-            v = valid[ln]
-            _append(bucket_next, bucket_prev, L + v, ln)
-            if v < sc[BMIN]:
-                sc[BMIN] = v
-        sc[FRONT_LINE + k] = -1
+    status[ln] = CLOSED
+    sc[SEQ] += 1
+    close_seq[ln] = sc[SEQ]
+    sc[N_CLOSED] += 1
+    if prm[VICTIM] == FIFO:
+        _append(fifo_next, fifo_prev, L, ln)
     else:
-        sc[FRONT_OFF + k] = off
+        v = valid[ln]
+        _append(bucket_next, bucket_prev, L + v, ln)
+        if v < sc[BMIN]:
+            sc[BMIN] = v
 
 
 @njit(cache=True)
@@ -199,14 +184,28 @@ def _collect(victim, l2p, p2l, valid, kind, status, free_q, fifo_next, fifo_prev
     dst = copy_dest[src]
     base = victim * P
     copies = 0
+    dl = sc[FRONT_LINE + dst]  # the destination frontier, in registers for the copy loop
+    do = sc[FRONT_OFF + dst]
     for off in range(P):
         if off + PREFETCH < P:
             prefetch(l2p, p2l[base + off + PREFETCH])
         lpn = p2l[base + off]
         if lpn >= 0 and l2p[lpn] == base + off:
-            _place(dst, lpn, l2p, p2l, valid, kind, status, free_q, fifo_next, fifo_prev, close_seq,
-                   bucket_next, bucket_prev, sc, prm)
+            if dl < 0:
+                dl = _open_line(dst, kind, status, free_q, sc, L)
+                do = 0
+            ppn = dl * P + do
+            p2l[ppn] = lpn
+            l2p[lpn] = ppn
+            valid[dl] += 1
+            do += 1
+            if do == P:
+                _close_line(dl, valid, status, fifo_next, fifo_prev, close_seq, bucket_next, bucket_prev, sc, prm)
+                dl = -1
+                do = 0
             copies += 1
+    sc[FRONT_LINE + dst] = dl
+    sc[FRONT_OFF + dst] = do
     counters[COPY + N_KINDS * src + dst] += copies
     # erase
     if prm[VICTIM] == FIFO:
@@ -296,16 +295,18 @@ def write_chunk(lpns, l2p, p2l, valid, kind, status, free_q, fifo_next, fifo_pre
     (``sc[NLOG_V]`` counts them all)."""
     n = lpns.shape[0]
     P = prm[P_PAGES]
-    greedy = prm[VICTIM] == GREEDY
     L = prm[P_LINES]
+    greedy = prm[VICTIM] == GREEDY
     do_log = log_copies.shape[0] == n
     returned = 0
     first = 0
+    fl = sc[FRONT_LINE]  # the host frontier, kept in registers between GCs
+    fo = sc[FRONT_OFF]
     for i in range(n):
         if i + PREFETCH < n:
             prefetch(l2p, lpns[i + PREFETCH])
-        copies = 0
-        if sc[FRONT_LINE] < 0:
+        if fl < 0:
+            copies = 0
             passes = 0
             while sc[FREE_COUNT] <= prm[RESERVE]:
                 passes += 1
@@ -313,8 +314,14 @@ def write_chunk(lpns, l2p, p2l, valid, kind, status, free_q, fifo_next, fifo_pre
                     raise RuntimeError("FTL garbage collection reclaims no space")
                 copies += _gc_pass(l2p, p2l, valid, kind, status, free_q, fifo_next, fifo_prev, close_seq,
                                    bucket_next, bucket_prev, erase_count, sc, counters, prm, copy_dest, log_victims)
-        if do_log:
-            log_copies[i] = copies
+            fl = sc[FRONT_LINE]  # greedy GC copies may have opened it
+            if fl < 0:
+                fl = _open_line(0, kind, status, free_q, sc, L)
+            fo = sc[FRONT_OFF]
+            if do_log:
+                log_copies[i] = copies
+        elif do_log:
+            log_copies[i] = 0
         lpn = lpns[i]
         old = l2p[lpn]
         if old >= 0:
@@ -330,8 +337,17 @@ def write_chunk(lpns, l2p, p2l, valid, kind, status, free_q, fifo_next, fifo_pre
                     sc[BMIN] = v
         else:
             first += 1
-        _place(0, lpn, l2p, p2l, valid, kind, status, free_q, fifo_next, fifo_prev, close_seq,
-               bucket_next, bucket_prev, sc, prm)
+        ppn = fl * P + fo
+        p2l[ppn] = lpn
+        l2p[lpn] = ppn
+        valid[fl] += 1
+        fo += 1
+        if fo == P:
+            _close_line(fl, valid, status, fifo_next, fifo_prev, close_seq, bucket_next, bucket_prev, sc, prm)
+            fl = -1
+            fo = 0
+        sc[FRONT_LINE] = fl
+        sc[FRONT_OFF] = fo
     counters[HOST] += n
     counters[RETURNED] += returned
     counters[FIRST_WRITES] += first

@@ -16,6 +16,7 @@ import argparse
 import shutil
 import time
 
+import numpy as np
 import polars as pl
 
 from flashrepro import paths
@@ -36,13 +37,52 @@ def best_of(fn, repeat):
     return best
 
 
+def bench_ftl(n_writes):
+    """Host writes per second, GC included, one FTL on one core, after the device is filled and warm."""
+    import itertools
+
+    from flashrepro.ftl import FTL, GEOMETRIES, POLICIES
+    from flashrepro.papers import twor
+
+    rows = []
+    streams = {"fio-zipf0.9-8GB": (GEOMETRIES["8GB"], twor.fio_stream(0.9)),
+               "tpcc-model-10GB": (GEOMETRIES["10GB"], twor.oltp_model("tpcc"))}
+    for workload, (g, stream) in streams.items():
+        print(f"generating {workload} ({n_writes / 1e6:.0f}M writes) ...", flush=True)
+        w = np.concatenate(list(itertools.islice(stream.chunks(1 << 20), -(-n_writes // (1 << 20)))))[:n_writes]
+        warm = len(w) // 10
+        for name in POLICIES:
+            f = FTL(g, name)
+            f.write(np.arange(stream.prefill, dtype=np.int32))
+            f.write(w[:warm])
+            f.reset_counters()
+            t0 = time.perf_counter()
+            f.write(w[warm:])
+            dt = time.perf_counter() - t0
+            n = len(w) - warm
+            rows.append({"kernel": f"ftl-{name}", "workload": workload, "capacity_pages": g.physical_pages,
+                         "requests": n, "seconds": round(dt, 4), "mreq_per_s": round(n / dt / 1e6, 2),
+                         "waf": round(f.waf(), 3)})
+            print(f"ftl-{name:<18s} {workload:<18s} {dt:8.3f} s {n / dt / 1e6:8.1f} M host writes/s "
+                  f"WAF {f.waf():.3f}", flush=True)
+    return rows
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--requests", type=int, default=10_000_000)
     ap.add_argument("--pages", type=int, default=1_000_000)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--no-peer", action="store_true")
+    ap.add_argument("--ftl-writes", type=int, default=20_000_000, help="host writes per FTL row (0 to skip)")
+    ap.add_argument("--only-ftl", action="store_true", help="skip the cache kernels")
     a = ap.parse_args(argv)
+    ftl_rows = bench_ftl(a.ftl_writes) if a.ftl_writes else []
+    if a.only_ftl:
+        df = pl.DataFrame(ftl_rows)
+        print(f"wrote {write_table(df, 'bench')}")
+        show(df)
+        return
     workload = f"zipf0.9-{a.requests // 1_000_000}M-over-{a.pages // 1000}k"
     print(f"generating {workload} ...", flush=True)
     tr = synthetic.zipf(a.pages, a.requests, 0.9, seed=1, write_fraction=0.3)
@@ -80,7 +120,7 @@ def main(argv=None):
 
                 row(name, cap, best_of(peer, a.repeat))
         shutil.rmtree(workdir)
-    df = pl.DataFrame(rows)
+    df = pl.concat([pl.DataFrame(rows), pl.DataFrame(ftl_rows)], how="diagonal_relaxed")
     print(f"wrote {write_table(df, 'bench')}")
     show(df)
     rate = {(r["kernel"], r["capacity_pages"]): r["mreq_per_s"] for r in rows}

@@ -34,7 +34,27 @@ def golden_numbers(path: Path) -> dict:
     out = {"stats": {k: v for k, v in tr.stats().items() if k != "source"}, "policies": {}}
     for pol in policy_names():
         out["policies"][pol] = {str(c): simulate(tr, pol, c, flush_at_end=True).counters for c in CAPACITIES}
+    out["ftl"] = ftl_numbers(tr)
     out["lru_mrc_misses"] = dict(zip(map(str, CAPACITIES), lru_mrc(tr).misses(CAPACITIES).tolist(), strict=True))
+    return out
+
+
+def ftl_numbers(tr) -> dict:
+    """Paper 4's policies on the trace's writes (pages renumbered densely), looped 20 times over a small
+    device that starts full."""
+    from flashrepro.ftl import FTL, POLICIES, Geometry
+
+    refs = tr.to_pages()
+    lpns = np.unique(refs.dense[refs.is_write], return_inverse=True)[1].astype(np.int32)
+    n = int(lpns.max()) + 1
+    g = Geometry.for_logical(n, 8, spare=0.15)
+    out = {"geometry": [g.pages_per_line, g.n_lines, g.logical_pages]}
+    for name in POLICIES:
+        f = FTL(g, name)
+        f.write(np.arange(n, dtype=np.int32))
+        f.reset_counters()
+        f.write(np.tile(lpns, 20))
+        out[name] = f.counters
     return out
 
 

@@ -389,3 +389,35 @@ def fio_zipf_blocks(seed, n, theta, count, max_terms=10_000_000):
             val = 1 + int(n * math.pow(eta * u - eta + 1.0, alpha))
         out.append(((((val - 1) * 0x9E37FFFFFFFC0001) + rand_off) & m64) % n)
     return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# Paper 4's growing-database write model: the same draws as GrowingDB, one write at a time.
+
+def growing_db_writes(model):
+    import numpy as np
+
+    k = model.classes()
+    weight = model.class_weights()
+    members = {c: [p for p in range(model.final_pages) if k[p] == c] for c in range(len(weight))}
+    u = np.random.default_rng([model.seed, 2]).random(2 * model.n_writes)
+    size = model.initial_pages
+    out = []
+    for i in range(model.n_writes):
+        target = model.initial_pages + (model.final_pages - model.initial_pages) * (i + 1) // model.n_writes
+        if target > size:
+            out.append(size)
+            size += 1
+            continue
+        live = {c: [p for p in members[c] if p < size] for c in members}
+        total = sum(len(v) * weight[c] for c, v in live.items())
+        x, acc, chosen = u[2 * i] * total, 0.0, None
+        for c in sorted(live):
+            acc += len(live[c]) * weight[c]
+            if acc > x and live[c]:
+                chosen = c
+                break
+        if chosen is None:  # rounding at the very top: the last non-empty class
+            chosen = max(c for c in live if live[c])
+        out.append(live[chosen][int(u[2 * i + 1] * len(live[chosen]))])
+    return out

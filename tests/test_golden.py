@@ -15,6 +15,7 @@ def test_golden_numbers():
     got = golden_numbers(TRACE)
     assert got["stats"] == want["stats"]
     assert got["lru_mrc_misses"] == want["lru_mrc_misses"]
+    assert got["ftl"] == want["ftl"]
     for pol, by_cap in got["policies"].items():
         if pol not in want["policies"]:
             pytest.fail(f"policy {pol} has no golden numbers: run tests/make_golden.py")

@@ -1,0 +1,218 @@
+"""Write-stream models of a growing OLTP database (paper 4's TPC-C and LinkBench), and the trace statistics
+the paper shows for them: Fig. 1 (share of writes on the most-written pages) and Fig. 2 (frozen pages).
+
+The model, :class:`GrowingDB`:
+
+* The database starts at ``initial_pages`` (loaded before measurement: the stream's ``prefill``) and
+  grows linearly to ``final_pages``: the write that makes it grow is the first write of the next logical
+  page, so pages are numbered in creation order.
+* A new page is *insert-only* with probability ``insert_only`` (rows are appended, never updated: it is
+  written once and then frozen, like TPC-C's history and order-line pages). Otherwise it gets a fixed
+  popularity ``u ** -skew`` with ``u`` uniform in (0, 1], a Zipf-like law where the page at popularity
+  quantile ``u`` is updated ``u ** -skew`` times as often as the least popular one.
+* Every other write updates an existing non-insert-only page, chosen in proportion to popularity.
+  Popularity is held in ``classes_per_halving`` classes per halving of ``u`` (64 classes), so a draw is
+  a binary search over 64 class weights and a uniform pick inside a class: O(1) per write.
+
+Two parameters, ``skew`` and ``insert_only``, are fitted to the two statistics the paper gives (Fig. 1:
+the 20% most-written pages take 90% (TPC-C) / 80% (LinkBench) of the writes; Fig. 2: 40% of the space
+is frozen at 60% progress) by :func:`calibrate`, and to nothing else.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+import numpy as np
+from numba import njit
+
+N_CLASSES = 64
+
+
+@njit(cache=True, nogil=True)
+def _db_writes(pos, n_writes, initial, final, u, members, start, cnt, weight, cum, out):
+    """Writes ``pos .. pos + len(out) - 1`` of the stream; two uniforms per write in ``u``."""
+    K = cnt.shape[0]
+    grow = final - initial
+    for j in range(out.shape[0]):
+        i = pos + j
+        size_before = initial + (grow * i) // n_writes
+        size_after = initial + (grow * (i + 1)) // n_writes
+        if size_after > size_before:
+            out[j] = size_before  # the next page is created
+            k = members[size_before]  # its class (-1: insert-only), packed in members' tail
+            if k >= 0:
+                cnt[k] += 1
+                acc = 0.0
+                for c in range(K):
+                    acc += cnt[c] * weight[c]
+                    cum[c] = acc
+            continue
+        total = cum[K - 1]
+        x = u[2 * j] * total
+        lo, hi = 0, K - 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if cum[mid] > x:
+                hi = mid
+            else:
+                lo = mid + 1
+        k = lo
+        while cnt[k] == 0:  # guard against rounding at the top of the cumulative sum
+            k -= 1
+        out[j] = members[members.shape[0] // 2 + start[k] + int(u[2 * j + 1] * cnt[k])]
+
+
+@dataclasses.dataclass
+class GrowingDB:
+    """A seeded write stream of ``n_writes`` page writes; see the module docstring."""
+
+    name: str
+    logical_pages: int
+    initial_pages: int
+    final_pages: int
+    n_writes: int
+    skew: float
+    insert_only: float
+    seed: int = 0
+    classes_per_halving: int = 4
+
+    def __post_init__(self):
+        if not 0 < self.initial_pages <= self.final_pages <= self.logical_pages:
+            raise ValueError("need 0 < initial_pages <= final_pages <= logical_pages")
+        if self.final_pages - self.initial_pages > self.n_writes:
+            raise ValueError("the database cannot grow by more pages than there are writes")
+        if not (0 <= self.insert_only < 1 and self.skew >= 0):
+            raise ValueError("need 0 <= insert_only < 1 and skew >= 0")
+
+    @property
+    def prefill(self) -> int:
+        return self.initial_pages
+
+    def classes(self) -> np.ndarray:
+        """Class of every page in creation order (-1 = insert-only); the initial pages are never all
+        insert-only (one is made updatable) so there is always something to update."""
+        rng = np.random.default_rng([self.seed, 1])
+        n = self.final_pages
+        ins = rng.random(n) < self.insert_only
+        u = 1.0 - rng.random(n)  # (0, 1]
+        k = np.minimum(np.floor(-np.log2(u) * self.classes_per_halving), N_CLASSES - 1).astype(np.int64)
+        k[ins] = -1
+        if np.all(k[: self.initial_pages] < 0):
+            k[0] = 0
+        return k
+
+    def class_weights(self) -> np.ndarray:
+        mid = (np.arange(N_CLASSES) + 0.5) / self.classes_per_halving  # -log2(u) at the class middle
+        return np.exp2(self.skew * mid)
+
+    def chunks(self, size: int = 1 << 22) -> Iterator[np.ndarray]:
+        k = self.classes()
+        order = np.argsort(np.where(k < 0, N_CLASSES, k), kind="stable")  # by class, then creation order
+        counts = np.bincount(k[k >= 0], minlength=N_CLASSES)
+        start = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+        # one array: the class of each page (first half), then the pages grouped by class (second half)
+        members = np.concatenate([k, order]).astype(np.int64)
+        weight = self.class_weights()
+        cnt = np.bincount(k[: self.initial_pages][k[: self.initial_pages] >= 0], minlength=N_CLASSES).astype(np.int64)
+        cum = np.cumsum(cnt * weight)
+        rng = np.random.default_rng([self.seed, 2])
+        pos = 0
+        while pos < self.n_writes:
+            m = min(size, self.n_writes - pos)
+            out = np.empty(m, np.int32)
+            _db_writes(pos, self.n_writes, self.initial_pages, self.final_pages, rng.random(2 * m), members, start,
+                       cnt, weight, cum, out)
+            pos += m
+            yield out
+
+
+# ---------------------------------------------------------------------------------------------------
+# statistics of a write stream (Figs. 1 and 2)
+
+@njit(cache=True, nogil=True)
+def _count(lpns, pos, counts, last):
+    for j in range(lpns.shape[0]):
+        p = lpns[j]
+        counts[p] += 1
+        last[p] = pos + j
+
+
+@dataclasses.dataclass
+class StreamStats:
+    """Per-page write counts and the index of each page's last write (-1: only the prefill wrote it,
+    -2: never written) over the measured writes of a stream."""
+
+    counts: np.ndarray
+    last: np.ndarray
+    n_writes: int
+
+    def top_share(self, page_fraction: float = 0.2) -> float:
+        """Share of writes taken by the ``page_fraction`` most-written pages of the logical space."""
+        c = np.sort(self.counts)[::-1]
+        return float(c[: int(round(page_fraction * len(c)))].sum() / c.sum())
+
+    def cdf(self, points: int = 101) -> tuple[np.ndarray, np.ndarray]:
+        """Fig. 1: pages sorted by writes (x: share of pages), cumulative share of writes (y)."""
+        c = np.sort(self.counts)[::-1]
+        y = np.concatenate([[0.0], np.cumsum(c) / c.sum()])
+        x = np.linspace(0, 1, points)
+        return x, y[np.round(x * len(c)).astype(np.int64)]
+
+    def frozen(self, progress) -> np.ndarray:
+        """Fig. 2: share of the logical space written (or loaded) by ``progress`` and never again."""
+        progress = np.atleast_1d(np.asarray(progress, float))
+        written = np.sort(self.last[self.last >= -1])
+        cut = progress * self.n_writes
+        return np.searchsorted(written, cut, side="left") / len(self.last)
+
+
+def stream_stats(stream, chunk: int = 1 << 22) -> StreamStats:
+    counts = np.zeros(stream.logical_pages, np.int64)
+    last = np.full(stream.logical_pages, -2, np.int64)
+    last[: stream.prefill] = -1
+    pos = 0
+    for arr in stream.chunks(chunk):
+        _count(arr, pos, counts, last)
+        pos += len(arr)
+    return StreamStats(counts, last, pos)
+
+
+def calibrate(base: GrowingDB, top20: float, frozen60: float, rounds: int = 3, steps: int = 7,
+              progress=None) -> tuple[GrowingDB, list[dict]]:
+    """Fit ``skew`` to the top-20% write share and ``insert_only`` to the frozen share at 60% progress by
+    alternating bisections (each statistic moves mostly with its own parameter). Returns the fitted model
+    and every evaluation."""
+    history = []
+
+    def measure(m):
+        s = stream_stats(m)
+        row = {"skew": m.skew, "insert_only": m.insert_only, "top20": s.top_share(0.2),
+               "frozen60": float(s.frozen(0.6)[0])}
+        history.append(row)
+        if progress:
+            progress(row)
+        return row
+
+    model = base
+    for r in range(rounds):
+        lo, hi = 0.0, 0.95
+        for _ in range(steps):
+            mid = (lo + hi) / 2
+            if measure(dataclasses.replace(model, insert_only=mid))["frozen60"] < frozen60:
+                lo = mid
+            else:
+                hi = mid
+        model = dataclasses.replace(model, insert_only=round((lo + hi) / 2, 5))
+        lo, hi = 0.0, 4.0
+        for _ in range(steps):
+            mid = (lo + hi) / 2
+            if measure(dataclasses.replace(model, skew=mid))["top20"] < top20:
+                lo = mid
+            else:
+                hi = mid
+        model = dataclasses.replace(model, skew=round((lo + hi) / 2, 5))
+        steps = max(4, steps - 2)
+    measure(model)
+    return model, history

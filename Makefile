@@ -12,7 +12,7 @@ QUICK := $(patsubst notebooks/%.ipynb,build/quick/%.ipynb,$(NOTEBOOKS))
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: all quick test lint bench lab clean nbval-refresh install paper0 paper1
+.PHONY: all quick test lint bench lab clean nbval-refresh install paper0 paper1 paper4 fit4
 
 all: $(PAPER)  ## every notebook at paper scale: results/*.csv and figures/*.png|pdf
 	@echo "done: tables in results/, figures in figures/, executed notebooks in build/paper/"
@@ -35,6 +35,10 @@ quick: $(QUICK)  ## every notebook at a small scale
 
 paper0: build/paper/00_workloads.ipynb  ## one notebook at paper scale
 paper1: build/paper/01_bs_clock.ipynb
+paper4: build/paper/04_2rpp.ipynb
+
+fit4: $(STAMP)  ## refit paper 4's OLTP models to Figs. 1-2 -> data/paper/2rpp_models.json (a few minutes)
+	$(PY) -m flashrepro.papers.twor
 
 test: $(STAMP)  ## unit, property, reference, golden, peer and notebook (nbval) tests
 	@rm -rf build/nbval
@@ -44,7 +48,7 @@ test: $(STAMP)  ## unit, property, reference, golden, peer and notebook (nbval) 
 lint: $(STAMP)
 	$(PY) -m ruff check lib tests benchmarks
 
-bench: $(STAMP)  ## kernel throughput vs libCacheSim -> results/bench.csv
+bench: $(STAMP)  ## kernel throughput vs libCacheSim, FTL host writes/s -> results/bench.csv
 	$(PY) benchmarks/bench_kernels.py
 
 lab: $(STAMP)  ## JupyterLab on notebooks/ with the package importable

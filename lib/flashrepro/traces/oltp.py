@@ -179,7 +179,7 @@ def stream_stats(stream, chunk: int = 1 << 22) -> StreamStats:
     return StreamStats(counts, last, pos)
 
 
-def calibrate(base: GrowingDB, top20: float, frozen60: float, rounds: int = 3, steps: int = 7,
+def calibrate(base: GrowingDB, top20: float, frozen60: float, rounds: int = 2, steps: int = 8,
               progress=None) -> tuple[GrowingDB, list[dict]]:
     """Fit ``skew`` to the top-20% write share and ``insert_only`` to the frozen share at 60% progress by
     alternating bisections (each statistic moves mostly with its own parameter). Returns the fitted model
@@ -213,6 +213,5 @@ def calibrate(base: GrowingDB, top20: float, frozen60: float, rounds: int = 3, s
             else:
                 hi = mid
         model = dataclasses.replace(model, skew=round((lo + hi) / 2, 5))
-        steps = max(4, steps - 2)
     measure(model)
     return model, history

@@ -5,9 +5,9 @@ import subprocess
 
 import numpy as np
 import pytest
+from reference import fio_zipf_blocks
 
 from flashrepro.traces.fio import FioZipf
-from reference import fio_zipf_blocks
 
 CASES = [(0, 2_097_152, 0.9), (12345, 2_097_152, 0.5), (2**32 - 1, 2_097_152, 1.1), (7, 1000, 1.2),
          (99, 15_000_000, 0.9)]

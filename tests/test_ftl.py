@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference import FTLReference
 
 from flashrepro.ftl import FTL, POLICIES, ArrayStream, Geometry, run, running_waf
 from flashrepro.ftl import _kernel as K
-from reference import FTLReference
 
 
 def skewed_writes(seed, n, logical, hot=0.1, hot_share=0.8):

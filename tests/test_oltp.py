@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
+from reference import growing_db_writes
 
 from flashrepro.traces.oltp import GrowingDB, StreamStats, calibrate, stream_stats
-from reference import growing_db_writes
 
 
 def small(**kw):

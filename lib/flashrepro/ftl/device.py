@@ -156,7 +156,7 @@ class FTL:
 
     @property
     def counters(self) -> dict[str, int]:
-        return dict(zip(K.COUNTER_NAMES, self.state["counters"].tolist()))
+        return dict(zip(K.COUNTER_NAMES, self.state["counters"].tolist(), strict=False))
 
     def copies(self) -> np.ndarray:
         """3x3 copy counts, source kind by destination kind."""

@@ -90,11 +90,11 @@ def run(stream, policies: Sequence[str | Policy], geometry: Geometry, slices: in
             while len(arr):
                 take = min(len(arr), bounds[k] - pos) if k < slices else len(arr)
                 part, arr = arr[:take], arr[take:]
-                each(lambda f: f.write(part))
+                each(lambda f, part=part: f.write(part))
                 pos += take
                 while k < slices and pos == bounds[k]:
                     k += 1
-                    for p, f in zip(pols, ftls):
+                    for p, f in zip(pols, ftls, strict=False):
                         rows.append({"workload": stream.name, "policy": p.name, "slice": k,
                                      "progress": k / slices, **f.counters})
                     if progress:
@@ -104,7 +104,7 @@ def run(stream, policies: Sequence[str | Policy], geometry: Geometry, slices: in
     if pos != n:
         raise RuntimeError(f"{stream.name}: stream produced {pos} writes, announced {n}")
     return FTLRun(stream.name, geometry, pl.DataFrame(rows), {p.name: f.state["erase_count"].copy()
-                                                               for p, f in zip(pols, ftls)},
+                                                               for p, f in zip(pols, ftls, strict=False)},
                   time.perf_counter() - t0)
 
 

@@ -10,7 +10,6 @@ over-provisioning.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 
@@ -19,7 +18,7 @@ import polars as pl
 
 from .. import paths
 from .._io import write_text_atomic
-from ..ftl import GEOMETRIES, POLICIES, ArrayStream, Geometry, run, running_waf, summarize
+from ..ftl import GEOMETRIES, POLICIES, ArrayStream, Geometry, run, summarize
 from ..traces import catalog
 from ..traces.fio import FioZipf
 from ..traces.oltp import GrowingDB, calibrate, stream_stats
@@ -90,7 +89,7 @@ def fit_models(seed: int = 0, scale: str = "quick") -> list[dict]:
     for w, target in TARGETS.items():
         base = oltp_model(w, scale, seed, fitted=False)
         model, hist = calibrate(base, target["top20"], target["frozen60"], rounds=2, steps=8,
-                                progress=lambda r: print(f"  {w}: {r}", file=sys.stderr, flush=True))
+                                progress=lambda r, w=w: print(f"  {w}: {r}", file=sys.stderr, flush=True))
         last = hist[-1]
         out.append({"workload": w, "skew": model.skew, "insert_only": model.insert_only, "seed": seed, "scale": scale,
                     "top20": last["top20"], "top20_target": target["top20"], "frozen60": last["frozen60"],
@@ -326,7 +325,7 @@ def plot_running_waf(rw: pl.DataFrame, workloads: list[str], title: str):
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, len(workloads), figsize=(3.3 * len(workloads), 3.2), squeeze=False)
-    for ax, w in zip(axes[0], workloads):
+    for ax, w in zip(axes[0], workloads, strict=False):
         d = rw.filter(workload=w)
         for p in d["policy"].unique(maintain_order=True):
             e = d.filter(policy=p)
@@ -342,7 +341,7 @@ def plot_regions(reg: pl.DataFrame):
     import matplotlib.pyplot as plt
 
     fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.2))
-    labels = [f"{w}\n{p}" for w, p in zip(reg["workload"], reg["policy"])]
+    labels = [f"{w}\n{p}" for w, p in zip(reg["workload"], reg["policy"], strict=False)]
     x = np.arange(reg.height)
     a.bar(x - 0.2, reg["returned_share"], 0.4, label="ours", color=[COLORS[p] for p in reg["policy"]])
     a.bar(x + 0.2, reg["paper_returned_share"], 0.4, label="paper", color="none", edgecolor="k")

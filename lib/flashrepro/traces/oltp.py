@@ -196,7 +196,7 @@ def calibrate(base: GrowingDB, top20: float, frozen60: float, rounds: int = 2, s
         return row
 
     model = base
-    for r in range(rounds):
+    for _ in range(rounds):
         lo, hi = 0.0, 0.95
         for _ in range(steps):
             mid = (lo + hi) / 2

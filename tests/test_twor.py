@@ -15,9 +15,10 @@ def test_equation_1_gives_table_3(w):
 def test_equation_1_gives_sections_5_2_and_5_3():
     for w in ("tpcc", "linkbench"):
         waf = {p: T.paper_value("waf", w, p) for p in ("greedy", "2r", "2r++")}
-        assert T.improvement(waf["2r"], waf["2r++"]) == pytest.approx(T.paper_value("improvement", w), abs=0.05)
+        # Table 4 prints WAFs to three places; near WAF 1 that moves the rate by up to 1%
+        assert T.improvement(waf["2r"], waf["2r++"]) == pytest.approx(T.paper_value("improvement", w), rel=0.01)
         assert T.improvement(waf["greedy"], waf["2r++"]) == pytest.approx(
-            T.paper_value("improvement_vs_greedy", w), abs=0.2)
+            T.paper_value("improvement_vs_greedy", w), rel=0.01)
 
 
 @pytest.mark.parametrize("scale", list(T.SCALES))

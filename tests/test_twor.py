@@ -15,10 +15,11 @@ def test_equation_1_gives_table_3(w):
 def test_equation_1_gives_sections_5_2_and_5_3():
     for w in ("tpcc", "linkbench"):
         waf = {p: T.paper_value("waf", w, p) for p in ("greedy", "2r", "2r++")}
-        # Table 4 prints WAFs to three places; near WAF 1 that moves the rate by up to 1%
-        assert T.improvement(waf["2r"], waf["2r++"]) == pytest.approx(T.paper_value("improvement", w), rel=0.01)
+        # Table 4 prints WAFs to at most three places (LinkBench 2R++: "1.19"); near WAF 1 that moves the rate
+    # by up to 3% of itself (LinkBench: 14.2% from the printed WAFs, 13.836% in the text)
+        assert T.improvement(waf["2r"], waf["2r++"]) == pytest.approx(T.paper_value("improvement", w), rel=0.03)
         assert T.improvement(waf["greedy"], waf["2r++"]) == pytest.approx(
-            T.paper_value("improvement_vs_greedy", w), rel=0.01)
+            T.paper_value("improvement_vs_greedy", w), rel=0.03)
 
 
 @pytest.mark.parametrize("scale", list(T.SCALES))

@@ -45,7 +45,7 @@ def ftl_numbers(tr) -> dict:
     from flashrepro.ftl import FTL, POLICIES, Geometry
 
     refs = tr.to_pages()
-    lpns = np.unique(refs.dense[refs.is_write], return_inverse=True)[1].astype(np.int32)
+    lpns = np.unique(refs.page[refs.is_write], return_inverse=True)[1].astype(np.int32)
     n = int(lpns.max()) + 1
     g = Geometry.for_logical(n, 8, spare=0.15)
     out = {"geometry": [g.pages_per_line, g.n_lines, g.logical_pages]}

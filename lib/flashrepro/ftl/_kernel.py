@@ -34,13 +34,12 @@ PREFETCH = 16
 
 # line status
 FREE, OPEN, CLOSED = 0, 1, 2
-KINDS = ("normal", "normal2", "cold")  # 2R++ bits 00, 01, 10
-N_KINDS = 3
+N_KINDS = 3  # normal (2R++ bits 00), normal second chance (01), cold (10)
 COLD = 2
 
 # prm (int64 parameters)
-P_PAGES, P_LINES, P_LOGICAL, VICTIM, LIMIT, RECENT, STOP, RESERVE, MAX_VICTIMS = range(9)
-N_PRM = 9
+P_PAGES, P_LINES, VICTIM, LIMIT, RECENT, STOP, RESERVE, MAX_VICTIMS = range(8)
+N_PRM = 8
 GREEDY, FIFO = 0, 1
 STOP_VALID, STOP_INVALID, STOP_ONE = 0, 1, 2  # more than a line of valid / a line of invalid / one victim
 

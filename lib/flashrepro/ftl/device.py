@@ -129,7 +129,7 @@ class FTL:
                              f"{K.N_KINDS} open frontiers and one line of slack, which leaves {room} pages")
         self.state = K.new_state(g.pages_per_line, g.n_lines, g.logical_pages)
         prm = np.zeros(K.N_PRM, np.int64)
-        prm[K.P_PAGES], prm[K.P_LINES], prm[K.P_LOGICAL] = g.pages_per_line, g.n_lines, g.logical_pages
+        prm[K.P_PAGES], prm[K.P_LINES] = g.pages_per_line, g.n_lines
         prm[K.VICTIM] = VICTIMS[p.victim]
         prm[K.LIMIT] = int(np.floor(p.threshold * g.pages_per_line + 1e-9))
         prm[K.RECENT] = int(np.floor(p.recent_fraction * g.n_lines + 1e-9))

@@ -53,10 +53,6 @@ class FTLRun:
     erase_counts: dict[str, np.ndarray]
     seconds: float
 
-    def summary(self) -> pl.DataFrame:
-        """The last slice of each policy with WAF and the copy shares."""
-        return summarize(self.slices)
-
 
 def run(stream, policies: Sequence[str | Policy], geometry: Geometry, slices: int = 10,
         chunk: int = 1 << 22, threads: int = 2, reserve_lines: int = 1, progress: bool = True) -> FTLRun:

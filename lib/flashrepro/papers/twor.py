@@ -146,8 +146,7 @@ def run_real(min_passes: int = 30, pages_per_line: int = 16, progress: bool = Fa
         if not catalog.available(name):
             continue
         refs = catalog.get(name, "paper").to_pages()
-        lpns = refs.dense[refs.is_write].astype(np.int32)
-        lpns = np.unique(lpns, return_inverse=True)[1].astype(np.int32)
+        lpns = np.unique(refs.page[refs.is_write], return_inverse=True)[1].astype(np.int32)
         n = int(lpns.max()) + 1
         g = Geometry.for_logical(n, pages_per_line, spare=0.125 + 5 / max(1, n // pages_per_line))
         stream = ArrayStream(name, lpns, n, prefill=n, repeat=max(1, -(-min_passes * n // len(lpns))))

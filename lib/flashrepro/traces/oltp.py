@@ -31,7 +31,7 @@ N_CLASSES = 64
 
 
 @njit(cache=True, nogil=True)
-def _db_writes(pos, n_writes, initial, final, u, members, start, cnt, weight, cum, out):
+def _db_writes(pos, n_writes, initial, final, u, klass, members, start, cnt, weight, cum, out):
     """Writes ``pos .. pos + len(out) - 1`` of the stream; two uniforms per write in ``u``."""
     K = cnt.shape[0]
     grow = final - initial
@@ -41,7 +41,7 @@ def _db_writes(pos, n_writes, initial, final, u, members, start, cnt, weight, cu
         size_after = initial + (grow * (i + 1)) // n_writes
         if size_after > size_before:
             out[j] = size_before  # the next page is created
-            k = members[size_before]  # its class (-1: insert-only), packed in members' tail
+            k = klass[size_before]  # its class (-1: insert-only)
             if k >= 0:
                 cnt[k] += 1
                 acc = 0.0
@@ -61,7 +61,7 @@ def _db_writes(pos, n_writes, initial, final, u, members, start, cnt, weight, cu
         k = lo
         while cnt[k] == 0:  # guard against rounding at the top of the cumulative sum
             k -= 1
-        out[j] = members[members.shape[0] // 2 + start[k] + int(u[2 * j + 1] * cnt[k])]
+        out[j] = members[start[k] + int(u[2 * j + 1] * cnt[k])]
 
 
 @dataclasses.dataclass
@@ -112,8 +112,7 @@ class GrowingDB:
         order = np.argsort(np.where(k < 0, N_CLASSES, k), kind="stable")  # by class, then creation order
         counts = np.bincount(k[k >= 0], minlength=N_CLASSES)
         start = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-        # one array: the class of each page (first half), then the pages grouped by class (second half)
-        members = np.concatenate([k, order]).astype(np.int64)
+        members = order.astype(np.int64)  # pages grouped by class, each group in creation order
         weight = self.class_weights()
         cnt = np.bincount(k[: self.initial_pages][k[: self.initial_pages] >= 0], minlength=N_CLASSES).astype(np.int64)
         cum = np.cumsum(cnt * weight)
@@ -122,7 +121,7 @@ class GrowingDB:
         while pos < self.n_writes:
             m = min(size, self.n_writes - pos)
             out = np.empty(m, np.int32)
-            _db_writes(pos, self.n_writes, self.initial_pages, self.final_pages, rng.random(2 * m), members, start,
+            _db_writes(pos, self.n_writes, self.initial_pages, self.final_pages, rng.random(2 * m), k, members, start,
                        cnt, weight, cum, out)
             pos += m
             yield out
@@ -195,23 +194,20 @@ def calibrate(base: GrowingDB, top20: float, frozen60: float, rounds: int = 2, s
             progress(row)
         return row
 
+    def bisect(model, field, hi, stat, target):
+        """The value of ``field`` in [0, hi] where ``stat`` (increasing in it) crosses ``target``."""
+        lo = 0.0
+        for _ in range(steps):
+            mid = (lo + hi) / 2
+            if measure(dataclasses.replace(model, **{field: mid}))[stat] < target:
+                lo = mid
+            else:
+                hi = mid
+        return dataclasses.replace(model, **{field: round((lo + hi) / 2, 5)})
+
     model = base
     for _ in range(rounds):
-        lo, hi = 0.0, 0.95
-        for _ in range(steps):
-            mid = (lo + hi) / 2
-            if measure(dataclasses.replace(model, insert_only=mid))["frozen60"] < frozen60:
-                lo = mid
-            else:
-                hi = mid
-        model = dataclasses.replace(model, insert_only=round((lo + hi) / 2, 5))
-        lo, hi = 0.0, 4.0
-        for _ in range(steps):
-            mid = (lo + hi) / 2
-            if measure(dataclasses.replace(model, skew=mid))["top20"] < top20:
-                lo = mid
-            else:
-                hi = mid
-        model = dataclasses.replace(model, skew=round((lo + hi) / 2, 5))
+        model = bisect(model, "insert_only", 0.95, "frozen60", frozen60)
+        model = bisect(model, "skew", 4.0, "top20", top20)
     measure(model)
     return model, history

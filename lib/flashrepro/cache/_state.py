@@ -8,10 +8,7 @@ the page reference that triggered the device I/O, read/write, why, first dense p
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import njit
 
 # counter indices
 REFS, HITS, READ_HITS, WRITE_HITS, MISSES, READ_MISSES, WRITE_MISSES = range(7)
@@ -24,35 +21,11 @@ COUNTER_NAMES = ("references", "hits", "read_hits", "write_hits", "misses", "rea
                  "bulk_cleaned")  # bulk_cleaned: dirty pages written along with a victim and kept (BS-CLOCK)
 assert len(COUNTER_NAMES) == N_COUNTERS
 
-PREFETCH_DISTANCE = 16  # references ahead; see benchmarks/ (a simulator knows its future stream)
-
 # log op and cause codes
 IO_READ, IO_WRITE = 0, 1
 CAUSE_DEMAND, CAUSE_EVICT, CAUSE_FLUSH = 0, 1, 2
 CAUSE_NAMES = ("demand", "eviction", "flush")
 LOG_COLS = 5
-
-
-@intrinsic
-def prefetch(typingctx, arr, flat_index):
-    """Hint the CPU to fetch ``arr.flat[flat_index]`` into cache (LLVM ``llvm.prefetch``, for writing).
-
-    Page-indexed state is a random access into megabytes per reference; kernels prefetch the state of
-    the reference ``PREFETCH_DISTANCE`` ahead so that its cache miss overlaps the current work. It has
-    no effect on results.
-    """
-    sig = types.void(arr, flat_index)
-
-    def codegen(context, builder, signature, args):
-        ary = context.make_array(signature.args[0])(context, builder, args[0])
-        i8p = ir.IntType(8).as_pointer()
-        i32 = ir.IntType(32)
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
-                                            "llvm.prefetch.p0i8")
-        builder.call(fn, [builder.bitcast(builder.gep(ary.data, [args[1]]), i8p), i32(1), i32(3), i32(1)])
-        return context.get_dummy_value()
-
-    return sig, codegen
 
 
 @njit(cache=True, inline="always")

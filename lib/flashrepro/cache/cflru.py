@@ -16,7 +16,7 @@ import dataclasses
 import numpy as np
 from numba import njit
 
-from . import _lists as lists
+from .. import jitkit as jk
 from . import _state as st
 from .registry import register
 
@@ -40,80 +40,61 @@ class CFLRUParams:
             raise ValueError(f"window_fraction must be in [0, 1], got {self.window_fraction}")
 
 
-@njit(cache=True, inline="always")
-def _fenwick_add(tree, t, delta):
-    j = t + 1
-    while j < tree.shape[0]:
-        tree[j] += delta
-        j += j & (-j)
-
-
-@njit(cache=True, inline="always")
-def _fenwick_before(tree, t):
-    """Marks at times < t."""
-    s = 0
-    j = t
-    while j > 0:
-        s += tree[j]
-        j -= j & (-j)
-    return s
-
-
 @njit(cache=True)
 def _cflru_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log, hit_out, do_log, window):
     S = n_unique
-    link = lists.new(n_unique)  # all resident pages (see _lists)
-    clean = lists.new(n_unique)  # the clean resident pages
+    link = jk.list_new(n_unique)  # all resident pages (see jitkit)
+    clean = jk.list_new(n_unique)  # the clean resident pages
     dirty = np.zeros(n_unique, np.uint8)
     t_last = np.zeros(n_unique, np.int64)
     n = pages.shape[0]
-    tree = np.zeros(n + 1, np.int64)  # a mark at the last reference time of every resident page
+    tree = jk.fenwick_new(n)  # a mark at the last reference time of every resident page
     size = 0
     nlog = 0
     hits = write_hits = write_refs = dev_write_evict = dirtyings = evictions = 0
     for i in range(n):
         p = pages[i]
         w = np.uint8(is_write[i])
-        hit = link[p, 0] >= 0
+        hit = jk.list_contains(link, p)
         if do_log:
             hit_out[i] = hit
         write_refs += w
         if hit:
             hits += 1
             write_hits += w
-            lists.unlink(link, p)
-            _fenwick_add(tree, t_last[p], -1)
+            jk.list_unlink(link, p)
+            jk.fenwick_add(tree, t_last[p], -1)
             if dirty[p] == 0:
-                lists.unlink(clean, p)
+                jk.list_unlink(clean, p)
         else:
             if do_log and not w:
                 nlog = st.log_io(log, nlog, do_log, i, st.IO_READ, st.CAUSE_DEMAND, p, 1)
             if size == capacity:
-                c = clean[S, 0]  # the least recently used clean page
-                if c != S and _fenwick_before(tree, t_last[c]) < window:
+                c = jk.list_back(clean, S)  # the least recently used clean page
+                if c != S and jk.fenwick_before(tree, t_last[c]) < window:
                     v = c
                 else:
-                    v = link[S, 0]
-                lists.unlink(link, v)
-                _fenwick_add(tree, t_last[v], -1)
+                    v = jk.list_back(link, S)
+                jk.list_unlink(link, v)
+                jk.fenwick_add(tree, t_last[v], -1)
                 evictions += 1
                 if dirty[v]:
                     dirty[v] = 0
                     dev_write_evict += 1
                     nlog = st.log_io(log, nlog, do_log, i, st.IO_WRITE, st.CAUSE_EVICT, v, 1)
                 else:
-                    lists.unlink(clean, v)
+                    jk.list_unlink(clean, v)
             else:
                 size += 1
-        lists.push_mru(link, S, p)
+        jk.list_push_front(link, S, p)
         t_last[p] = i
-        _fenwick_add(tree, i, 1)
+        jk.fenwick_add(tree, i, 1)
         if w and dirty[p] == 0:
             dirty[p] = 1
             dirtyings += 1
         elif dirty[p] == 0:
-            lists.push_mru(clean, S, p)
-    order = lists.lru_order(link, S, size)
+            jk.list_push_front(clean, S, p)
+    order = jk.list_back_to_front(link, S, size)
     return st.finish(order, dirty[order], flush_at_end, counters, log, nlog, do_log, n, hits, write_hits, write_refs,
                      dev_write_evict, dev_write_evict, dirtyings, evictions)
 

@@ -7,6 +7,7 @@ import dataclasses
 import numpy as np
 from numba import njit
 
+from .. import jitkit as jk
 from . import _state as st
 from .registry import register
 
@@ -39,8 +40,8 @@ def _clock_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, l
     hits = write_hits = write_refs = dev_write_evict = dirtyings = evictions = 0
     n = pages.shape[0]
     for i in range(n):
-        if i + st.PREFETCH_DISTANCE < n:
-            st.prefetch(page_frame, pages[i + st.PREFETCH_DISTANCE])
+        if i + jk.PREFETCH_DISTANCE < n:
+            jk.prefetch(page_frame, pages[i + jk.PREFETCH_DISTANCE])
         p = pages[i]
         w = np.uint8(is_write[i])
         f = page_frame[p]

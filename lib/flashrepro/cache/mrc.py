@@ -7,6 +7,7 @@ import dataclasses
 import numpy as np
 from numba import njit
 
+from .. import jitkit as jk
 from ..traces.trace import PageRefs, Trace
 
 
@@ -16,10 +17,10 @@ def _stack_distances(pages, n_unique):
     same page (its LRU stack depth minus one), or -1 for a first reference.
 
     A Fenwick tree over reference times holds a 1 at the latest reference time of every page, so the
-    distinct pages since time ``t`` are the ones between ``t`` and now.
+    distinct pages since time ``t`` are the marks after ``t``.
     """
     n = pages.shape[0]
-    tree = np.zeros(n + 1, np.int64)
+    tree = jk.fenwick_new(n)
     last = np.full(n_unique, -1, np.int64)
     dist = np.empty(n, np.int64)
     total = 0  # marks in the tree
@@ -29,21 +30,10 @@ def _stack_distances(pages, n_unique):
         if t < 0:
             dist[i] = -1
         else:
-            s = 0  # prefix sum of marks at times <= t
-            j = t + 1
-            while j > 0:
-                s += tree[j]
-                j -= j & (-j)
-            dist[i] = total - s
-            j = t + 1
-            while j <= n:
-                tree[j] -= 1
-                j += j & (-j)
+            dist[i] = total - jk.fenwick_before(tree, t + 1)
+            jk.fenwick_add(tree, t, -1)
             total -= 1
-        j = i + 1
-        while j <= n:
-            tree[j] += 1
-            j += j & (-j)
+        jk.fenwick_add(tree, i, 1)
         total += 1
         last[p] = i
     return dist

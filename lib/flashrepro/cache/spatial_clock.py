@@ -8,7 +8,7 @@ it in LSN order are written with it in one request while each is unreferenced, d
 after the previous one, up to ``max_bulk_pages``; only the victim is evicted, the others become clean.
 
 Both are one kernel (Spatial Clock is BS-CLOCK with ``max_bulk_pages=1``). The sorted circular list is an
-ordered bitmap over the dense page ranks (``_bitset``): "next resident page in LSN order" is a
+ordered bitmap over the dense page ranks (``jitkit.bits_*``): "next resident page in LSN order" is a
 find-next-set-bit, and the hand is a rank position, so a page inserted ahead of it is met in order.
 Because ranks are dense, "the next resident page, exactly one page after" is rank + 1 if resident.
 """
@@ -20,7 +20,7 @@ import dataclasses
 import numpy as np
 from numba import njit
 
-from . import _bitset as bits
+from .. import jitkit as jk
 from . import _state as st
 from .registry import register
 
@@ -74,7 +74,7 @@ class BSClockParams:
 def _bs_clock_kernel(pages, is_write, unique_pages, capacity, flush_at_end, counters, log, hit_out, do_log,
                      insert_referenced, limit):
     n_unique = unique_pages.shape[0]
-    words, n0, n1, n2 = bits.new(n_unique)  # resident pages, in rank (= LSN) order
+    words, n0, n1, n2 = jk.bits_new(n_unique)  # resident pages, in rank (= LSN) order
     ref = np.zeros(n_unique, np.uint8)
     dirty = np.zeros(n_unique, np.uint8)
     init_ref = np.uint8(1 if insert_referenced else 0)
@@ -84,14 +84,14 @@ def _bs_clock_kernel(pages, is_write, unique_pages, capacity, flush_at_end, coun
     hits = write_hits = write_refs = dev_write_pages = dev_write_reqs = dirtyings = evictions = cleaned = 0
     n = pages.shape[0]
     for i in range(n):
-        if i + st.PREFETCH_DISTANCE < n:
-            q = pages[i + st.PREFETCH_DISTANCE]
-            st.prefetch(words, q >> 6)
-            st.prefetch(dirty, q)
-            st.prefetch(ref, q)
+        if i + jk.PREFETCH_DISTANCE < n:
+            q = pages[i + jk.PREFETCH_DISTANCE]
+            jk.prefetch(words, q >> 6)
+            jk.prefetch(dirty, q)
+            jk.prefetch(ref, q)
         p = pages[i]
         w = np.uint8(is_write[i])
-        hit = bits.contains(words, p)
+        hit = jk.bits_contains(words, p)
         if do_log:
             hit_out[i] = hit
         write_refs += w
@@ -103,10 +103,10 @@ def _bs_clock_kernel(pages, is_write, unique_pages, capacity, flush_at_end, coun
             if do_log and not w:
                 nlog = st.log_io(log, nlog, do_log, i, st.IO_READ, st.CAUSE_DEMAND, p, 1)
             if size == capacity:
-                v = bits.next_cyclic(words, n0, n1, n2, hand)
+                v = jk.bits_next_cyclic(words, n0, n1, n2, hand)
                 while ref[v]:
                     ref[v] = 0
-                    v = bits.next_cyclic(words, n0, n1, n2, v + 1)
+                    v = jk.bits_next_cyclic(words, n0, n1, n2, v + 1)
                 evictions += 1
                 if dirty[v]:
                     # Ranks are dense and keep LSN order, so the page exactly one after rank q's page, if
@@ -114,7 +114,7 @@ def _bs_clock_kernel(pages, is_write, unique_pages, capacity, flush_at_end, coun
                     npg = 1
                     q = v + 1
                     # (cheapest test first: the bitmap is small and cached, unique_pages is not)
-                    while (npg < limit and q < n_unique and bits.contains(words, q) and ref[q] == 0
+                    while (npg < limit and q < n_unique and jk.bits_contains(words, q) and ref[q] == 0
                            and dirty[q] != 0 and unique_pages[q] == unique_pages[q - 1] + 1):
                         dirty[q] = 0
                         npg += 1
@@ -124,20 +124,20 @@ def _bs_clock_kernel(pages, is_write, unique_pages, capacity, flush_at_end, coun
                     dev_write_pages += npg
                     dev_write_reqs += 1
                     nlog = st.log_io(log, nlog, do_log, i, st.IO_WRITE, st.CAUSE_EVICT, v, npg)
-                bits.remove(words, n0, n1, v)
+                jk.bits_remove(words, n0, n1, v)
                 size -= 1
                 hand = v + 1
-            bits.add(words, n0, n1, p)
+            jk.bits_add(words, n0, n1, p)
             ref[p] = init_ref
             size += 1
         d = dirty[p]
         dirty[p] = d | w
         dirtyings += (d | w) - d
     order = np.empty(size, np.int64)  # hand order
-    p = bits.next_cyclic(words, n0, n1, n2, hand)
+    p = jk.bits_next_cyclic(words, n0, n1, n2, hand)
     for k in range(size):
         order[k] = p
-        p = bits.next_cyclic(words, n0, n1, n2, p + 1)
+        p = jk.bits_next_cyclic(words, n0, n1, n2, p + 1)
     nlog = st.finish(order, dirty[order], flush_at_end, counters, log, nlog, do_log, n, hits, write_hits, write_refs,
                      dev_write_pages, dev_write_reqs, dirtyings, evictions)
     counters[st.BULK_CLEANED] = cleaned

@@ -28,7 +28,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..cache._state import prefetch
+from .. import jitkit as jk
+from ..jitkit import prefetch
 
 PREFETCH = 16
 
@@ -66,32 +67,13 @@ def new_state(pages_per_line: int, n_lines: int, logical_pages: int) -> dict[str
     sc[FREE_COUNT] = L
     sc[CURSOR] = L  # the FIFO sentinel: start at the head
     sc[FRONT_LINE:FRONT_LINE + N_KINDS] = -1
-    fifo_next = np.full(L + 1, L, np.int32)
-    fifo_prev = np.full(L + 1, L, np.int32)
-    bucket_next = np.arange(L + P + 1, dtype=np.int32)  # sentinels L + v point to themselves
-    bucket_prev = np.arange(L + P + 1, dtype=np.int32)
+    fifo = jk.list_new(L, 1)  # closed lines in close order (sentinel L)
+    buckets = jk.list_new(L, P + 1)  # closed lines by valid count v (sentinel L + v)
     return dict(l2p=np.full(logical_pages, -1, np.int32), p2l=np.full(L * P, -1, np.int32),
                 valid=np.zeros(L, np.int32), kind=np.full(L, -1, np.int8), status=np.zeros(L, np.int8),
-                free_q=np.arange(L, dtype=np.int32), fifo_next=fifo_next, fifo_prev=fifo_prev,
-                close_seq=np.zeros(L, np.int64), bucket_next=bucket_next, bucket_prev=bucket_prev,
+                free_q=np.arange(L, dtype=np.int32), fifo=fifo,
+                close_seq=np.zeros(L, np.int64), buckets=buckets,
                 erase_count=np.zeros(L, np.int64), sc=sc, counters=np.zeros(N_COUNTERS, np.int64))
-
-
-@njit(cache=True, inline="always")
-def _unlink(nxt, prv, x):
-    p = prv[x]
-    n = nxt[x]
-    nxt[p] = n
-    prv[n] = p
-
-
-@njit(cache=True, inline="always")
-def _append(nxt, prv, sentinel, x):
-    t = prv[sentinel]
-    nxt[t] = x
-    prv[x] = t
-    nxt[x] = sentinel
-    prv[sentinel] = x
 
 
 @njit(cache=True)
@@ -109,7 +91,7 @@ def _open_line(k, kind, status, free_q, sc, L):
 
 
 @njit(cache=True)
-def _close_line(ln, valid, status, fifo_next, fifo_prev, close_seq, bucket_next, bucket_prev, sc, prm):
+def _close_line(ln, valid, status, fifo, close_seq, buckets, sc, prm):
     """A full line joins the FIFO (write-completion order) or its valid-count bucket."""
     L = prm[P_LINES]
     status[ln] = CLOSED
@@ -117,23 +99,23 @@ def _close_line(ln, valid, status, fifo_next, fifo_prev, close_seq, bucket_next,
     close_seq[ln] = sc[SEQ]
     sc[N_CLOSED] += 1
     if prm[VICTIM] == FIFO:
-        _append(fifo_next, fifo_prev, L, ln)
+        jk.list_push_back(fifo, L, ln)
     else:
         v = valid[ln]
-        _append(bucket_next, bucket_prev, L + v, ln)
+        jk.list_push_back(buckets, L + v, ln)
         if v < sc[BMIN]:
             sc[BMIN] = v
 
 
 @njit(cache=True)
-def _scan(start, region, first, valid, kind, fifo_next, close_seq, sc, prm):
+def _scan(start, region, first, valid, kind, fifo, close_seq, sc, prm):
     """One cyclic pass over the eligible FIFO prefix from ``start``: the first line under the limit
     (in ``region`` unless ``first``), else for the first victim the least-valid eligible line as
     ``-2 - line`` (a fallback), else -1."""
     L = prm[P_LINES]
     cutoff = sc[SEQ] - prm[RECENT]
     limit = prm[LIMIT]
-    head = fifo_next[L]
+    head = jk.list_front(fifo, L)
     if head == L or close_seq[head] > cutoff:
         return -1  # nothing eligible
     ln = start
@@ -150,7 +132,7 @@ def _scan(start, region, first, valid, kind, fifo_next, close_seq, sc, prm):
             if v < best_v:
                 best_v = v
                 best = ln
-        ln = fifo_next[ln]
+        ln = jk.list_next(fifo, ln)
         if ln == L or close_seq[ln] > cutoff:
             ln = head
         if ln == begin:
@@ -161,21 +143,21 @@ def _scan(start, region, first, valid, kind, fifo_next, close_seq, sc, prm):
 
 
 @njit(cache=True)
-def _least_valid_closed(valid, fifo_next, L):
+def _least_valid_closed(valid, fifo, L):
     best = -1
     best_v = 1 << 40
-    ln = fifo_next[L]
+    ln = jk.list_front(fifo, L)
     while ln != L:
         if valid[ln] < best_v:
             best_v = valid[ln]
             best = ln
-        ln = fifo_next[ln]
+        ln = jk.list_next(fifo, ln)
     return best
 
 
 @njit(cache=True)
-def _collect(victim, l2p, p2l, valid, kind, status, free_q, fifo_next, fifo_prev, close_seq,
-             bucket_next, bucket_prev, erase_count, sc, counters, prm, copy_dest):
+def _collect(victim, l2p, p2l, valid, kind, status, free_q, fifo, close_seq,
+             buckets, erase_count, sc, counters, prm, copy_dest):
     """Copy the victim's valid pages to their frontier, erase it and return it to the free pool."""
     P = prm[P_PAGES]
     L = prm[P_LINES]
@@ -199,7 +181,7 @@ def _collect(victim, l2p, p2l, valid, kind, status, free_q, fifo_next, fifo_prev
             valid[dl] += 1
             do += 1
             if do == P:
-                _close_line(dl, valid, status, fifo_next, fifo_prev, close_seq, bucket_next, bucket_prev, sc, prm)
+                _close_line(dl, valid, status, fifo, close_seq, buckets, sc, prm)
                 dl = -1
                 do = 0
             copies += 1
@@ -209,8 +191,8 @@ def _collect(victim, l2p, p2l, valid, kind, status, free_q, fifo_next, fifo_prev
     # erase
     if prm[VICTIM] == FIFO:
         if sc[CURSOR] == victim:
-            sc[CURSOR] = fifo_next[victim]
-        _unlink(fifo_next, fifo_prev, victim)
+            sc[CURSOR] = jk.list_next(fifo, victim)
+        jk.list_unlink(fifo, victim)
     valid[victim] = 0
     status[victim] = FREE
     kind[victim] = -1
@@ -223,33 +205,33 @@ def _collect(victim, l2p, p2l, valid, kind, status, free_q, fifo_next, fifo_prev
 
 
 @njit(cache=True)
-def _gc_pass(l2p, p2l, valid, kind, status, free_q, fifo_next, fifo_prev, close_seq, bucket_next,
-             bucket_prev, erase_count, sc, counters, prm, copy_dest, log_victims):
+def _gc_pass(l2p, p2l, valid, kind, status, free_q, fifo, close_seq, buckets,
+             erase_count, sc, counters, prm, copy_dest, log_victims):
     """One garbage collection: choose the victim(s), copy, erase. Returns the pages copied."""
     P = prm[P_PAGES]
     L = prm[P_LINES]
     counters[GC_PASSES] += 1
     if prm[VICTIM] == GREEDY:
         b = sc[BMIN]
-        while b <= P and bucket_next[L + b] == L + b:
+        while b <= P and jk.list_front(buckets, L + b) == L + b:
             b += 1
         if b > P:
             raise RuntimeError("FTL garbage collection found no closed line")
         sc[BMIN] = b
-        victim = bucket_next[L + b]
-        _unlink(bucket_next, bucket_prev, victim)
+        victim = jk.list_front(buckets, L + b)
+        jk.list_unlink(buckets, victim)
         _log_victim(victim, sc, log_victims)
         counters[VICTIMS] += 1
-        return _collect(victim, l2p, p2l, valid, kind, status, free_q, fifo_next, fifo_prev, close_seq,
-                        bucket_next, bucket_prev, erase_count, sc, counters, prm, copy_dest)
-    found = _scan(sc[CURSOR], 0, True, valid, kind, fifo_next, close_seq, sc, prm)
+        return _collect(victim, l2p, p2l, valid, kind, status, free_q, fifo, close_seq,
+                        buckets, erase_count, sc, counters, prm, copy_dest)
+    found = _scan(sc[CURSOR], 0, True, valid, kind, fifo, close_seq, sc, prm)
     if found < -1:
         victim = -2 - found
         counters[FALLBACKS] += 1
     else:
         victim = found
     if victim < 0 or valid[victim] == P:
-        victim = _least_valid_closed(valid, fifo_next, L)
+        victim = _least_valid_closed(valid, fifo, L)
         counters[GLOBAL_FALLBACKS] += 1
         if victim < 0 or valid[victim] == P:
             raise RuntimeError("FTL garbage collection found no line with an invalid page")
@@ -263,16 +245,16 @@ def _gc_pass(l2p, p2l, valid, kind, status, free_q, fifo_next, fifo_prev, close_
         sum_valid += v
         sum_invalid += P - v
         n += 1
-        sc[CURSOR] = fifo_next[victim]
+        sc[CURSOR] = jk.list_next(fifo, victim)
         _log_victim(victim, sc, log_victims)
         counters[VICTIMS] += 1
-        copies += _collect(victim, l2p, p2l, valid, kind, status, free_q, fifo_next, fifo_prev, close_seq,
-                           bucket_next, bucket_prev, erase_count, sc, counters, prm, copy_dest)
+        copies += _collect(victim, l2p, p2l, valid, kind, status, free_q, fifo, close_seq,
+                           buckets, erase_count, sc, counters, prm, copy_dest)
         stop = prm[STOP]
         if stop == STOP_ONE or (stop == STOP_VALID and sum_valid > P) or (
                 stop == STOP_INVALID and sum_invalid >= P) or (prm[MAX_VICTIMS] > 0 and n >= prm[MAX_VICTIMS]):
             break
-        victim = _scan(sc[CURSOR], region, False, valid, kind, fifo_next, close_seq, sc, prm)
+        victim = _scan(sc[CURSOR], region, False, valid, kind, fifo, close_seq, sc, prm)
         if victim < 0:
             break
     return copies
@@ -287,8 +269,8 @@ def _log_victim(victim, sc, log_victims):
 
 
 @njit(cache=True, nogil=True)
-def write_chunk(lpns, l2p, p2l, valid, kind, status, free_q, fifo_next, fifo_prev, close_seq, bucket_next,
-                bucket_prev, erase_count, sc, counters, prm, copy_dest, log_copies, log_victims):
+def write_chunk(lpns, l2p, p2l, valid, kind, status, free_q, fifo, close_seq, buckets,
+                erase_count, sc, counters, prm, copy_dest, log_copies, log_victims):
     """Apply host writes ``lpns`` (int32 logical pages). When ``log_copies`` has one slot per write it
     receives the pages GC copied before each write; ``log_victims`` receives victims while it has room
     (``sc[NLOG_V]`` counts them all)."""
@@ -311,8 +293,8 @@ def write_chunk(lpns, l2p, p2l, valid, kind, status, free_q, fifo_next, fifo_pre
                 passes += 1
                 if passes > 4 * L:
                     raise RuntimeError("FTL garbage collection reclaims no space")
-                copies += _gc_pass(l2p, p2l, valid, kind, status, free_q, fifo_next, fifo_prev, close_seq,
-                                   bucket_next, bucket_prev, erase_count, sc, counters, prm, copy_dest, log_victims)
+                copies += _gc_pass(l2p, p2l, valid, kind, status, free_q, fifo, close_seq,
+                                   buckets, erase_count, sc, counters, prm, copy_dest, log_victims)
             fl = sc[FRONT_LINE]  # greedy GC copies may have opened it
             if fl < 0:
                 fl = _open_line(0, kind, status, free_q, sc, L)
@@ -330,8 +312,8 @@ def write_chunk(lpns, l2p, p2l, valid, kind, status, free_q, fifo_next, fifo_pre
             if kind[ln] == COLD:
                 returned += 1
             if greedy and status[ln] == CLOSED:
-                _unlink(bucket_next, bucket_prev, ln)
-                _append(bucket_next, bucket_prev, L + v, ln)
+                jk.list_unlink(buckets, ln)
+                jk.list_push_back(buckets, L + v, ln)
                 if v < sc[BMIN]:
                     sc[BMIN] = v
         else:
@@ -342,7 +324,7 @@ def write_chunk(lpns, l2p, p2l, valid, kind, status, free_q, fifo_next, fifo_pre
         valid[fl] += 1
         fo += 1
         if fo == P:
-            _close_line(fl, valid, status, fifo_next, fifo_prev, close_seq, bucket_next, bucket_prev, sc, prm)
+            _close_line(fl, valid, status, fifo, close_seq, buckets, sc, prm)
             fl = -1
             fo = 0
         sc[FRONT_LINE] = fl

@@ -148,8 +148,8 @@ class FTL:
             bad = lpns[(lpns < 0) | (lpns >= self.geometry.logical_pages)][0]
             raise ValueError(f"logical page {bad} outside 0..{self.geometry.logical_pages - 1}")
         s = self.state
-        K.write_chunk(lpns, s["l2p"], s["p2l"], s["valid"], s["kind"], s["status"], s["free_q"], s["fifo_next"],
-                      s["fifo_prev"], s["close_seq"], s["bucket_next"], s["bucket_prev"], s["erase_count"], s["sc"],
+        K.write_chunk(lpns, s["l2p"], s["p2l"], s["valid"], s["kind"], s["status"], s["free_q"], s["fifo"],
+                      s["close_seq"], s["buckets"], s["erase_count"], s["sc"],
                       s["counters"], self.prm, self.copy_dest,
                       self._no_log if log_copies is None else log_copies,
                       self._no_log if log_victims is None else log_victims)

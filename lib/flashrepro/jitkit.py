@@ -1,0 +1,239 @@
+"""What every Numba kernel shares: array-backed data structures and a prefetch hint.
+
+Kernels (cache policies, the FTL, the miss-ratio curve) keep their state as NumPy arrays indexed by dense
+ranks, never as Python objects. The structures here are the ones more than one kernel needs:
+
+* **Intrusive doubly linked lists** (``list_*``) over nodes ``0..n_nodes-1`` plus sentinels: each node has
+  a predecessor (towards the front) and a successor (towards the back), and a node on no list has
+  predecessor -1. Each sentinel ``S`` closes one circular list, whose front is S's successor and whose
+  back is S's predecessor, so insert and unlink need no branch for an empty list or its ends. LRU keeps
+  its most recently used page at the front; the FTL's FIFO keeps the oldest closed line at the front; its
+  valid-count buckets are ``P + 1`` lists over the same nodes.
+* **An ordered bitset** (``bits_*``): a three-level 64-ary bitmap over ranks 0..n-1 with insert, remove and
+  "next member at or after r" in a few word operations (Spatial Clock keeps resident pages in LSN order).
+* **A Fenwick tree** (``fenwick_*``): prefix sums of marks at integer times in O(log n) (CFLRU's window
+  test, the Mattson stack distances of the LRU miss-ratio curve).
+* :func:`prefetch`: a hint that overlaps the cache miss of a future random access with current work.
+
+Everything is ``@njit(inline="always")`` where it sits in a hot loop, so using a helper costs nothing
+over writing its body out.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import intrinsic
+
+PREFETCH_DISTANCE = 16  # references ahead; see benchmarks/ (a simulator knows its future stream)
+
+
+@intrinsic
+def prefetch(typingctx, arr, flat_index):
+    """Hint the CPU to fetch ``arr.flat[flat_index]`` into cache (LLVM ``llvm.prefetch``, for writing).
+
+    Page-indexed state is a random access into megabytes per reference; kernels prefetch the state of
+    the reference ``PREFETCH_DISTANCE`` ahead so that its cache miss overlaps the current work. It has
+    no effect on results.
+    """
+    sig = types.void(arr, flat_index)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                                            "llvm.prefetch.p0i8")
+        builder.call(fn, [builder.bitcast(builder.gep(ary.data, [args[1]]), i8p), i32(1), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+# --- intrusive doubly linked lists ---------------------------------------------------------------------
+# One flat int32 array: link[2x] is the node before x, link[2x + 1] the node after it. (A (n, 2) array
+# reads the same but makes Numba multiply by a run-time stride on every step of a pointer chase.)
+@njit(cache=True)
+def list_new(n_nodes, n_sentinels=1):
+    """Nodes 0..n_nodes-1 on no list, and ``n_sentinels`` empty lists with sentinels n_nodes, n_nodes + 1, ..."""
+    link = np.full(2 * (n_nodes + n_sentinels), -1, np.int32)
+    for s in range(n_nodes, n_nodes + n_sentinels):
+        link[2 * s] = s
+        link[2 * s + 1] = s
+    return link
+
+
+@njit(cache=True, inline="always")
+def list_contains(link, x):
+    return link[2 * x] >= 0
+
+
+@njit(cache=True, inline="always")
+def list_prev(link, x):
+    return link[2 * x]
+
+
+@njit(cache=True, inline="always")
+def list_next(link, x):
+    return link[2 * x + 1]
+
+
+@njit(cache=True, inline="always")
+def list_front(link, S):
+    """The first node of list ``S`` (``S`` itself when the list is empty)."""
+    return link[2 * S + 1]
+
+
+@njit(cache=True, inline="always")
+def list_back(link, S):
+    """The last node of list ``S`` (``S`` itself when the list is empty)."""
+    return link[2 * S]
+
+
+@njit(cache=True, inline="always")
+def list_unlink(link, x):
+    a = link[2 * x]
+    b = link[2 * x + 1]
+    link[2 * a + 1] = b
+    link[2 * b] = a
+    link[2 * x] = -1
+
+
+@njit(cache=True, inline="always")
+def list_push_front(link, S, x):
+    first = link[2 * S + 1]
+    link[2 * x] = S
+    link[2 * x + 1] = first
+    link[2 * first] = x
+    link[2 * S + 1] = x
+
+
+@njit(cache=True, inline="always")
+def list_push_back(link, S, x):
+    last = link[2 * S]
+    link[2 * x + 1] = S
+    link[2 * x] = last
+    link[2 * last + 1] = x
+    link[2 * S] = x
+
+
+@njit(cache=True)
+def list_back_to_front(link, S, size):
+    """The ``size`` nodes on list ``S``, back first (for LRU: least recently used first)."""
+    order = np.empty(size, np.int64)
+    k = 0
+    x = link[2 * S]
+    while x != S:
+        order[k] = x
+        k += 1
+        x = link[2 * x]
+    return order
+
+
+# --- ordered bitset --------------------------------------------------------------------------------------
+ONE = np.uint64(1)
+ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+@njit(cache=True)
+def bits_new(n):
+    """An empty set over ranks 0..n-1: ``(words, n0, n1, n2)``; level 0 (one bit per rank), then level 1
+    (one bit per non-empty level-0 word), then level 2, with n0, n1, n2 words per level."""
+    n0 = (n + 63) // 64
+    n1 = (n0 + 63) // 64
+    n2 = (n1 + 63) // 64
+    return np.zeros(n0 + n1 + n2, np.uint64), n0, n1, n2
+
+
+@njit(cache=True, inline="always")
+def bits_add(words, n0, n1, r):
+    w = r >> 6
+    words[w] |= ONE << np.uint64(r & 63)
+    w1 = w >> 6
+    words[n0 + w1] |= ONE << np.uint64(w & 63)
+    words[n0 + n1 + (w1 >> 6)] |= ONE << np.uint64(w1 & 63)
+
+
+@njit(cache=True, inline="always")
+def bits_remove(words, n0, n1, r):
+    w = r >> 6
+    words[w] &= ~(ONE << np.uint64(r & 63))
+    if words[w] == 0:
+        w1 = w >> 6
+        words[n0 + w1] &= ~(ONE << np.uint64(w & 63))
+        if words[n0 + w1] == 0:
+            words[n0 + n1 + (w1 >> 6)] &= ~(ONE << np.uint64(w1 & 63))
+
+
+@njit(cache=True, inline="always")
+def bits_contains(words, r):
+    return (words[r >> 6] >> np.uint64(r & 63)) & ONE != 0
+
+
+@njit(cache=True, inline="always")
+def bits_next(words, n0, n1, n2, r):
+    """The smallest member >= r, or -1."""
+    if r >= n0 * 64:
+        return -1
+    w = r >> 6
+    m = words[w] & (ALL << np.uint64(r & 63))
+    if m != 0:
+        return (w << 6) + trailing_zeros(m)
+    w += 1  # first level-0 word after w that is non-empty
+    if w >= n0:
+        return -1
+    w1 = w >> 6
+    m = words[n0 + w1] & (ALL << np.uint64(w & 63))
+    if m == 0:
+        w1 += 1
+        if w1 >= n1:
+            return -1
+        w2 = w1 >> 6
+        m2 = words[n0 + n1 + w2] & (ALL << np.uint64(w1 & 63))
+        while m2 == 0:
+            w2 += 1
+            if w2 >= n2:
+                return -1
+            m2 = words[n0 + n1 + w2]
+        w1 = (w2 << 6) + trailing_zeros(m2)
+        m = words[n0 + w1]
+    w = (w1 << 6) + trailing_zeros(m)
+    return (w << 6) + trailing_zeros(words[w])
+
+
+@njit(cache=True, inline="always")
+def bits_next_cyclic(words, n0, n1, n2, r):
+    """The smallest member >= r, wrapping round to the smallest member; -1 if the set is empty."""
+    q = bits_next(words, n0, n1, n2, r)
+    if q < 0 and r > 0:
+        q = bits_next(words, n0, n1, n2, 0)
+    return q
+
+
+# --- Fenwick tree ----------------------------------------------------------------------------------------
+@njit(cache=True)
+def fenwick_new(n):
+    """Counts at positions 0..n-1, all zero."""
+    return np.zeros(n + 1, np.int64)
+
+
+@njit(cache=True, inline="always")
+def fenwick_add(tree, t, delta):
+    j = t + 1
+    while j < tree.shape[0]:
+        tree[j] += delta
+        j += j & (-j)
+
+
+@njit(cache=True, inline="always")
+def fenwick_before(tree, t):
+    """The sum of the counts at positions < t."""
+    s = 0
+    j = t
+    while j > 0:
+        s += tree[j]
+        j -= j & (-j)
+    return s

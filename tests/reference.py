@@ -2,7 +2,7 @@
 
 Each cache reference returns ``(hits, ios, counters)``: a list with one bool per page reference, the
 device I/Os as ``(ref, op, cause, first_page, n_pages)`` tuples in issue order (op 0 read / 1 write;
-cause 0 demand, 1 eviction, 2 flush), and the counters the kernels report.
+cause 0 demand, 1 eviction, 2 end-of-trace flush), and every counter the kernel reports.
 """
 
 from __future__ import annotations
@@ -12,12 +12,15 @@ from collections import OrderedDict, deque
 
 
 class _Book:
-    def __init__(self):
+    """Counts exactly what a kernel reports (every counter, derived ones included), by direct counting."""
+
+    def __init__(self, extra=()):
         self.hits, self.ios = [], []
-        self.c = dict.fromkeys(("references", "hits", "read_hits", "write_hits", "misses", "read_misses",
-                                "write_misses", "device_reads", "device_read_requests",
-                                "device_writes_eviction", "device_writes_flush", "device_write_requests",
-                                "dirtyings", "dirty_at_end", "evictions", "bulk_cleaned"), 0)
+        self.c = dict.fromkeys(("references", "hits", "write_references", "write_hits", "read_hits", "misses",
+                                "read_misses", "write_misses", "device_reads", "device_read_requests",
+                                "device_writes_eviction", "device_writes_end_flush", "device_write_requests",
+                                "device_writes", "dirtyings", "dirty_at_end", "evictions", "resident_at_end",
+                                *extra), 0)
 
     def ref(self, hit, w):
         self.hits.append(hit)
@@ -25,6 +28,7 @@ class _Book:
         kind = "write" if w else "read"
         self.c["hits" if hit else "misses"] += 1
         self.c[f"{kind}_{'hits' if hit else 'misses'}"] += 1
+        self.c["write_references"] += bool(w)
 
     def read(self, i, page):
         self.ios.append((i, 0, 0, page, 1))
@@ -33,15 +37,19 @@ class _Book:
 
     def write(self, i, page, cause, n_pages=1):
         self.ios.append((i, 1, cause, page, n_pages))
-        self.c["device_writes_eviction" if cause == 1 else "device_writes_flush"] += n_pages
+        self.c["device_writes_eviction" if cause == 1 else "device_writes_end_flush"] += n_pages
+        self.c["device_writes"] += n_pages
         self.c["device_write_requests"] += 1
 
-    def end(self, dirty_pages_in_order, n, flush_at_end):
-        for p in dirty_pages_in_order:
-            if flush_at_end:
-                self.write(n - 1, p, 2)
-            else:
-                self.c["dirty_at_end"] += 1
+    def end(self, resident_in_order, dirty, n, flush_at_end):
+        """``resident_in_order``: the pages held at the end, in the order a flush writes them."""
+        for p in resident_in_order:
+            if p in dirty:
+                if flush_at_end:
+                    self.write(n - 1, p, 2)
+                else:
+                    self.c["dirty_at_end"] += 1
+        self.c["resident_at_end"] = len(resident_in_order)
         return self.hits, self.ios, self.c
 
 
@@ -66,7 +74,7 @@ def _lru_family(pages, is_write, capacity, flush_at_end, choose_victim):
         if w and not cache[p]:
             cache[p] = True
             b.c["dirtyings"] += 1
-    return b.end([p for p, d in cache.items() if d], len(pages), flush_at_end)
+    return b.end(list(cache), {p for p, d in cache.items() if d}, len(pages), flush_at_end)
 
 
 def lru(pages, is_write, capacity, flush_at_end=False):
@@ -117,7 +125,7 @@ def clock(pages, is_write, capacity, flush_at_end=False, insert_referenced=False
         if w and p not in dirty:
             dirty.add(p)
             b.c["dirtyings"] += 1
-    return b.end([e[0] for e in queue if e[0] in dirty], len(pages), flush_at_end)
+    return b.end([e[0] for e in queue], dirty, len(pages), flush_at_end)
 
 
 def bs_clock(pages, is_write, capacity, flush_at_end=False, max_bulk_pages=16, max_counts_victim=True,
@@ -125,7 +133,7 @@ def bs_clock(pages, is_write, capacity, flush_at_end=False, max_bulk_pages=16, m
     """BS-CLOCK as the paper's Fig. 3 reads: a sorted list of resident pages, a hand position, and a bulk
     write of the victim's unreferenced, dirty, page-consecutive successors."""
     limit = max_bulk_pages if max_counts_victim else max_bulk_pages + 1
-    b = _Book()
+    b = _Book(extra=("bulk_cleaned",))
     resident = []  # sorted page numbers
     referenced = {}
     dirty = set()
@@ -168,7 +176,7 @@ def bs_clock(pages, is_write, capacity, flush_at_end=False, max_bulk_pages=16, m
         order = resident[k:] + resident[:k]
     else:
         order = []
-    return b.end([p for p in order if p in dirty], len(pages), flush_at_end)
+    return b.end(order, dirty, len(pages), flush_at_end)
 
 
 def spatial_clock(pages, is_write, capacity, flush_at_end=False, insert_referenced=True):

@@ -46,7 +46,7 @@ def test_kernel_matches_reference(policy, params, seed, capacity, flush):
     got = list(zip(log.ref.tolist(), log.op.tolist(), log.cause.tolist(), log.first_page.tolist(),
                    log.n_pages.tolist(), strict=True))
     assert got == ios
-    assert {k: res.counters[k] for k in counters} == counters
+    assert res.counters == counters  # the full set: nothing the kernel reports goes unchecked
 
 
 def test_io_log_maps_back_to_requests():

@@ -1,7 +1,10 @@
-"""Buffer-cache policies (Numba kernels), their registry, and the one-pass LRU miss-ratio curve."""
+"""Buffer-cache policies (Numba kernels), their registry, the simulation driver and the LRU miss-ratio curve."""
 
 from . import cflru, clock, lru, spatial_clock  # noqa: F401  (each module registers its policy)
+from .contract import CAUSES, Caps, Counter
 from .mrc import lru_mrc
-from .registry import POLICIES, IOLog, SimResult, get_policy, make_params, policy_names, simulate
+from .registry import POLICIES, Kernel, get_policy, make_params, policy_names, register
+from .simulate import IOLog, SimResult, Simulator, simulate
 
-__all__ = ["POLICIES", "IOLog", "SimResult", "get_policy", "lru_mrc", "make_params", "policy_names", "simulate"]
+__all__ = ["CAUSES", "POLICIES", "Caps", "Counter", "IOLog", "Kernel", "SimResult", "Simulator", "get_policy",
+           "lru_mrc", "make_params", "policy_names", "register", "simulate"]

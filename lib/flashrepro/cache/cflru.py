@@ -5,20 +5,22 @@ region (the ``window`` least recently used pages); if that region holds no clean
 (then dirty) is evicted. Evicting clean pages first trades hit ratio for fewer flash writes.
 
 Finding "the least recent clean page, if it is within the window" without scanning the window: clean
-pages are also kept on a second LRU list, and a Fenwick tree over reference times counts how many
-resident pages are older than a given page, so the check is O(log N) per miss.
+pages are also kept on a second LRU list, and every resident page carries an "in the window" flag kept up
+to date as pages move (when a window page leaves, the next more recent page joins), so the check is O(1)
+per miss and the state does not grow with the trace.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import typing
 
 import numpy as np
 from numba import njit
 
 from .. import jitkit as jk
-from . import _state as st
-from .registry import register
+from . import contract as C
+from .registry import Kernel, register
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,68 +42,103 @@ class CFLRUParams:
             raise ValueError(f"window_fraction must be in [0, 1], got {self.window_fraction}")
 
 
+class CFLRUState(typing.NamedTuple):
+    link: np.ndarray  # all resident units, most recent at the front (jitkit list, sentinel n)
+    clean: np.ndarray  # the clean resident units, same order
+    dirty: np.ndarray  # uint8 per unit
+    inwin: np.ndarray  # uint8 per unit: among the `window` least recently used
+    sc: np.ndarray  # int64: SIZE, CAPACITY, WINDOW, WFRONT (most recent window unit, -1: none), WCOUNT
+
+
+SIZE, CAPACITY, WINDOW, WFRONT, WCOUNT = range(5)
+
+
+@njit(cache=True, inline="always")
+def _leave(link, inwin, S, x, wfront, wcount):
+    """Take x off the list; if it was in the window, the next more recent page joins it. Returns the new
+    (wfront, wcount)."""
+    if inwin[x]:
+        inwin[x] = 0
+        wcount -= 1
+        y = jk.list_prev(link, wfront)  # more recent than the window's front (x == wfront: than x)
+        if y != S:
+            inwin[y] = 1
+            wcount += 1
+            wfront = y
+        elif x == wfront:  # nothing more recent: the window now holds every page
+            wfront = jk.list_next(link, x) if wcount > 0 else -1
+    jk.list_unlink(link, x)
+    return wfront, wcount
+
+
 @njit(cache=True)
-def _cflru_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log, hit_out, do_log, window):
-    S = n_unique
-    link = jk.list_new(n_unique)  # all resident pages (see jitkit)
-    clean = jk.list_new(n_unique)  # the clean resident pages
-    dirty = np.zeros(n_unique, np.uint8)
-    t_last = np.zeros(n_unique, np.int64)
-    n = pages.shape[0]
-    tree = jk.fenwick_new(n)  # a mark at the last reference time of every resident page
-    size = 0
-    nlog = 0
-    hits = write_hits = write_refs = dev_write_evict = dirtyings = evictions = 0
+def _cflru_step(refs, state, counters, log, nlog, outcome, base, do_log):
+    unit, event = refs.unit, refs.event
+    link, clean, dirty, inwin, sc = state
+    S = dirty.shape[0]
+    size, capacity, window, wfront, wcount = sc[SIZE], sc[CAPACITY], sc[WINDOW], sc[WFRONT], sc[WCOUNT]
+    hits = write_hits = write_refs = dev_reads = dev_write_evict = dirtyings = evictions = 0
+    n = unit.shape[0]
     for i in range(n):
-        p = pages[i]
-        w = np.uint8(is_write[i])
+        p = unit[i]
+        w = np.uint8(event[i])
         hit = jk.list_contains(link, p)
-        if do_log:
-            hit_out[i] = hit
-        write_refs += w
+        hits, write_hits, write_refs = C.tally(i, hit, w, outcome, do_log, hits, write_hits, write_refs)
         if hit:
-            hits += 1
-            write_hits += w
-            jk.list_unlink(link, p)
-            jk.fenwick_add(tree, t_last[p], -1)
+            wfront, wcount = _leave(link, inwin, S, p, wfront, wcount)
             if dirty[p] == 0:
                 jk.list_unlink(clean, p)
         else:
+            dev_reads += 1 - w
             if do_log and not w:
-                nlog = st.log_io(log, nlog, do_log, i, st.IO_READ, st.CAUSE_DEMAND, p, 1)
+                log, nlog = C.emit(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
             if size == capacity:
                 c = jk.list_back(clean, S)  # the least recently used clean page
-                if c != S and jk.fenwick_before(tree, t_last[c]) < window:
-                    v = c
-                else:
-                    v = jk.list_back(link, S)
-                jk.list_unlink(link, v)
-                jk.fenwick_add(tree, t_last[v], -1)
+                v = c if c != S and inwin[c] else jk.list_back(link, S)
+                wfront, wcount = _leave(link, inwin, S, v, wfront, wcount)
                 evictions += 1
                 if dirty[v]:
                     dirty[v] = 0
                     dev_write_evict += 1
-                    nlog = st.log_io(log, nlog, do_log, i, st.IO_WRITE, st.CAUSE_EVICT, v, 1)
+                    if do_log:
+                        log, nlog = C.emit(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, 0)
                 else:
                     jk.list_unlink(clean, v)
             else:
                 size += 1
         jk.list_push_front(link, S, p)
-        t_last[p] = i
-        jk.fenwick_add(tree, i, 1)
+        if wcount < window:  # the window is not full only while every page is in it: p joins, most recent
+            inwin[p] = 1
+            wcount += 1
+            wfront = p
         if w and dirty[p] == 0:
             dirty[p] = 1
             dirtyings += 1
         elif dirty[p] == 0:
             jk.list_push_front(clean, S, p)
-    order = jk.list_back_to_front(link, S, size)
-    return st.finish(order, dirty[order], flush_at_end, counters, log, nlog, do_log, n, hits, write_hits, write_refs,
-                     dev_write_evict, dev_write_evict, dirtyings, evictions)
+    sc[SIZE], sc[WFRONT], sc[WCOUNT] = size, wfront, wcount
+    C.add_base(counters, n, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_evict, dev_write_evict,
+               dirtyings, evictions)
+    return log, nlog
+
 
 @register("cflru", CFLRUParams)
-def run_cflru(pages, is_write, unique_pages, capacity, flush_at_end, counters, log, hit_out, do_log,
-              params: CFLRUParams):
+class CFLRU(Kernel):
     """CFLRU: LRU that evicts clean pages from its clean-first region before any dirty page."""
-    window = max(1, int(round(params.window_fraction * capacity))) if params.window_fraction > 0 else 0
-    return _cflru_kernel(pages, is_write, len(unique_pages), capacity, flush_at_end, counters, log, hit_out, do_log,
-                         window)
+
+    def new_state(self, units, tiers, params):
+        capacity = tiers["capacity_pages"]
+        f = params.window_fraction
+        sc = np.zeros(5, np.int64)
+        sc[CAPACITY] = capacity
+        sc[WINDOW] = max(1, int(round(f * capacity))) if f > 0 else 0
+        sc[WFRONT] = -1
+        n = units.n
+        return CFLRUState(jk.list_new(n), jk.list_new(n), np.zeros(n, np.uint8), np.zeros(n, np.uint8), sc)
+
+    def step(self, refs, state, counters, log, nlog, outcome, base, do_log, params):
+        return _cflru_step(refs, state, counters, log, nlog, outcome, base, do_log)
+
+    def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
+        order = jk.list_back_to_front(state.link, state.dirty.shape[0], state.sc[SIZE])
+        return C.end_of_trace(order, state.dirty[order], flush_at_end, counters, log, nlog, do_log, last_ref, 0)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import typing
 
 import numpy as np
 from numba import njit
 
 from .. import jitkit as jk
-from . import _state as st
-from .registry import register
+from . import contract as C
+from .registry import Kernel, register
 
 
 @dataclasses.dataclass(frozen=True)
@@ -26,35 +27,40 @@ class ClockParams:
     insert_referenced: bool = False
 
 
+class ClockState(typing.NamedTuple):
+    page_frame: np.ndarray  # int32 per unit: its frame, -1 if not resident
+    frame_page: np.ndarray  # int32 per frame
+    ref: np.ndarray  # uint8 per frame
+    dirty: np.ndarray  # uint8 per frame (one random access per reference, not two)
+    sc: np.ndarray  # int64: HAND, USED, CAPACITY
+
+
+HAND, USED, CAPACITY = 0, 1, 2
+
+
 @njit(cache=True)
-def _clock_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, log, hit_out, do_log,
-                  insert_referenced):
-    page_frame = np.full(n_unique, -1, np.int32)
-    frame_page = np.full(capacity, -1, np.int32)
-    ref = np.zeros(capacity, np.uint8)
-    dirty = np.zeros(capacity, np.uint8)  # per frame: one random access per reference, not two
+def _clock_step(refs, state, counters, log, nlog, outcome, base, do_log, insert_referenced):
+    unit, event = refs.unit, refs.event
+    page_frame, frame_page, ref, dirty, sc = state
+    capacity = sc[CAPACITY]
+    hand, used = sc[HAND], sc[USED]
     init_ref = np.uint8(1 if insert_referenced else 0)
-    hand = 0
-    used = 0
-    nlog = 0
-    hits = write_hits = write_refs = dev_write_evict = dirtyings = evictions = 0
-    n = pages.shape[0]
+    hits = write_hits = write_refs = dev_reads = dev_write_evict = dirtyings = evictions = 0
+    n = unit.shape[0]
     for i in range(n):
         if i + jk.PREFETCH_DISTANCE < n:
-            jk.prefetch(page_frame, pages[i + jk.PREFETCH_DISTANCE])
-        p = pages[i]
-        w = np.uint8(is_write[i])
+            jk.prefetch(page_frame, unit[i + jk.PREFETCH_DISTANCE])
+        p = unit[i]
+        w = np.uint8(event[i])
         f = page_frame[p]
-        if do_log:
-            hit_out[i] = f >= 0
-        write_refs += w
-        if f >= 0:
-            hits += 1
-            write_hits += w
+        hit = f >= 0
+        hits, write_hits, write_refs = C.tally(i, hit, w, outcome, do_log, hits, write_hits, write_refs)
+        if hit:
             ref[f] = 1
         else:
-            if do_log and not w:  # a write miss covers the whole page: no read needed
-                nlog = st.log_io(log, nlog, do_log, i, st.IO_READ, st.CAUSE_DEMAND, p, 1)
+            dev_reads += 1 - w  # a write miss covers the whole page: no read needed
+            if do_log and not w:
+                log, nlog = C.emit(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
             if used < capacity:  # filling: frames in order, so frame 0 is the oldest when the hand starts
                 f = used
                 used += 1
@@ -70,7 +76,8 @@ def _clock_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, l
                 evictions += 1
                 if dirty[f]:
                     dev_write_evict += 1
-                    nlog = st.log_io(log, nlog, do_log, i, st.IO_WRITE, st.CAUSE_EVICT, v, 1)
+                    if do_log:
+                        log, nlog = C.emit(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, 0)
                 # the new page takes the victim's frame and is the last the hand will reach
                 hand += 1
                 if hand == capacity:
@@ -82,13 +89,29 @@ def _clock_kernel(pages, is_write, n_unique, capacity, flush_at_end, counters, l
         d = dirty[f]
         dirty[f] = d | w
         dirtyings += (d | w) - d
-    frames = (hand + np.arange(used)) % used if used == capacity else np.arange(used)  # hand order
-    return st.finish(frame_page[frames].astype(np.int64), dirty[frames], flush_at_end, counters, log, nlog, do_log, n,
-                     hits, write_hits, write_refs, dev_write_evict, dev_write_evict, dirtyings, evictions)
+    sc[HAND], sc[USED] = hand, used
+    C.add_base(counters, n, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_evict, dev_write_evict,
+               dirtyings, evictions)
+    return log, nlog
+
 
 @register("clock", ClockParams)
-def run_clock(pages, is_write, unique_pages, capacity, flush_at_end, counters, log, hit_out, do_log,
-              params: ClockParams):
+class Clock(Kernel):
     """CLOCK: a hand sweeps the frames, clearing reference bits, and evicts the first unreferenced page."""
-    return _clock_kernel(pages, is_write, len(unique_pages), capacity, flush_at_end, counters, log, hit_out, do_log,
-                         params.insert_referenced)
+
+    def new_state(self, units, tiers, params):
+        # a cache larger than the footprint never fills: frames beyond it would never be used
+        frames = min(tiers["capacity_pages"], units.n)
+        sc = np.zeros(3, np.int64)
+        sc[CAPACITY] = frames
+        return ClockState(np.full(units.n, -1, np.int32), np.full(frames, -1, np.int32), np.zeros(frames, np.uint8),
+                          np.zeros(frames, np.uint8), sc)
+
+    def step(self, refs, state, counters, log, nlog, outcome, base, do_log, params):
+        return _clock_step(refs, state, counters, log, nlog, outcome, base, do_log, params.insert_referenced)
+
+    def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
+        hand, used, capacity = state.sc[HAND], state.sc[USED], state.sc[CAPACITY]
+        frames = (hand + np.arange(used)) % used if used == capacity else np.arange(used)  # hand order
+        return C.end_of_trace(state.frame_page[frames].astype(np.int64), state.dirty[frames], flush_at_end, counters,
+                              log, nlog, do_log, last_ref, 0)

@@ -16,13 +16,14 @@ Because ranks are dense, "the next resident page, exactly one page after" is ran
 from __future__ import annotations
 
 import dataclasses
+import typing
 
 import numpy as np
 from numba import njit
 
 from .. import jitkit as jk
-from . import _state as st
-from .registry import register
+from . import contract as C
+from .registry import Kernel, register
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,38 +71,44 @@ class BSClockParams:
         return self.max_bulk_pages if self.max_counts_victim else self.max_bulk_pages + 1
 
 
+class BSClockState(typing.NamedTuple):
+    words: np.ndarray  # the resident units, as an ordered bitset over ranks (= LSN order)
+    ref: np.ndarray  # uint8 per unit
+    dirty: np.ndarray  # uint8 per unit
+    page: np.ndarray  # int64 per unit: its page number (consecutive pages = consecutive ranks with +1 pages)
+    sc: np.ndarray  # int64: HAND (a rank position), SIZE, CAPACITY, N0, N1, N2, BULK_CLEANED
+
+
+HAND, SIZE, CAPACITY, N0, N1, N2 = range(6)
+BULK_CLEANED = C.N_BASE  # counter slot after the base ones
+
+
 @njit(cache=True)
-def _bs_clock_kernel(pages, is_write, unique_pages, capacity, flush_at_end, counters, log, hit_out, do_log,
-                     insert_referenced, limit):
-    n_unique = unique_pages.shape[0]
-    words, n0, n1, n2 = jk.bits_new(n_unique)  # resident pages, in rank (= LSN) order
-    ref = np.zeros(n_unique, np.uint8)
-    dirty = np.zeros(n_unique, np.uint8)
+def _bs_clock_step(refs, state, counters, log, nlog, outcome, base, do_log, insert_referenced, limit):
+    unit, event = refs.unit, refs.event
+    words, ref, dirty, page, sc = state
+    n_unique = page.shape[0]
+    hand, size, capacity, n0, n1, n2 = sc[HAND], sc[SIZE], sc[CAPACITY], sc[N0], sc[N1], sc[N2]
     init_ref = np.uint8(1 if insert_referenced else 0)
-    hand = 0  # a rank position: the sweep resumes at the first resident page at or after it
-    size = 0
-    nlog = 0
-    hits = write_hits = write_refs = dev_write_pages = dev_write_reqs = dirtyings = evictions = cleaned = 0
-    n = pages.shape[0]
+    hits = write_hits = write_refs = dev_reads = dev_write_pages = dev_write_reqs = dirtyings = evictions = 0
+    cleaned = 0
+    n = unit.shape[0]
     for i in range(n):
         if i + jk.PREFETCH_DISTANCE < n:
-            q = pages[i + jk.PREFETCH_DISTANCE]
+            q = unit[i + jk.PREFETCH_DISTANCE]
             jk.prefetch(words, q >> 6)
             jk.prefetch(dirty, q)
             jk.prefetch(ref, q)
-        p = pages[i]
-        w = np.uint8(is_write[i])
+        p = unit[i]
+        w = np.uint8(event[i])
         hit = jk.bits_contains(words, p)
-        if do_log:
-            hit_out[i] = hit
-        write_refs += w
+        hits, write_hits, write_refs = C.tally(i, hit, w, outcome, do_log, hits, write_hits, write_refs)
         if hit:
-            hits += 1
-            write_hits += w
             ref[p] = 1
         else:
+            dev_reads += 1 - w
             if do_log and not w:
-                nlog = st.log_io(log, nlog, do_log, i, st.IO_READ, st.CAUSE_DEMAND, p, 1)
+                log, nlog = C.emit(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
             if size == capacity:
                 v = jk.bits_next_cyclic(words, n0, n1, n2, hand)
                 while ref[v]:
@@ -113,9 +120,9 @@ def _bs_clock_kernel(pages, is_write, unique_pages, capacity, flush_at_end, coun
                     # it exists at all, has rank q + 1: a bulk step is an O(1) check, not a search.
                     npg = 1
                     q = v + 1
-                    # (cheapest test first: the bitmap is small and cached, unique_pages is not)
+                    # (cheapest test first: the bitmap is small and cached, page is not)
                     while (npg < limit and q < n_unique and jk.bits_contains(words, q) and ref[q] == 0
-                           and dirty[q] != 0 and unique_pages[q] == unique_pages[q - 1] + 1):
+                           and dirty[q] != 0 and page[q] == page[q - 1] + 1):
                         dirty[q] = 0
                         npg += 1
                         q += 1
@@ -123,7 +130,8 @@ def _bs_clock_kernel(pages, is_write, unique_pages, capacity, flush_at_end, coun
                     cleaned += npg - 1
                     dev_write_pages += npg
                     dev_write_reqs += 1
-                    nlog = st.log_io(log, nlog, do_log, i, st.IO_WRITE, st.CAUSE_EVICT, v, npg)
+                    if do_log:
+                        log, nlog = C.emit(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, npg, 0)
                 jk.bits_remove(words, n0, n1, v)
                 size -= 1
                 hand = v + 1
@@ -133,27 +141,60 @@ def _bs_clock_kernel(pages, is_write, unique_pages, capacity, flush_at_end, coun
         d = dirty[p]
         dirty[p] = d | w
         dirtyings += (d | w) - d
-    order = np.empty(size, np.int64)  # hand order
-    p = jk.bits_next_cyclic(words, n0, n1, n2, hand)
-    for k in range(size):
+    sc[HAND], sc[SIZE] = hand, size
+    C.add_base(counters, n, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_pages, dev_write_reqs,
+               dirtyings, evictions)
+    counters[BULK_CLEANED] += cleaned
+    return log, nlog
+
+
+@njit(cache=True)
+def _hand_order(state):
+    """Resident units from the hand onwards (the order a flush writes them)."""
+    words, sc = state.words, state.sc
+    n0, n1, n2 = sc[N0], sc[N1], sc[N2]
+    order = np.empty(sc[SIZE], np.int64)
+    p = jk.bits_next_cyclic(words, n0, n1, n2, sc[HAND])
+    for k in range(order.shape[0]):
         order[k] = p
         p = jk.bits_next_cyclic(words, n0, n1, n2, p + 1)
-    nlog = st.finish(order, dirty[order], flush_at_end, counters, log, nlog, do_log, n, hits, write_hits, write_refs,
-                     dev_write_pages, dev_write_reqs, dirtyings, evictions)
-    counters[st.BULK_CLEANED] = cleaned
-    return nlog
+    return order
+
+
+class _BSClockKernel(Kernel):
+    counters = C.BASE + (C.Counter("bulk_cleaned", "eviction",
+                                   "dirty pages written along with a victim and kept, now clean"),)
+
+    def limit(self, params) -> int:
+        raise NotImplementedError
+
+    def new_state(self, units, tiers, params):
+        words, n0, n1, n2 = jk.bits_new(units.n)
+        sc = np.zeros(6, np.int64)
+        sc[CAPACITY], sc[N0], sc[N1], sc[N2] = tiers["capacity_pages"], n0, n1, n2
+        return BSClockState(words, np.zeros(units.n, np.uint8), np.zeros(units.n, np.uint8),
+                            units.pages(np.arange(units.n)), sc)
+
+    def step(self, refs, state, counters, log, nlog, outcome, base, do_log, params):
+        return _bs_clock_step(refs, state, counters, log, nlog, outcome, base, do_log, params.insert_referenced,
+                              self.limit(params))
+
+    def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
+        order = _hand_order(state)
+        return C.end_of_trace(order, state.dirty[order], flush_at_end, counters, log, nlog, do_log, last_ref, 0)
+
 
 @register("spatial_clock", SpatialClockParams)
-def run_spatial_clock(pages, is_write, unique_pages, capacity, flush_at_end, counters, log, hit_out, do_log,
-                      params: SpatialClockParams):
+class SpatialClock(_BSClockKernel):
     """Spatial Clock: CLOCK with the resident pages in LSN order; evictions come out sorted."""
-    return _bs_clock_kernel(pages, is_write, unique_pages, capacity, flush_at_end, counters, log, hit_out, do_log,
-                            params.insert_referenced, 1)
+
+    def limit(self, params) -> int:
+        return 1
 
 
 @register("bs_clock", BSClockParams)
-def run_bs_clock(pages, is_write, unique_pages, capacity, flush_at_end, counters, log, hit_out, do_log,
-                 params: BSClockParams):
+class BSClock(_BSClockKernel):
     """BS-CLOCK: Spatial Clock that writes a dirty victim's sequential dirty successors with it, in one request."""
-    return _bs_clock_kernel(pages, is_write, unique_pages, capacity, flush_at_end, counters, log, hit_out, do_log,
-                            params.insert_referenced, params.limit)
+
+    def limit(self, params) -> int:
+        return params.limit

@@ -77,10 +77,13 @@ CARDS = {
 
 
 def io_time(io_log, card: FlashCard) -> dict:
-    """Time of an after-cache trace (:class:`~flashrepro.cache.IOLog`) on ``card``, in seconds."""
-    w = io_log.op == 1
+    """Time of an after-cache trace (:class:`~flashrepro.cache.IOLog`) on ``card``, in seconds (device I/O
+    only: moves between a cache's own tiers cost nothing here)."""
+    dev = io_log.device
+    w = dev & (io_log.op == 1)
+    r = dev & (io_log.op == 0)
     write_s = float(card.write_time(io_log.n_pages[w]).sum())
-    read_s = float(card.read_time(io_log.n_pages[~w]).sum())
+    read_s = float(card.read_time(io_log.n_pages[r]).sum())
     return {"write_s": write_s, "read_s": read_s, "io_s": write_s + read_s,
             "write_requests": int(w.sum()), "pages_written": int(io_log.n_pages[w].sum()),
-            "read_requests": int((~w).sum())}
+            "read_requests": int(r.sum())}

@@ -113,8 +113,8 @@ def run(trace: Trace, policy: str, capacity: int = CACHE_PAGES, **params) -> dic
     res = simulate(trace, policy, capacity, log_io=True, **params)
     row = {"workload": trace.name, "policy": policy, "capacity_pages": capacity, **params}
     d = res.to_dict()
-    row.update({k: d[k] for k in ("hit_ratio", "device_writes", "device_write_requests", "device_reads",
-                                  "bulk_cleaned")})
+    row.update({k: d[k] for k in ("hit_ratio", "device_writes", "device_write_requests", "device_reads")})
+    row["bulk_cleaned"] = d.get("bulk_cleaned", 0)  # only BS-CLOCK cleans pages in bulk
     row["mean_pages_per_write"] = d["device_writes"] / max(d["device_write_requests"], 1)
     for card_name, card in CARDS.items():
         t = io_time(res.io_log, card)

@@ -1,8 +1,17 @@
-"""The request-level :class:`Trace` (a struct of arrays) and its page-level expansion :class:`PageRefs`."""
+"""The request-level :class:`Trace` (a struct of arrays), its page-level expansion :class:`PageRefs`, and
+the :class:`RefStream` every cache kernel reads.
+
+    Trace (requests: time, op, offset, size[, file])
+      -> PageRefs (one row per page a read or write touches, plus the sync / trim / delete events
+         between them, with time and file)
+      -> RefStream chunks (dense unit numbers at the granularity a policy asks for, events interleaved
+         where the policy handles them)
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import typing
 from enum import IntEnum
 from functools import cached_property
 
@@ -15,8 +24,26 @@ class Op(IntEnum):
 
     READ = 0
     WRITE = 1
-    FLUSH = 2  # no data; carried through, expands to no page reference
-    TRIM = 3  # discard; carried through, expands to no page reference
+    FLUSH = 2  # a barrier / cache flush of the whole device (blkparse F, a zero-length MOST completion)
+    TRIM = 3  # discard of [offset, offset + size); with a file id, the delete of that file's blocks
+    SYNC = 4  # fsync of one file (``Trace.file``); no data
+
+
+class Event(IntEnum):
+    """What one entry of the reference stream is (``RefStream.event``, int8).
+
+    READ and WRITE are page references; the others are events a policy may act on (a write-back cache
+    honouring ``fsync`` flushes on SYNC_FILE / SYNC_ALL; a cache may drop deleted pages). Policies that
+    do not handle events never see them (``Caps.events``)."""
+
+    READ = 0
+    WRITE = 1
+    SYNC_FILE = 2  # fsync of ``file``
+    SYNC_ALL = 3  # flush of everything
+    DELETE = 4  # trim / delete of the unit range [unit, unit + count)
+
+
+_EVENT_TABLE = np.array([Event.READ, Event.WRITE, Event.SYNC_ALL, Event.DELETE, Event.SYNC_FILE], np.int8)  # by Op
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -31,6 +58,8 @@ class Trace:
     name : short label used in tables and figures
     source : where the requests came from (a file path or a generator call)
     meta : free-form facts about the reading, e.g. how many records were dropped and why
+    file : optional int32 array, the file each request belongs to (-1: none); file-level traces (SQLite
+        replays, syscall logs) use it for per-file sync (``Op.SYNC``) and delete (``Op.TRIM``)
     """
 
     time_s: np.ndarray
@@ -40,6 +69,7 @@ class Trace:
     name: str = "trace"
     source: str = ""
     meta: dict = dataclasses.field(default_factory=dict)
+    file: np.ndarray | None = None
 
     def __post_init__(self):
         cols = {}
@@ -50,6 +80,9 @@ class Trace:
                 raise ValueError(f"Trace {self.name!r}: {field} must be one-dimensional")
             cols[field] = a
             object.__setattr__(self, field, a)
+        if self.file is not None:
+            cols["file"] = np.ascontiguousarray(self.file, dtype=np.int32)
+            object.__setattr__(self, "file", cols["file"])
         n = {len(a) for a in cols.values()}
         if len(n) != 1:
             raise ValueError(f"Trace {self.name!r}: columns have different lengths {sorted(n)}")
@@ -86,11 +119,17 @@ class Trace:
         if n >= len(self):
             return self
         return Trace(self.time_s[:n], self.op[:n], self.offset_bytes[:n], self.size_bytes[:n],
-                     name=self.name, source=self.source, meta={**self.meta, "head": n})
+                     name=self.name, source=self.source, meta={**self.meta, "head": n},
+                     file=None if self.file is None else self.file[:n])
+
+    def renamed(self, name: str) -> Trace:
+        """The same requests under another name."""
+        return dataclasses.replace(self, name=name)
 
     def to_pages(self, page_bytes: int = 4096) -> PageRefs:
         """Expand requests into page references; a request straddling page boundaries touches every page
-        it overlaps. FLUSH, TRIM and zero-size requests produce no reference. Cached per page size."""
+        it overlaps. FLUSH, SYNC and TRIM requests become events between the references; zero-size reads
+        and writes produce nothing. Cached per page size."""
         cache = self.__dict__.setdefault("_pages", {})
         if page_bytes not in cache:
             cache[page_bytes] = _expand(self, int(page_bytes))
@@ -117,6 +156,10 @@ class Trace:
             "footprint_pages": pages.n_unique,
             "footprint_bytes": pages.n_unique * page_bytes,
             "duration_s": float(self.time_s[-1] - self.time_s[0]),
+            "flushes": int(np.count_nonzero(self.op == Op.FLUSH)),
+            "syncs": int(np.count_nonzero(self.op == Op.SYNC)),
+            "trims": int(np.count_nonzero(self.op == Op.TRIM)),
+            "files": 0 if self.file is None else int(np.unique(self.file[self.file >= 0]).size),
         }
 
 
@@ -124,7 +167,20 @@ def _expand(trace: Trace, page_bytes: int) -> PageRefs:
     if page_bytes <= 0:
         raise ValueError(f"page_bytes must be positive, got {page_bytes}")
     page, is_write, req = _expand_kernel(trace.op, trace.offset_bytes, trace.size_bytes, page_bytes)
-    return PageRefs(page=page, is_write=is_write, req=req, page_bytes=page_bytes, name=trace.name)
+    ev = np.flatnonzero(trace.op >= Op.FLUSH)
+    events = None
+    if ev.size:
+        kind = _EVENT_TABLE[trace.op[ev]]
+        off, size = trace.offset_bytes[ev], trace.size_bytes[ev]
+        first = off // page_bytes
+        last = np.where(size > 0, (off + size - 1) // page_bytes, first - 1)  # a trim covers every page it touches
+        events = Events(at=np.searchsorted(req, ev, side="left"), kind=kind, req=ev.astype(np.int64),
+                        first_page=np.where(kind == Event.DELETE, first, -1),
+                        n_pages=np.where(kind == Event.DELETE, last - first + 1, 0),
+                        time_s=trace.time_s[ev],
+                        file=np.full(ev.size, -1, np.int32) if trace.file is None else trace.file[ev])
+    return PageRefs(page=page, is_write=is_write, req=req, page_bytes=page_bytes, name=trace.name,
+                    time_s=trace.time_s[req], file=None if trace.file is None else trace.file[req], events=events)
 
 
 @njit(cache=True)
@@ -151,15 +207,94 @@ def _expand_kernel(op, offset, size, page_bytes):
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
+class Events:
+    """The non-data requests of a trace, in order: ``at[j]`` data references come before event ``j``.
+
+    ``kind`` is an :class:`Event` code, ``req`` the request index, ``first_page``/``n_pages`` the page range
+    of a DELETE (-1 / 0 otherwise), ``file`` the file (-1: none)."""
+
+    at: np.ndarray
+    kind: np.ndarray
+    req: np.ndarray
+    first_page: np.ndarray
+    n_pages: np.ndarray
+    time_s: np.ndarray
+    file: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.kind)
+
+
+class RefStream(typing.NamedTuple):
+    """What a cache kernel reads: one entry per page reference or event, all arrays of one length.
+
+    ``unit`` is the dense unit number (see :class:`Units`; for a DELETE the first unit of its range, -1 for
+    a sync), ``event`` an :class:`Event` code (for page references simply 0 = read, 1 = write), ``time_s``
+    seconds, ``file`` the file (-1: none), ``count`` the number of units a DELETE covers (1 for a page
+    reference, 0 for a sync)."""
+
+    unit: np.ndarray  # int64
+    event: np.ndarray  # int8
+    time_s: np.ndarray  # float64
+    file: np.ndarray  # int32
+    count: np.ndarray  # int64
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Units:
+    """The dense unit space a policy's kernel indexes: pages, or the blocks of aligned segments.
+
+    With ``unit_pages = k``, page ``q`` lies in segment ``q // k``; the segments the trace touches get dense
+    ranks in address order (``segments[rank]``), and unit ``rank * k + q % k`` is page ``q``. Every block of
+    a touched segment has a unit, so a prefetcher can hold blocks the trace never asks for. With k = 1 a
+    unit is simply the page's dense rank."""
+
+    unit_pages: int
+    segments: np.ndarray  # sorted distinct segment numbers
+    file: np.ndarray | None = None  # per unit, the file of the references that touched it (-1: none)
+
+    @property
+    def n(self) -> int:
+        return len(self.segments) * self.unit_pages
+
+    def pages(self, units: np.ndarray) -> np.ndarray:
+        """Original page numbers of ``units``."""
+        u = np.asarray(units, dtype=np.int64)
+        k = self.unit_pages
+        return self.segments[u // k] * k + u % k
+
+    def of_pages(self, pages: np.ndarray, side: str = "left") -> np.ndarray:
+        """For each page, the first unit whose page is >= it (``side="left"``) or > it (``"right"``): the unit
+        range of the page range [a, b) is ``[of_pages(a), of_pages(b))``."""
+        p = np.asarray(pages, dtype=np.int64)
+        k = self.unit_pages
+        seg = p // k
+        r = np.searchsorted(self.segments, seg, side="left")
+        inside = (r < len(self.segments)) & (self.segments[np.minimum(r, len(self.segments) - 1)] == seg)
+        off = p % k
+        if side == "right":
+            off = off + 1
+        return np.where(inside, r * k + off, r * k)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
 class PageRefs:
-    """Page references: ``page[i]`` (page number = byte offset // page_bytes), ``is_write[i]``, and
-    ``req[i]``, the index of the request it came from."""
+    """Page references: ``page[i]`` (page number = byte offset // page_bytes), ``is_write[i]``, ``req[i]``
+    (the request it came from), ``time_s[i]`` and ``file[i]`` (None when the trace has no files), plus
+    the trace's sync / trim / delete :class:`Events` between them (None when there are none)."""
 
     page: np.ndarray
     is_write: np.ndarray
     req: np.ndarray
     page_bytes: int = 4096
     name: str = "trace"
+    time_s: np.ndarray | None = None
+    file: np.ndarray | None = None
+    events: Events | None = None
+
+    def __post_init__(self):
+        if self.time_s is None:
+            object.__setattr__(self, "time_s", np.zeros(len(self.page)))
 
     def __len__(self) -> int:
         return len(self.page)
@@ -185,6 +320,61 @@ class PageRefs:
     @property
     def n_unique(self) -> int:
         return len(self.unique_pages)
+
+    def units(self, unit_pages: int = 1) -> tuple[Units, np.ndarray]:
+        """The unit space at ``unit_pages`` pages per segment and every reference's unit (cached)."""
+        cache = self.__dict__.setdefault("_units", {})
+        k = int(unit_pages)
+        if k < 1:
+            raise ValueError(f"unit_pages must be at least 1, got {k}")
+        if k not in cache:
+            if k == 1:
+                rank, segs = self.dense, self.unique_pages
+            else:
+                rank, segs = dense_remap(self.page // k)
+                rank = rank * k + self.page % k
+            ufile = None
+            if self.file is not None:
+                ufile = np.full(len(segs) * k, -1, np.int32)
+                np.maximum.at(ufile, rank, self.file)
+            cache[k] = (Units(k, segs, ufile), rank)
+        return cache[k]
+
+    def stream(self, unit_pages: int = 1, events: bool = False, chunk: int | None = None):
+        """The kernel input in chunks of about ``chunk`` entries: ``(RefStream, ref_index)`` pairs, where
+        ``ref_index[j]`` is the page reference (index into this PageRefs) of entry ``j`` or -1 for an event.
+
+        Without ``events`` the stream holds the page references only and its chunks are views of cached
+        arrays. With ``events``, the trace's syncs, flushes and deletes sit between the references as they
+        came, a DELETE's page range translated to units."""
+        units, unit = self.units(unit_pages)
+        n = len(self)
+        chunk = max(n, 1) if chunk is None else max(1, int(chunk))
+        ev = self.events if events else None
+        ones = np.ones(min(chunk, max(n, 1)), np.int64)
+        no_file = np.full(len(ones), -1, np.int32)
+        lo_ev = 0
+        for start in range(0, max(n, 1), chunk):
+            stop = min(start + chunk, n)
+            m = stop - start
+            idx = np.arange(start, stop, dtype=np.int64)
+            part = RefStream(unit[start:stop], self.is_write[start:stop].view(np.int8), self.time_s[start:stop],
+                             self.file[start:stop] if self.file is not None else no_file[:m], ones[:m])
+            if ev is not None:
+                # an event before reference `at` goes with the chunk holding `at`; trailing ones with the last
+                hi_ev = len(ev) if stop == n else int(np.searchsorted(ev.at, stop, side="left"))
+                if hi_ev > lo_ev:
+                    e = slice(lo_ev, hi_ev)
+                    is_del = (ev.kind[e] == Event.DELETE) & (ev.n_pages[e] > 0)
+                    first = units.of_pages(ev.first_page[e])
+                    end = units.of_pages(ev.first_page[e] + np.maximum(ev.n_pages[e], 1) - 1, side="right")
+                    extra = (np.where(is_del, first, -1), ev.kind[e], ev.time_s[e], ev.file[e],
+                             np.where(is_del, end - first, 0))
+                    pos = ev.at[e] - start
+                    part = RefStream(*(np.insert(a, pos, b).astype(a.dtype) for a, b in zip(part, extra, strict=True)))
+                    idx = np.insert(idx, pos, -1)
+                lo_ev = hi_ev
+            yield part, idx
 
 
 def dense_remap(page: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,244 @@
+"""The contract between the simulation driver and every cache policy kernel.
+
+A policy is a class registered with :func:`~flashrepro.cache.registry.register` that provides
+
+* a frozen parameter dataclass (tiers such as ``dram_pages`` declared with :func:`tier`),
+* :class:`Caps`, what it does beyond a plain demand-paged cache (prefetch, flush on time or sync, tiers),
+* ``counters``: its :class:`Counter` set, :data:`BASE` plus its own, each tagged with a cause,
+* ``unit_pages(params, page_bytes)``: the granularity of its unit space (pages, or blocks of segments),
+* ``new_state(units, tiers, params)``: its state, a tuple of arrays kept between chunks,
+* ``step(refs, state, counters, log, nlog, outcome, base, do_log, params)``: advance over one
+  :class:`~flashrepro.traces.trace.RefStream` chunk; returns ``(log, nlog)``,
+* ``finish(state, counters, log, nlog, do_log, flush_at_end, last_ref, params)``: end of trace.
+
+The Python methods only unpack parameters and call ``@njit`` kernels, which take arrays and scalars.
+
+Counters live in one int64 array; a kernel keeps its tallies in local scalars inside the loop (they stay
+in registers) and adds them to the array once per chunk. Indices come from module constants (Numba
+treats them as compile-time constants): the :data:`BASE` slots below, then the policy's own from
+``N_BASE`` on.
+
+The device I/O log is an int64 array of rows ``(ref, op, cause, first_unit, n_units, tier)``; :func:`emit`
+appends a row and doubles the array when it is full (it is returned, so the caller keeps the new one), so
+no bound is ever assumed and nothing is written past the end.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from numba import njit
+
+# --- the device I/O log ---------------------------------------------------------------------------------
+IO_READ, IO_WRITE = 0, 1
+# Why a device I/O (or a move between tiers) happened. Codes 0-2 are those of the first contract.
+DEMAND, EVICTION, END_FLUSH, PREFETCH, PERIODIC_FLUSH, SYNC_FLUSH, MIGRATION = range(7)
+CAUSES = ("demand", "eviction", "end_flush", "prefetch", "periodic_flush", "sync_flush", "migration")
+WRITE_BACK_CAUSES = ("eviction", "end_flush", "periodic_flush", "sync_flush")  # dirty data reaching the device
+LOG_COLS = 6  # ref, op, cause, first unit, units, tier
+
+
+def new_log(rows: int, do_log: bool) -> np.ndarray:
+    return np.zeros((max(int(rows), 16) if do_log else 0, LOG_COLS), dtype=np.int64)
+
+
+@njit(cache=True)
+def _grow(log):
+    bigger = np.zeros((2 * log.shape[0], log.shape[1]), np.int64)
+    bigger[:log.shape[0]] = log
+    return bigger
+
+
+@njit(cache=True, inline="always")
+def emit(log, nlog, ref, op, cause, first, count, tier):
+    """Append one row to the log (growing it when full); returns ``(log, nlog + 1)``. Call it only when
+    logging (``do_log``)."""
+    if nlog == log.shape[0]:
+        log = _grow(log)
+    log[nlog, 0] = ref
+    log[nlog, 1] = op
+    log[nlog, 2] = cause
+    log[nlog, 3] = first
+    log[nlog, 4] = count
+    log[nlog, 5] = tier
+    return log, nlog + 1
+
+
+# --- counters --------------------------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Counter:
+    """One counter: its name in results, the cause it counts (a name in :data:`CAUSES`, or None for
+    counters that are not device traffic), and what it means."""
+
+    name: str
+    cause: str | None
+    help: str
+
+
+# Slots every kernel fills. Derived counts (misses, read hits, ...) are computed from them in Python.
+REFS, HITS, WRITE_REFS, WRITE_HITS, DEV_READS, DEV_READ_REQS = range(6)
+DEV_WRITES_EVICT, DEV_WRITES_END, DEV_WRITE_REQS, DIRTYINGS, DIRTY_AT_END, EVICTIONS, RESIDENT_AT_END = range(6, 13)
+N_BASE = 13
+BASE = (
+    Counter("references", None, "page references (reads and writes)"),
+    Counter("hits", None, "references found in the cache"),
+    Counter("write_references", None, "page writes"),
+    Counter("write_hits", None, "page writes found in the cache"),
+    Counter("device_reads", "demand", "pages read from the device (demand and prefetch)"),
+    Counter("device_read_requests", "demand", "read requests sent to the device"),
+    Counter("device_writes_eviction", "eviction", "dirty pages written back because they (or a victim) left"),
+    Counter("device_writes_end_flush", "end_flush", "dirty pages written back after the last reference"),
+    Counter("device_write_requests", None, "write requests sent to the device (all causes)"),
+    Counter("dirtyings", None, "times a clean or new page became dirty"),
+    Counter("dirty_at_end", None, "pages still dirty after the last reference (not flushed)"),
+    Counter("evictions", None, "pages that left the cache to make room"),
+    Counter("resident_at_end", None, "pages held after the last reference (prefetched ones included)"),
+)
+assert len(BASE) == N_BASE
+FLUSH_COUNTERS = (  # for policies that write back on a timer or on sync (Caps.events)
+    Counter("device_writes_periodic_flush", "periodic_flush", "dirty pages written back by the periodic flush"),
+    Counter("device_writes_sync_flush", "sync_flush", "dirty pages written back by an fsync or a flush event"),
+    Counter("periodic_flushes", None, "periodic flush points reached"),
+    Counter("syncs", None, "sync and flush events seen"),
+)
+
+
+def derived(counters: dict) -> dict:
+    """The counts that follow from the stored ones: misses, read hits, device writes of every cause, ..."""
+    c = counters
+    out = {
+        "read_hits": c["hits"] - c["write_hits"],
+        "misses": c["references"] - c["hits"],
+        "write_misses": c["write_references"] - c["write_hits"],
+        "read_misses": c["references"] - c["write_references"] - (c["hits"] - c["write_hits"]),
+        "device_writes": sum(c.get(f"device_writes_{cause}", 0) for cause in WRITE_BACK_CAUSES),
+    }
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Caps:
+    """What a policy does beyond a demand-paged, single-tier cache; property tests skip the rules that
+    do not apply to it.
+
+    ``prefetches``: reads pages nobody asked for (device reads may exceed read misses, occupancy includes
+    prefetched pages). ``events``: sees time and the trace's sync/delete events (may write back or drop
+    pages without an eviction). ``tiers``: holds pages in more than one memory (migrations).
+    ``evicts_without_miss``: pages may leave at a flush or a delete, so evictions need not equal
+    misses - capacity."""
+
+    prefetches: bool = False
+    events: bool = False
+    tiers: bool = False
+    evicts_without_miss: bool = False
+
+
+# --- tiers -----------------------------------------------------------------------------------------------
+def tier(share: float, help: str = "") -> dataclasses.Field:
+    """A parameter-dataclass field that is the size of one memory tier, in pages.
+
+    Left at None it takes ``share`` of ``simulate(..., capacity_pages=N)``; set explicitly, all tiers of
+    the policy must be set and ``capacity_pages`` must be None or their sum."""
+    return dataclasses.field(default=None, metadata={"tier": True, "share": share, "help": help})
+
+
+def tier_fields(params_cls) -> list[dataclasses.Field]:
+    return [f for f in dataclasses.fields(params_cls) if f.metadata.get("tier")]
+
+
+def resolve_tiers(params, capacity_pages: int | None) -> dict[str, int]:
+    """Tier name -> pages. A policy without tier fields has one tier, ``capacity_pages``."""
+    fields = tier_fields(type(params))
+    if not fields:
+        if capacity_pages is None:
+            raise ValueError("capacity_pages is required")
+        return {"capacity_pages": _pages(capacity_pages, "capacity_pages")}
+    given = {f.name: getattr(params, f.name) for f in fields}
+    names = ", ".join(given)
+    if all(v is None for v in given.values()):
+        if capacity_pages is None:
+            raise ValueError(f"give capacity_pages or every tier ({names})")
+        total = _pages(capacity_pages, "capacity_pages")
+        out, left = {}, total
+        for f in fields[:-1]:
+            out[f.name] = int(round(f.metadata["share"] * total))
+            left -= out[f.name]
+        out[fields[-1].name] = left
+        return out
+    if any(v is None for v in given.values()):
+        raise ValueError(f"set every tier ({names}) or none of them")
+    out = {k: _pages(v, k, minimum=0) for k, v in given.items()}
+    if capacity_pages is not None and _pages(capacity_pages, "capacity_pages") != sum(out.values()):
+        raise ValueError(f"capacity_pages={capacity_pages} is not the sum of the tiers {out}")
+    if sum(out.values()) < 1:
+        raise ValueError(f"the tiers {out} hold no page")
+    return out
+
+
+def _pages(value, name: str, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be a whole number of pages, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}")
+    return int(value)
+
+
+def tier_counters(tiers: tuple[str, ...]) -> tuple[Counter, ...]:
+    """The per-tier counters of a tiered policy: hits, writes absorbed, pages held at the end, and page
+    moves between each ordered pair of tiers (``migrations_<from>_<to>``)."""
+    out = []
+    for t in tiers:
+        out += [Counter(f"hits_{t}", None, f"references found in {t}"),
+                Counter(f"writes_{t}", None, f"page writes that landed in {t}"),
+                Counter(f"resident_{t}", None, f"pages held in {t} after the last reference")]
+    for a in tiers:
+        for b in tiers:
+            if a != b:
+                out.append(Counter(f"migrations_{a}_{b}", "migration", f"pages moved from {a} to {b}"))
+    return tuple(out)
+
+
+# --- the per-reference prologue --------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def tally(i, hit, w, outcome, do_log, hits, write_hits, write_refs):
+    """Count one page reference, branch-free: returns the new ``(hits, write_hits, write_refs)``. With
+    reads and writes interleaved at random an ``if w`` per reference would be mispredicted often.
+    When logging, ``outcome[i]`` records hit (1) or miss (0)."""
+    if do_log:
+        outcome[i] = hit
+    return hits + hit, write_hits + (hit & w), write_refs + w
+
+
+@njit(cache=True)
+def add_base(counters, n, hits, write_hits, write_refs, dev_reads, dev_read_reqs, dev_write_evict, dev_write_reqs,
+             dirtyings, evictions):
+    """Add one chunk's tallies to the base counters."""
+    counters[REFS] += n
+    counters[HITS] += hits
+    counters[WRITE_HITS] += write_hits
+    counters[WRITE_REFS] += write_refs
+    counters[DEV_READS] += dev_reads
+    counters[DEV_READ_REQS] += dev_read_reqs
+    counters[DEV_WRITES_EVICT] += dev_write_evict
+    counters[DEV_WRITE_REQS] += dev_write_reqs
+    counters[DIRTYINGS] += dirtyings
+    counters[EVICTIONS] += evictions
+
+
+@njit(cache=True)
+def end_of_trace(order, order_dirty, flush_at_end, counters, log, nlog, do_log, last_ref, tier):
+    """The pages still dirty after the last reference (``order``: resident units in the order a flush
+    writes them, ``order_dirty`` their dirty flags) are written back (``flush_at_end``) or counted as
+    ``dirty_at_end``; ``resident_at_end`` is set. Returns ``(log, nlog)``."""
+    for k in range(order.shape[0]):
+        if order_dirty[k]:
+            if flush_at_end:
+                counters[DEV_WRITES_END] += 1
+                counters[DEV_WRITE_REQS] += 1
+                if do_log:
+                    log, nlog = emit(log, nlog, last_ref, IO_WRITE, END_FLUSH, order[k], 1, tier)
+            else:
+                counters[DIRTY_AT_END] += 1
+    counters[RESIDENT_AT_END] += order.shape[0]
+    return log, nlog

@@ -1,0 +1,239 @@
+"""Running a policy: :class:`Simulator` (chunk by chunk, state kept between chunks) and :func:`simulate`.
+
+The results are counters by name (each tagged with a cause, see :mod:`flashrepro.cache.contract`), the
+device I/O log (:class:`IOLog`, the after-cache trace) and the outcome of every page reference.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import polars as pl
+
+from ..traces.trace import Op, PageRefs, Trace, Units
+from . import contract as C
+from .registry import get_policy, make_params
+
+DEFAULT_CHUNK = 1 << 22  # references per kernel call
+
+
+class Simulator:
+    """One policy over one unit space, fed :class:`~flashrepro.traces.trace.RefStream` chunks in order.
+
+    Feeding a stream whole or in any chunking gives identical results (``tests/test_contract.py``)."""
+
+    def __init__(self, policy: str, units: Units, tiers: dict[str, int], params, *, flush_at_end: bool = False,
+                 log_io: bool = False):
+        self.policy = get_policy(policy)
+        self.params = params
+        self.units = units
+        self.tiers = tiers
+        self.flush_at_end = bool(flush_at_end)
+        self.do_log = bool(log_io)
+        k = self.policy.kernel
+        self.state = k.new_state(units, tiers, params)
+        self.counters = np.zeros(len(k.counters), np.int64)
+        self.log = C.new_log(1024, self.do_log)
+        self.nlog = 0
+        self.position = 0  # stream entries consumed
+        self._outcomes: list[np.ndarray] = []
+        self.finished = False
+
+    def feed(self, part) -> None:
+        """Advance over one chunk (a RefStream)."""
+        if self.finished:
+            raise RuntimeError("this simulation has finished")
+        n = len(part.unit)
+        outcome = np.zeros(n if self.do_log else 0, np.int8)
+        self.log, self.nlog = self.policy.kernel.step(part, self.state, self.counters, self.log, self.nlog, outcome,
+                                                      self.position, self.do_log, self.params)
+        if self.do_log:
+            self._outcomes.append(outcome)
+        self.position += n
+
+    def finish(self) -> None:
+        """End of trace: flush or count what is still dirty."""
+        if not self.finished:
+            self.log, self.nlog = self.policy.kernel.finish(self.state, self.counters, self.log, self.nlog,
+                                                            self.do_log, self.flush_at_end, self.position - 1,
+                                                            self.params)
+            self.finished = True
+
+    def counter_dict(self) -> dict[str, int]:
+        stored = dict(zip(self.policy.counter_names, self.counters.tolist(), strict=True))
+        return {**stored, **C.derived(stored)}
+
+    def log_rows(self) -> np.ndarray:
+        return self.log[:self.nlog]
+
+    def outcomes(self) -> np.ndarray:
+        return np.concatenate(self._outcomes) if self._outcomes else np.zeros(0, np.int8)
+
+
+@dataclasses.dataclass(frozen=True)
+class IOLog:
+    """The after-cache trace: one row per device I/O (and per move between tiers), in issue order.
+
+    ``ref`` is the page reference that triggered it (-1 when an event or the end of the trace did),
+    ``req`` the request of the input trace, ``op`` 0 = read / 1 = write, ``cause`` an index into
+    :data:`~flashrepro.cache.contract.CAUSES`, ``first_page`` the first original page number,
+    ``n_pages`` the length, ``tier`` the memory tier the page left or entered (0 for one-tier caches).
+    """
+
+    ref: np.ndarray
+    req: np.ndarray
+    op: np.ndarray
+    cause: np.ndarray
+    first_page: np.ndarray
+    n_pages: np.ndarray
+    tier: np.ndarray
+    page_bytes: int
+
+    def __len__(self) -> int:
+        return len(self.op)
+
+    @property
+    def device(self) -> np.ndarray:
+        """Rows that are device I/O (not moves between tiers)."""
+        return self.cause != C.MIGRATION
+
+    def to_trace(self, time_s: np.ndarray | None = None, name: str = "after-cache") -> Trace:
+        """The device I/O as a :class:`Trace` (time from the input requests when given)."""
+        d = self.device
+        t = time_s[self.req[d]] if time_s is not None else np.zeros(int(d.sum()))
+        op = np.where(self.op[d] == C.IO_WRITE, Op.WRITE, Op.READ).astype(np.int8)
+        return Trace(t, op, self.first_page[d] * self.page_bytes, self.n_pages[d] * self.page_bytes,
+                     name=name, source="simulate")
+
+    def to_write_stream(self, logical_pages: int | None = None, fold: str = "dense", name: str = "write-back"):
+        """The pages the cache wrote to the device, one per page in write order, as the host-write stream an
+        :class:`~flashrepro.ftl.FTL` takes (:class:`~flashrepro.ftl.ArrayStream`).
+
+        ``fold="dense"``: the distinct pages written are renumbered 0..n-1 in address order (an error if
+        n > ``logical_pages``); ``fold="modulo"``: page % ``logical_pages`` (folds a large address space into
+        a small device; distinct pages may collide)."""
+        from ..ftl import ArrayStream
+
+        w = self.device & (self.op == C.IO_WRITE)
+        first, count = self.first_page[w], self.n_pages[w]
+        within = np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count)  # 0, 1, .. inside each row
+        pages = np.repeat(first, count) + within
+        if fold == "dense":
+            uniq, lpn = np.unique(pages, return_inverse=True)
+            size = len(uniq) if logical_pages is None else int(logical_pages)
+            if len(uniq) > size:
+                raise ValueError(f"{len(uniq)} distinct pages written do not fit {size} logical pages; "
+                                 "use fold='modulo' or a larger device")
+        elif fold == "modulo":
+            if logical_pages is None:
+                raise ValueError("fold='modulo' needs logical_pages")
+            size = int(logical_pages)
+            lpn = pages % size
+        else:
+            raise ValueError(f"fold must be 'dense' or 'modulo', got {fold!r}")
+        return ArrayStream(name, np.ascontiguousarray(lpn, dtype=np.int32), max(size, 1))
+
+
+@dataclasses.dataclass(frozen=True)
+class SimResult:
+    policy: str
+    params: object
+    capacity_pages: int
+    trace: str
+    counters: dict
+    io_log: IOLog | None = None
+    outcome: np.ndarray | None = None  # per page reference, with log_io=True: 0 miss, 1 hit, 2 prefetch hit
+    tiers: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def hit(self) -> np.ndarray | None:
+        """Per page reference (with ``log_io=True``): found in the cache (a prefetched page counts)."""
+        return None if self.outcome is None else self.outcome > 0
+
+    def to_dict(self) -> dict:
+        """Counters plus the derived ratios, JSON-ready (what ``flashrepro simulate`` prints)."""
+        c = self.counters
+        refs = max(c["references"], 1)
+        return {"policy": self.policy, "params": dataclasses.asdict(self.params),
+                "capacity_pages": self.capacity_pages, "tiers": dict(self.tiers), "trace": self.trace, **c,
+                "hit_ratio": c["hits"] / refs, "miss_ratio": c["misses"] / refs}
+
+    def tier_table(self) -> pl.DataFrame:
+        """Pages, occupancy at the end, hits and page writes per tier."""
+        c = self.counters
+        if len(self.tiers) == 1:
+            (name, pages), = self.tiers.items()
+            return pl.DataFrame([{"tier": name, "pages": pages, "resident": c["resident_at_end"],
+                                  "hits": c["hits"], "writes": c["write_references"]}])
+        rows = []
+        for name, pages in self.tiers.items():
+            t = name.removesuffix("_pages")
+            rows.append({"tier": name, "pages": pages, "resident": c[f"resident_{t}"], "hits": c[f"hits_{t}"],
+                         "writes": c[f"writes_{t}"]})
+        return pl.DataFrame(rows)
+
+
+def simulate(trace: Trace | PageRefs, policy: str, capacity_pages: int | None = None, *, page_bytes: int = 4096,
+             flush_at_end: bool = False, log_io: bool = False, chunk_refs: int | None = None, **params) -> SimResult:
+    """Run one buffer-cache policy over a trace.
+
+    Parameters
+    ----------
+    trace : Trace or PageRefs
+        Requests are expanded into ``page_bytes`` pages (cached on the trace).
+    policy : str
+        A name from :func:`~flashrepro.cache.policy_names`.
+    capacity_pages : int
+        Cache size in pages (>= 1). A tiered policy splits it by its tiers' shares unless every tier is
+        given as a parameter (then ``capacity_pages`` may be left out).
+    flush_at_end : bool
+        Write back the pages still dirty after the last reference (``device_writes_end_flush``).
+        Otherwise they are counted as ``dirty_at_end``.
+    log_io : bool
+        Keep the device I/O log (:class:`IOLog`), the after-cache trace that device models time, and
+        the per-reference outcome (``SimResult.outcome``, ``SimResult.hit``).
+    chunk_refs : int, optional
+        References per kernel call (results do not depend on it).
+    **params
+        The policy's parameters (see its dataclass); unknown names and wrong types are errors.
+
+    Notes
+    -----
+    A read miss costs one device page read; a write miss allocates the page without reading it (writes
+    are whole pages at this granularity). A write makes the page dirty; a dirty page costs a device
+    write when it is evicted or flushed.
+    """
+    pol = get_policy(policy)
+    p = make_params(policy, **params)
+    tiers = C.resolve_tiers(p, capacity_pages)
+    refs = trace.to_pages(page_bytes) if isinstance(trace, Trace) else trace
+    if len(refs) == 0:
+        raise ValueError(f"trace {refs.name!r} has no read or write page references")
+    units, _ = refs.units(pol.kernel.unit_pages(p, refs.page_bytes))
+    sim = Simulator(policy, units, tiers, p, flush_at_end=flush_at_end, log_io=log_io)
+    events = pol.caps.events and refs.events is not None
+    index = []
+    for part, idx in refs.stream(units.unit_pages, events=events, chunk=chunk_refs or DEFAULT_CHUNK):
+        sim.feed(part)
+        if log_io and events:
+            index.append(idx)
+    sim.finish()
+    io_log = outcome = None
+    if log_io:
+        rows = sim.log_rows()
+        pos = rows[:, 0]
+        outcome = sim.outcomes()
+        if events:
+            idx = np.concatenate(index)
+            ref = np.where(pos >= 0, idx[np.maximum(pos, 0)], -1)
+            ev_req = refs.events.req
+            ev_num = np.cumsum(idx < 0) - 1  # which event a stream position is, where it is one
+            req = np.where(ref >= 0, refs.req[np.maximum(ref, 0)], ev_req[np.maximum(ev_num[np.maximum(pos, 0)], 0)])
+            outcome = outcome[idx >= 0]
+        else:
+            ref, req = pos, refs.req[pos]
+        io_log = IOLog(ref=ref.copy(), req=req, op=rows[:, 1].astype(np.int8), cause=rows[:, 2].astype(np.int8),
+                       first_page=units.pages(rows[:, 3]), n_pages=rows[:, 4].copy(), tier=rows[:, 5].astype(np.int8),
+                       page_bytes=refs.page_bytes)
+    return SimResult(policy, p, sum(tiers.values()), refs.name, sim.counter_dict(), io_log, outcome, tiers)

@@ -6,32 +6,48 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 LIB := $(shell find lib -name '*.py' -not -path '*/__pycache__/*')
+DATA := $(wildcard data/paper/*)
 NOTEBOOKS := $(wildcard notebooks/*.ipynb)
 PAPER := $(patsubst notebooks/%.ipynb,build/paper/%.ipynb,$(NOTEBOOKS))
 QUICK := $(patsubst notebooks/%.ipynb,build/quick/%.ipynb,$(NOTEBOOKS))
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: all quick test lint bench lab clean nbval-refresh install paper0 paper1 paper4 fit4
+.PHONY: all quick test lint bench lab clean nbval-refresh install lock paper0 paper1 paper4 fit4
 
-all: $(PAPER)  ## every notebook at paper scale: results/*.csv and figures/*.png|pdf
+all: results/claims.csv  ## every notebook at paper scale: results/*.csv, figures/*.png|pdf, results/claims.csv
 	@echo "done: tables in results/, figures in figures/, executed notebooks in build/paper/"
 
+# Every paper's claims in one table, and a count per paper.
+results/claims.csv: $(PAPER)
+	@$(PY) -m flashrepro.claims
+
 install: $(STAMP)
-$(STAMP): pyproject.toml
+# Exact versions from requirements.lock (pyproject.toml holds the ranges; `make lock` re-pins them).
+$(STAMP): pyproject.toml requirements.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -r requirements.lock
+	$(PY) -m pip install --quiet --no-deps -e .
 	@touch $@
 
-# A notebook re-runs when it or any library source changes.
-build/paper/%.ipynb: notebooks/%.ipynb $(LIB) $(STAMP)
+lock:  ## re-pin every dependency at the newest versions pyproject.toml allows -> requirements.lock
+	rm -rf build/lockenv && $(PYTHON) -m venv build/lockenv
+	build/lockenv/bin/pip install --quiet --upgrade pip
+	build/lockenv/bin/pip install --quiet '.[dev]'
+	build/lockenv/bin/pip freeze --exclude-editable | grep -v '^flashrepro' > requirements.lock.tmp
+	mv requirements.lock.tmp requirements.lock && rm -rf build/lockenv
+	@echo "wrote requirements.lock; run make install"
+
+# A notebook re-runs when it, any library source or any of the papers' numbers changes.
+build/paper/%.ipynb: notebooks/%.ipynb $(LIB) $(DATA) $(STAMP)
 	@$(PY) -m flashrepro.notebooks run $< $@ -p scale paper
 
-build/quick/%.ipynb: notebooks/%.ipynb $(LIB) $(STAMP)
+build/quick/%.ipynb: notebooks/%.ipynb $(LIB) $(DATA) $(STAMP)
 	@$(PY) -m flashrepro.notebooks run $< $@ -p scale quick
 
 quick: $(QUICK)  ## every notebook at a small scale
+	@$(PY) -m flashrepro.claims --results results/quick
 
 paper0: build/paper/00_workloads.ipynb  ## one notebook at paper scale
 paper1: build/paper/01_bs_clock.ipynb
@@ -40,7 +56,8 @@ paper4: build/paper/04_2rpp.ipynb
 fit4: $(STAMP)  ## refit paper 4's OLTP models to Figs. 1-2 -> data/paper/2rpp_models.json (a few minutes)
 	$(PY) -m flashrepro.papers.twor
 
-test: $(STAMP)  ## unit, property, reference, golden, peer and notebook (nbval) tests
+test: $(STAMP)  ## lint, then unit, property, reference, golden, peer and notebook (nbval) tests
+	$(PY) -m ruff check lib tests benchmarks
 	@rm -rf build/nbval
 	@$(PY) -m flashrepro.notebooks nbval-prepare build/nbval
 	$(PY) -m pytest tests build/nbval --nbval-lax

@@ -42,7 +42,7 @@ def bench_ftl(n_writes):
     import itertools
 
     from flashrepro.ftl import FTL, GEOMETRIES, POLICIES
-    from flashrepro.papers import twor
+    from flashrepro.papers.twor import workloads as twor
 
     rows = []
     streams = {"fio-zipf0.9-8GB": (GEOMETRIES["8GB"], twor.fio_stream(0.9)),

@@ -25,3 +25,21 @@ def test_environment_yml_mirrors_pyproject():
     for name, spec in wanted.items():
         assert listed[name] == spec, f"{name}: pyproject says {spec}, environment.yml says {listed[name]}"
     assert "-e .[dev]" in text
+
+
+def test_lock_pins_every_dependency_within_its_range():
+    """requirements.lock (``make lock``) pins an exact version of each dependency, inside pyproject's range."""
+    from packaging.requirements import Requirement
+
+    proj = tomllib.loads((paths.root / "pyproject.toml").read_text())["project"]
+    pins = {}
+    for line in (paths.root / "requirements.lock").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, sep, version = line.partition("==")
+            assert sep, f"requirements.lock: {line!r} is not an exact pin"
+            pins[_name(name)] = version.strip()
+    for req in proj["dependencies"] + proj["optional-dependencies"]["dev"]:
+        r = Requirement(req)
+        name = _name(r.name)
+        assert name in pins, f"{name} is not pinned in requirements.lock (run make lock)"
+        assert r.specifier.contains(pins[name], prereleases=True), f"{name}=={pins[name]} is outside {r.specifier}"

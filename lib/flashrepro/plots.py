@@ -1,14 +1,14 @@
-"""Figure helpers: a fixed style and deterministic, atomic PNG + PDF output under figures/."""
+"""Figure helpers: a fixed style and deterministic, atomic PNG + PDF output under figures/.
+
+The backend is not forced here, so figures show inline in JupyterLab; batch runs (``make``, tests) set
+``MPLBACKEND=Agg``."""
 
 from __future__ import annotations
 
-import matplotlib
+import matplotlib.pyplot as plt
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from . import paths  # noqa: E402
-from ._io import atomic_path  # noqa: E402
+from . import paths, report
+from ._io import atomic_path
 
 STYLE = {"figure.dpi": 100, "savefig.dpi": 150, "font.size": 9, "axes.grid": True, "grid.alpha": 0.3,
          "axes.spines.top": False, "axes.spines.right": False, "svg.hashsalt": "flashrepro"}
@@ -24,5 +24,6 @@ def savefig(fig, name: str, formats=("png", "pdf")) -> list[str]:
         meta = {"Software": None} if fmt == "png" else {"Creator": None, "Producer": None, "CreationDate": None}
         with atomic_path(target) as tmp:
             fig.savefig(tmp, format=fmt, metadata=meta, bbox_inches="tight")
+        report.WRITTEN.add(target.name)
         out.append(str(target))
     return out

@@ -1,4 +1,4 @@
-"""Tables for results/ and for notebook output: atomic CSV writes, the claims-table schema, stable printing."""
+"""Tables for results/ and for notebook output: atomic CSV writes, the claims file, stable printing."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ import polars as pl
 from . import paths
 from ._io import atomic_path
 
-CLAIM_COLUMNS = ["claim", "workload", "paper_value", "our_value", "tolerance", "verdict"]
-VERDICTS = {"holds", "partly", "does not hold", "not comparable"}
+WRITTEN: set[str] = set()  # file names written by this process (tables, figures, claims): see papers/layout.py
 
 
 def write_table(df: pl.DataFrame, name: str) -> str:
@@ -16,17 +15,17 @@ def write_table(df: pl.DataFrame, name: str) -> str:
     target = paths.results / f"{name}.csv"
     with atomic_path(target) as tmp:
         df.write_csv(tmp)
+    WRITTEN.add(target.name)
     return str(target)
 
 
-def write_claims(df: pl.DataFrame, notebook: str) -> str:
-    """Write ``results/<notebook>_claims.csv`` after checking its columns and verdicts."""
-    if df.columns != CLAIM_COLUMNS:
-        raise ValueError(f"a claims table has columns {CLAIM_COLUMNS}, got {df.columns}")
-    bad = set(df["verdict"].to_list()) - VERDICTS
-    if bad:
-        raise ValueError(f"unknown verdicts {sorted(bad)}; use one of {sorted(VERDICTS)}")
-    return write_table(df, f"{notebook}_claims")
+def write_claims(claims, notebook: str) -> str:
+    """Write ``results/<notebook>_claims.csv`` through the claims ledger (:mod:`flashrepro.claims`)."""
+    from . import claims as ledger
+
+    ledger.write(claims, notebook)
+    WRITTEN.add(f"{notebook}_claims.csv")
+    return str(paths.results / f"{notebook}_claims.csv")
 
 
 def show(df: pl.DataFrame, decimals: int = 4) -> None:

@@ -31,11 +31,25 @@ class RealSource:
 
 @dataclasses.dataclass(frozen=True)
 class Workload:
+    """A named workload. ``model`` is ``(*model_args, n_requests, seed) -> Trace``, or ``"module:function"``
+    naming one, imported only when the trace is asked for (paper models live in their paper's package,
+    and listing the catalog must not import them)."""
+
     name: str
     description: str
     real: RealSource | None = None
-    model: Callable[[int, int], Trace] | None = None  # (n_requests, seed) -> Trace
+    model: Callable[..., Trace] | str | None = None
     papers: tuple[int, ...] = ()
+    model_args: tuple = ()
+
+    def make(self, n_requests: int, seed: int) -> Trace:
+        fn = self.model
+        if isinstance(fn, str):
+            import importlib
+
+            module, _, attr = fn.partition(":")
+            fn = getattr(importlib.import_module(module), attr)
+        return fn(*self.model_args, n_requests, seed)
 
 
 CATALOG: dict[str, Workload] = {}
@@ -90,8 +104,7 @@ def get(name: str, scale: str = "paper", seed: int = 0, prefer: str = "real") ->
     if origin(name, prefer) == "real":
         tr = load_trace(real_path(name), w.real.format, name=name, **dict(w.real.opts))
         return tr.head(SCALES[scale]) if SCALES[scale] else tr
-    tr = w.model(_SYNTH_REQUESTS[scale], seed)
-    return Trace(tr.time_s, tr.op, tr.offset_bytes, tr.size_bytes, name=name, source=tr.source, meta=tr.meta)
+    return w.make(_SYNTH_REQUESTS[scale], seed).renamed(name)
 
 
 # --- synthetic workloads -------------------------------------------------------------------------------
@@ -104,6 +117,12 @@ add(Workload("synthetic/sequential", "runs of 64 x 32 KiB requests from random s
 add(Workload("synthetic/mixture", "hot Zipf set (10k pages, 60%), 4 sequential streams (20%), cold (20%)",
              model=lambda n, seed: synthetic.mixture(synthetic.Mixture(n_pages=500_000, hot_pages=10_000), n,
                                                      seed=seed)))
+
+# --- paper models (defined in each paper's package, imported on first use) ------------------------------
+for _w, _desc in (("web-browsing", "web browsing"), ("video-streaming", "video streaming"),
+                  ("mixed-apps", "mixed applications")):
+    add(Workload(f"bsclock/{_w}", f"S-Clock {_desc} (BS-CLOCK Table 2), calibrated synthetic model",
+                 model="flashrepro.papers.bs_clock.workloads:model_trace", model_args=(_w,), papers=(1,)))
 
 # --- real stand-ins (see ../shared/traces/MANIFEST.md for provenance) ------------------------------------
 _REAL = [

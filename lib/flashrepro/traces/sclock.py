@@ -11,7 +11,7 @@ counts, in which
 
 ``write_stream_share`` and ``hot_pages`` are the only fitted parameters. Their calibration targets are the
 paper's baseline statistics and nothing else: Spatial Clock's hit ratio at 4 MB (Table 5) and Spatial
-Clock's pages written (Table 4); see ``flashrepro.papers.bs_clock.calibrate``. BS-CLOCK's numbers on these
+Clock's pages written (Table 4); see ``flashrepro.papers.bs_clock.workloads.calibrate``. BS-CLOCK's numbers on these
 models are predictions. The Zipf exponent, reads never touching fresh pages, the layout (hot set first,
 the write stream after it) and the one-page-per-reference granularity are modelling choices, not fitted.
 (A first version that also streamed reads with the same share could not meet both targets for web

@@ -56,6 +56,4 @@ def load_trace(path, format: str | None = None, *, name: str | None = None, cach
             with atomic_path(target) as tmp, open(tmp, "wb") as f:
                 np.savez(f, time_s=tr.time_s, op=tr.op, offset_bytes=tr.offset_bytes,
                          size_bytes=tr.size_bytes, meta=np.array(meta))
-    if name:
-        tr = Trace(tr.time_s, tr.op, tr.offset_bytes, tr.size_bytes, name=name, source=tr.source, meta=tr.meta)
-    return tr
+    return tr.renamed(name) if name else tr

@@ -1,0 +1,235 @@
+"""One claims ledger for every paper: what the paper says, what we measured, and one rule for the verdict.
+
+A claim has a *kind*:
+
+``value``
+    A number the paper prints. Holds when ``|ours - paper| <= tolerance * |paper|`` (the tolerance is
+    relative). With ``expected="same sign"`` the claim also has a direction (an improvement, a reduction):
+    outside the tolerance but with the paper's sign it is "partly"; otherwise "does not hold".
+``direction``
+    A sign, an ordering or a trend, judged on the numbers that decide it:
+    ``"positive"`` / ``"negative"`` (``our_value`` is the signed quantity, e.g. A - B; zero does not hold),
+    ``"at most"`` / ``"at least"`` (``our_value`` against the bound ``paper_value``, the tolerance relative
+    to it), and ``"increasing"`` / ``"decreasing"`` over a whole curve, never only its end points:
+    ``our_value`` is the largest move back against the trend from the best point reached so far (a U-shaped
+    "fall" scores its whole rebound), as a fraction of the curve's largest magnitude (0 for a monotone
+    curve), and the claim holds when it is at most ``tolerance``.
+``calibration``
+    An input the model was fitted to. Shown beside its target, always "not comparable": a fit is not
+    evidence.
+``not comparable``
+    A number we cannot measure like for like; ``note`` says why.
+
+Numbers are stored as numbers with a ``unit``; ``detail`` carries what a reader needs to see the
+verdict (a curve, the two values compared). Each notebook writes its claims with :func:`write`;
+``python -m flashrepro.claims`` gathers every notebook's claims into ``results/claims.csv``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import sys
+from collections.abc import Sequence
+
+import polars as pl
+
+from . import paths
+from ._io import atomic_path
+
+KINDS = ("value", "direction", "calibration", "not comparable")
+VERDICTS = ("holds", "partly", "does not hold", "not comparable")
+DIRECTIONS = ("positive", "negative", "at most", "at least", "increasing", "decreasing")
+COLUMNS = ["paper", "claim", "workload", "kind", "expected", "paper_value", "our_value", "unit", "tolerance",
+           "verdict", "source", "detail", "note"]
+SCHEMA = {"paper": pl.Int64, "claim": pl.String, "workload": pl.String, "kind": pl.String, "expected": pl.String,
+          "paper_value": pl.Float64, "our_value": pl.Float64, "unit": pl.String, "tolerance": pl.Float64,
+          "verdict": pl.String, "source": pl.String, "detail": pl.String, "note": pl.String}
+
+
+@dataclasses.dataclass(frozen=True)
+class Claim:
+    """One row of the ledger; build it with :func:`value`, :func:`direction`, :func:`calibration` or
+    :func:`not_comparable`, which compute the verdict."""
+
+    paper: int
+    claim: str
+    workload: str
+    kind: str
+    expected: str
+    paper_value: float | None
+    our_value: float | None
+    unit: str
+    tolerance: float | None
+    verdict: str
+    source: str = ""
+    detail: str = ""
+    note: str = ""
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"claim kind must be one of {KINDS}, got {self.kind!r}")
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+        for name in ("paper_value", "our_value", "tolerance"):
+            v = getattr(self, name)
+            if v is not None and not isinstance(v, (int, float)):
+                raise TypeError(f"{name} must be a number or None, got {v!r}")
+
+
+def judge(kind: str, expected: str, paper: float | None, ours: float | None, tolerance: float | None) -> str:
+    """The one verdict rule (see the module docstring)."""
+    if kind in ("calibration", "not comparable"):
+        return "not comparable"
+    if ours is None or (isinstance(ours, float) and math.isnan(ours)):
+        return "does not hold"
+    tol = tolerance or 0.0
+    if kind == "value":
+        if paper is None:
+            raise ValueError("a value claim needs the paper's value")
+        if abs(ours - paper) <= tol * abs(paper):
+            return "holds"
+        if expected == "same sign" and paper != 0 and math.copysign(1, ours) == math.copysign(1, paper) and ours != 0:
+            return "partly"
+        return "does not hold"
+    if expected == "positive":
+        return "holds" if ours > 0 else "does not hold"
+    if expected == "negative":
+        return "holds" if ours < 0 else "does not hold"
+    if expected == "at most":
+        return "holds" if ours <= paper + tol * abs(paper) else "does not hold"
+    if expected == "at least":
+        return "holds" if ours >= paper - tol * abs(paper) else "does not hold"
+    if expected in ("increasing", "decreasing"):
+        return "holds" if ours <= tol else "does not hold"
+    raise ValueError(f"unknown expectation {expected!r} for a direction claim; use one of {DIRECTIONS}")
+
+
+def _num(x) -> float | None:
+    return None if x is None else float(x)
+
+
+def value(paper: int, claim: str, workload: str, paper_value: float, our_value: float, tolerance: float,
+          unit: str, *, same_sign: bool = False, source: str = "", detail: str = "", note: str = "") -> Claim:
+    """A printed number against ours, within ``tolerance`` (relative)."""
+    expected = "same sign" if same_sign else "within tolerance"
+    return Claim(paper, claim, workload, "value", expected, _num(paper_value), _num(our_value), unit,
+                 _num(tolerance), judge("value", expected, paper_value, our_value, tolerance), source, detail, note)
+
+
+def direction(paper: int, claim: str, workload: str, expected: str, our_value: float | Sequence[float],
+              *, paper_value: float | None = None, tolerance: float = 0.0, unit: str = "", source: str = "",
+              detail: str = "", note: str = "", x: Sequence | None = None) -> Claim:
+    """A sign, bound or trend. For ``"increasing"``/``"decreasing"`` pass the whole curve (and its ``x``
+    for the detail); the stored value is the largest move against the trend over the largest magnitude."""
+    if expected not in DIRECTIONS:
+        raise ValueError(f"expected must be one of {DIRECTIONS}, got {expected!r}")
+    if expected in ("increasing", "decreasing"):
+        ys = [float(v) for v in our_value]
+        if len(ys) < 2:
+            raise ValueError("a trend needs at least two points")
+        sign = 1 if expected == "increasing" else -1
+        scale = max(abs(v) for v in ys) or 1.0
+        best, worst = sign * ys[0], 0.0  # the largest move back from the best point reached so far
+        for v in ys[1:]:
+            best = max(best, sign * v)
+            worst = max(worst, best - sign * v)
+        xs = list(x) if x is not None else list(range(len(ys)))
+        detail = detail or " -> ".join(f"{v:.4g} ({xv})" for xv, v in zip(xs, ys, strict=True))
+        ours = worst / scale
+        unit = unit or "largest move against the trend / largest value"
+    else:
+        ours = float(our_value)
+    return Claim(paper, claim, workload, "direction", expected, _num(paper_value), ours, unit, _num(tolerance),
+                 judge("direction", expected, paper_value, ours, tolerance), source, detail, note)
+
+
+def calibration(paper: int, claim: str, workload: str, paper_value: float | None, our_value: float | None,
+                unit: str, *, source: str = "", detail: str = "", note: str = "fitted input") -> Claim:
+    """A statistic the model was fitted to (never evidence)."""
+    return Claim(paper, claim, workload, "calibration", "calibration input", _num(paper_value), _num(our_value),
+                 unit, None, "not comparable", source, detail, note)
+
+
+def not_comparable(paper: int, claim: str, workload: str, reason: str, *, paper_value: float | None = None,
+                   our_value: float | None = None, unit: str = "", source: str = "", detail: str = "") -> Claim:
+    """A number we cannot measure like for like, with the reason."""
+    return Claim(paper, claim, workload, "not comparable", "not comparable", _num(paper_value), _num(our_value),
+                 unit, None, "not comparable", source, detail, reason)
+
+
+def table(claims: Sequence[Claim]) -> pl.DataFrame:
+    """The claims as a polars table with the ledger's columns."""
+    rows = [dataclasses.asdict(c) for c in claims]
+    return pl.DataFrame(rows, schema=SCHEMA).select(COLUMNS)
+
+
+def write(claims: Sequence[Claim] | pl.DataFrame, notebook: str) -> pl.DataFrame:
+    """Write ``results/<notebook>_claims.csv`` (atomically) and return the table."""
+    df = claims if isinstance(claims, pl.DataFrame) else table(claims)
+    check(df)
+    target = paths.results / f"{notebook}_claims.csv"
+    with atomic_path(target) as tmp:
+        df.write_csv(tmp)
+    return df
+
+
+def check(df: pl.DataFrame) -> None:
+    if df.columns[:len(COLUMNS)] != COLUMNS:
+        raise ValueError(f"a claims table has columns {COLUMNS}, got {df.columns}")
+    bad = set(df["verdict"].to_list()) - set(VERDICTS)
+    if bad:
+        raise ValueError(f"unknown verdicts {sorted(bad)}; use one of {VERDICTS}")
+
+
+def show(df: pl.DataFrame, decimals: int = 4) -> None:
+    """Print a claims table for a reader: the claim, both numbers, the rule and the verdict, then the count
+    per verdict."""
+    from .report import show as show_table
+
+    show_table(df.select("claim", "workload", "kind", "expected", "paper_value", "our_value", "unit", "tolerance",
+                         "verdict", "detail"), decimals)
+    n = df["verdict"].value_counts()
+    got = dict(zip(n["verdict"].to_list(), n["count"].to_list(), strict=True))
+    print(f"{df.height} claims: " + ", ".join(f"{got.get(v, 0)} {v}" for v in VERDICTS))
+
+
+def counts(df: pl.DataFrame) -> pl.DataFrame:
+    """Claims per paper and verdict, one row per paper."""
+    wide = {v: pl.col("verdict").eq(v).sum().alias(v) for v in VERDICTS}
+    return df.group_by("paper").agg(pl.len().alias("claims"), *wide.values()).sort("paper")
+
+
+def collect(results_dir=None) -> pl.DataFrame:
+    """Every ``*_claims.csv`` in ``results_dir`` (default ``results/``) in one table, written to
+    ``claims.csv`` there."""
+    d = paths.results if results_dir is None else results_dir
+    files = sorted(p for p in d.glob("*_claims.csv"))
+    if not files:
+        raise FileNotFoundError(f"no *_claims.csv in {d}: run the notebooks first (make)")
+    df = pl.concat([pl.read_csv(f, schema=SCHEMA) for f in files])
+    check(df)
+    with atomic_path(d / "claims.csv") as tmp:
+        df.write_csv(tmp)
+    return df
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m flashrepro.claims",
+                                 description="gather every notebook's claims into results/claims.csv")
+    ap.add_argument("--results", default=None, help="folder of *_claims.csv (default: results/)")
+    a = ap.parse_args(argv)
+    from pathlib import Path
+
+    df = collect(Path(a.results) if a.results else None)
+    for r in counts(df).iter_rows(named=True):
+        parts = ", ".join(f"{r[v]} {v}" for v in VERDICTS)
+        print(f"paper {r['paper']}: {r['claims']} claims: {parts}")
+    print(f"wrote {(Path(a.results) if a.results else paths.results) / 'claims.csv'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

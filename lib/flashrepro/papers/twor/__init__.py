@@ -1,0 +1,33 @@
+"""Paper 4, 2R++ (a second chance for warm pages in 2R's cold region): the FTL's GC policies on fio's zipf
+streams and on growing-database models. notebooks/04_2rpp.ipynb calls these modules and plots:
+
+* :mod:`.workloads`: Table 1's geometries at a scale, fio streams, the OLTP models and their Fig. 1-2 statistics
+* :mod:`.experiments`: the runs (every policy fed one stream) and Tables 3-4
+* :mod:`.claims`: the claims ledger rows
+* :mod:`.figures`: the plots
+"""
+
+from ..layout import Index, Output
+from . import claims, experiments, figures, workloads
+
+NOTEBOOK = "04_2rpp"
+FIGURES = Index(NOTEBOOK, [
+    Output("Fig. 1", workloads.skew_and_frozen, "04_2rpp_fig1_skew.csv"),
+    Output("Fig. 2", workloads.skew_and_frozen, "04_2rpp_fig2_frozen.csv"),
+    Output("calibration (Figs. 1-2)", workloads.skew_and_frozen, "04_2rpp_fit.csv"),
+    Output("Figs. 1-2", figures.plot_skew_frozen, "04_2rpp_fig1_fig2.png"),
+    Output("every run", experiments.summary, "04_2rpp_summary.csv"),
+    Output("Figs. 9-11", experiments.running_waf, "04_2rpp_running_waf.csv"),
+    Output("Fig. 9A", figures.plot_running_waf, "04_2rpp_fig9a.png"),
+    Output("Fig. 9B", figures.plot_running_waf, "04_2rpp_fig9b.png"),
+    Output("Figs. 10-11", figures.plot_running_waf, "04_2rpp_fig10_fig11.png"),
+    Output("Table 3", experiments.table3, "04_2rpp_table3.csv"),
+    Output("Table 4", experiments.table4, "04_2rpp_table4.csv"),
+    Output("Figs. 4/5/12/13", experiments.region_table, "04_2rpp_regions.csv"),
+    Output("Figs. 4/5/12/13", figures.plot_regions, "04_2rpp_fig4_fig5_fig12_fig13.png"),
+    Output("open choices: stop rule", experiments.stop_rule_table, "04_2rpp_stop_rule.csv"),
+    Output("open choices: fio's generator", experiments.fio_modes_table, "04_2rpp_fio_modes.csv"),
+    Output("claims", claims.claims, "04_2rpp_claims.csv"),
+])
+
+__all__ = ["FIGURES", "NOTEBOOK", "claims", "experiments", "figures", "workloads"]

@@ -40,7 +40,8 @@ F_PERIODIC_W, F_SYNC_W, F_FLUSHES, F_SYNCS = range(C.N_BASE, C.N_BASE + 4)
 
 @njit(cache=True)
 def _write_back(link, dirty, file, S, only_file, log, nlog, do_log, ref, cause):
-    """Write back the dirty pages (of ``only_file``, or all when it is -1), oldest first."""
+    """Write back the dirty pages (of ``only_file``, or all when it is -1), oldest first. Returns
+    ``(pages, nlog)``."""
     n = 0
     x = jk.list_back(link, S)
     while x != S:
@@ -48,27 +49,32 @@ def _write_back(link, dirty, file, S, only_file, log, nlog, do_log, ref, cause):
             dirty[x] = 0
             n += 1
             if do_log:
-                log, nlog = C.emit(log, nlog, ref, C.IO_WRITE, cause, x, 1, 0)
+                nlog = C.row(log, nlog, ref, C.IO_WRITE, cause, x, 1, 0)
         x = jk.list_prev(link, x)
-    return n, log, nlog
+    return n, nlog
 
 
 @njit(cache=True)
-def _flush_step(refs, state, counters, log, nlog, outcome, base, do_log, period):
+def _flush_step(refs, start, state, counters, log, nlog, outcome, base, do_log, period):
     link, dirty, file, sc, next_flush = state
     S = dirty.shape[0]
     size, capacity = sc[0], sc[1]
-    for i in range(refs.unit.shape[0]):
+    n = refs.unit.shape[0]
+    stop = n
+    for i in range(start, n):
+        if do_log and nlog + capacity + 2 > log.shape[0]:  # a flush may write the whole cache
+            stop = i
+            break
         t = refs.time_s[i]
         while period > 0 and t >= next_flush[0]:  # every grid point passed, even those with nothing dirty
-            k, log, nlog = _write_back(link, dirty, file, S, -1, log, nlog, do_log, base + i, C.PERIODIC_FLUSH)
+            k, nlog = _write_back(link, dirty, file, S, -1, log, nlog, do_log, base + i, C.PERIODIC_FLUSH)
             counters[F_PERIODIC_W] += k
             counters[C.DEV_WRITE_REQS] += k
             counters[F_FLUSHES] += 1
             next_flush[0] += period
         e = refs.event[i]
         if e == Event.SYNC_ALL or e == Event.SYNC_FILE:
-            k, log, nlog = _write_back(link, dirty, file, S, refs.file[i] if e == Event.SYNC_FILE else -1,
+            k, nlog = _write_back(link, dirty, file, S, refs.file[i] if e == Event.SYNC_FILE else -1,
                                        log, nlog, do_log, base + i, C.SYNC_FLUSH)
             counters[F_SYNC_W] += k
             counters[C.DEV_WRITE_REQS] += k
@@ -85,11 +91,12 @@ def _flush_step(refs, state, counters, log, nlog, outcome, base, do_log, period)
         p = refs.unit[i]
         w = np.uint8(e)
         hit = jk.list_contains(link, p)
-        h, wh, wr = C.tally(i, hit, w, outcome, do_log, 0, 0, 0)
+        if do_log:
+            outcome[i] = hit
         counters[C.REFS] += 1
-        counters[C.HITS] += h
-        counters[C.WRITE_HITS] += wh
-        counters[C.WRITE_REFS] += wr
+        counters[C.HITS] += hit
+        counters[C.WRITE_HITS] += hit & w
+        counters[C.WRITE_REFS] += w
         if hit:
             jk.list_unlink(link, p)
         else:
@@ -97,7 +104,7 @@ def _flush_step(refs, state, counters, log, nlog, outcome, base, do_log, period)
                 counters[C.DEV_READS] += 1
                 counters[C.DEV_READ_REQS] += 1
                 if do_log:
-                    log, nlog = C.emit(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
+                    nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
             if size == capacity:
                 v = jk.list_back(link, S)
                 jk.list_unlink(link, v)
@@ -107,7 +114,7 @@ def _flush_step(refs, state, counters, log, nlog, outcome, base, do_log, period)
                     counters[C.DEV_WRITES_EVICT] += 1
                     counters[C.DEV_WRITE_REQS] += 1
                     if do_log:
-                        log, nlog = C.emit(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, 0)
+                        nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, 0)
             else:
                 size += 1
         jk.list_push_front(link, S, p)
@@ -115,7 +122,7 @@ def _flush_step(refs, state, counters, log, nlog, outcome, base, do_log, period)
             dirty[p] = 1
             counters[C.DIRTYINGS] += 1
     sc[0] = size
-    return log, nlog
+    return stop, nlog
 
 
 class ToyFlush(Kernel):
@@ -130,8 +137,11 @@ class ToyFlush(Kernel):
         file = units.file if units.file is not None else np.full(n, -1, np.int32)
         return FlushState(jk.list_new(n), np.zeros(n, np.uint8), file, sc, np.array([params.period_s]))
 
-    def step(self, refs, state, counters, log, nlog, outcome, base, do_log, params):
-        return _flush_step(refs, state, counters, log, nlog, outcome, base, do_log, params.period_s)
+    def log_rows_per_ref(self, tiers, params):
+        return tiers["capacity_pages"] + 2
+
+    def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
+        return _flush_step(refs, start, state, counters, log, nlog, outcome, base, do_log, params.period_s)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         order = jk.list_back_to_front(state.link, state.dirty.shape[0], state.sc[0])
@@ -177,21 +187,26 @@ def _evict_segment(state, counters, log, nlog, do_log, ref):
             counters[C.DEV_WRITES_EVICT] += 1
             counters[C.DEV_WRITE_REQS] += 1
             if do_log:
-                log, nlog = C.emit(log, nlog, ref, C.IO_WRITE, C.EVICTION, s * k + b, 1, 0)
+                nlog = C.row(log, nlog, ref, C.IO_WRITE, C.EVICTION, s * k + b, 1, 0)
     held = _popcount(present[s])
     counters[C.EVICTIONS] += held
     counters[S_WASTED] += _popcount(pf[s])
     sc[0] -= held
     present[s] = pf[s] = dirty[s] = 0
-    return log, nlog
+    return nlog
 
 
 @njit(cache=True)
-def _seg_step(refs, state, counters, log, nlog, outcome, base, do_log):
+def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
     link, present, pf, dirty, sc = state
     S = present.shape[0]
     k = sc[2]
-    for i in range(refs.unit.shape[0]):
+    n = refs.unit.shape[0]
+    stop = n
+    for i in range(start, n):
+        if do_log and nlog + 2 * k + 1 > log.shape[0]:  # a read, and write-backs of up to k evicted blocks
+            stop = i
+            break
         u = refs.unit[i]
         s, b = u // k, u % k
         bit = ONE << np.uint64(b)
@@ -215,13 +230,13 @@ def _seg_step(refs, state, counters, log, nlog, outcome, base, do_log):
             if resident:
                 jk.list_unlink(link, s)  # never evict the segment being filled
             while sc[0] + need > sc[1]:
-                log, nlog = _evict_segment(state, counters, log, nlog, do_log, base + i)
+                nlog = _evict_segment(state, counters, log, nlog, do_log, base + i)
             if not w and not resident:  # read the whole aligned segment: the demanded block and the rest
                 counters[C.DEV_READS] += k
                 counters[C.DEV_READ_REQS] += 1
                 counters[S_PREFETCHED] += k - 1
                 if do_log:
-                    log, nlog = C.emit(log, nlog, base + i, C.IO_READ, C.PREFETCH, s * k, k, 0)
+                    nlog = C.row(log, nlog, base + i, C.IO_READ, C.PREFETCH, s * k, k, 0)
                 present[s] = (ONE << np.uint64(k)) - ONE if k < 64 else ~np.uint64(0)
                 pf[s] = present[s] & ~bit
                 sc[0] += k
@@ -230,14 +245,14 @@ def _seg_step(refs, state, counters, log, nlog, outcome, base, do_log):
                     counters[C.DEV_READS] += 1
                     counters[C.DEV_READ_REQS] += 1
                     if do_log:
-                        log, nlog = C.emit(log, nlog, base + i, C.IO_READ, C.DEMAND, u, 1, 0)
+                        nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, u, 1, 0)
                 present[s] |= bit
                 sc[0] += 1
         jk.list_push_front(link, S, s)
         if w and not dirty[s] & bit:
             dirty[s] |= bit
             counters[C.DIRTYINGS] += 1
-    return log, nlog
+    return stop, nlog
 
 
 class ToySegment(Kernel):
@@ -260,8 +275,11 @@ class ToySegment(Kernel):
         return SegState(jk.list_new(n_seg), np.zeros(n_seg, np.uint64), np.zeros(n_seg, np.uint64),
                         np.zeros(n_seg, np.uint64), np.array([0, cap, k], np.int64))
 
-    def step(self, refs, state, counters, log, nlog, outcome, base, do_log, params):
-        return _seg_step(refs, state, counters, log, nlog, outcome, base, do_log)
+    def log_rows_per_ref(self, tiers, params):
+        return 2 * params.segment_pages + 1
+
+    def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
+        return _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         k = int(state.sc[2])
@@ -303,8 +321,8 @@ def _out_of_nvm(state, counters, log, nlog, do_log, ref):
         counters[C.DEV_WRITES_EVICT] += 1
         counters[C.DEV_WRITE_REQS] += 1
         if do_log:
-            log, nlog = C.emit(log, nlog, ref, C.IO_WRITE, C.EVICTION, v, 1, NVM)
-    return log, nlog
+            nlog = C.row(log, nlog, ref, C.IO_WRITE, C.EVICTION, v, 1, NVM)
+    return nlog
 
 
 @njit(cache=True)
@@ -322,33 +340,39 @@ def _make_dram_room(state, counters, log, nlog, do_log, ref):
             counters[C.DEV_WRITES_EVICT] += 1
             counters[C.DEV_WRITE_REQS] += 1
             if do_log:
-                log, nlog = C.emit(log, nlog, ref, C.IO_WRITE, C.EVICTION, v, 1, DRAM)
-        return log, nlog
+                nlog = C.row(log, nlog, ref, C.IO_WRITE, C.EVICTION, v, 1, DRAM)
+        return nlog
     if sc[1] == sc[3]:
-        log, nlog = _out_of_nvm(state, counters, log, nlog, do_log, ref)
+        nlog = _out_of_nvm(state, counters, log, nlog, do_log, ref)
     jk.list_push_front(nvm, S, v)
     sc[1] += 1
     counters[T_MIG_DN] += 1
     if do_log:
-        log, nlog = C.emit(log, nlog, ref, C.IO_WRITE, C.MIGRATION, v, 1, NVM)
-    return log, nlog
+        nlog = C.row(log, nlog, ref, C.IO_WRITE, C.MIGRATION, v, 1, NVM)
+    return nlog
 
 
 @njit(cache=True)
-def _tier_step(refs, state, counters, log, nlog, outcome, base, do_log):
+def _tier_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
     dram, nvm, dirty, sc = state
     S = dirty.shape[0]
-    for i in range(refs.unit.shape[0]):
+    n = refs.unit.shape[0]
+    stop = n
+    for i in range(start, n):
+        if do_log and nlog + 3 > log.shape[0]:  # a read or promotion, a demotion and a write-back
+            stop = i
+            break
         p = refs.unit[i]
         w = np.uint8(refs.event[i])
         in_dram = jk.list_contains(dram, p)
         in_nvm = jk.list_contains(nvm, p)
         hit = in_dram or in_nvm
-        h, wh, wr = C.tally(i, hit, w, outcome, do_log, 0, 0, 0)
+        if do_log:
+            outcome[i] = hit
         counters[C.REFS] += 1
-        counters[C.HITS] += h
-        counters[C.WRITE_HITS] += wh
-        counters[C.WRITE_REFS] += wr
+        counters[C.HITS] += hit
+        counters[C.WRITE_HITS] += hit & w
+        counters[C.WRITE_REFS] += w
         if in_dram:
             counters[T_HITS_D] += 1
             jk.list_unlink(dram, p)
@@ -359,22 +383,22 @@ def _tier_step(refs, state, counters, log, nlog, outcome, base, do_log):
             sc[1] -= 1
             counters[T_MIG_ND] += 1
             if do_log:
-                log, nlog = C.emit(log, nlog, base + i, C.IO_READ, C.MIGRATION, p, 1, DRAM)
+                nlog = C.row(log, nlog, base + i, C.IO_READ, C.MIGRATION, p, 1, DRAM)
         else:
             if not w:
                 counters[C.DEV_READS] += 1
                 counters[C.DEV_READ_REQS] += 1
                 if do_log:
-                    log, nlog = C.emit(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, DRAM)
+                    nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, DRAM)
         if sc[0] == sc[2]:
-            log, nlog = _make_dram_room(state, counters, log, nlog, do_log, base + i)
+            nlog = _make_dram_room(state, counters, log, nlog, do_log, base + i)
         jk.list_push_front(dram, S, p)
         sc[0] += 1
         counters[T_WRITES_D] += w
         if w and not dirty[p]:
             dirty[p] = 1
             counters[C.DIRTYINGS] += 1
-    return log, nlog
+    return stop, nlog
 
 
 class ToyTwoTier(Kernel):
@@ -390,8 +414,11 @@ class ToyTwoTier(Kernel):
         return TierState(jk.list_new(n), jk.list_new(n), np.zeros(n, np.uint8),
                          np.array([0, 0, tiers["dram_pages"], tiers["nvm_pages"]], np.int64))
 
-    def step(self, refs, state, counters, log, nlog, outcome, base, do_log, params):
-        return _tier_step(refs, state, counters, log, nlog, outcome, base, do_log)
+    def log_rows_per_ref(self, tiers, params):
+        return 3
+
+    def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
+        return _tier_step(refs, start, state, counters, log, nlog, outcome, base, do_log)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         n = state.dirty.shape[0]

@@ -72,18 +72,26 @@ def _leave(link, inwin, S, x, wfront, wcount):
 
 
 @njit(cache=True)
-def _cflru_step(refs, state, counters, log, nlog, outcome, base, do_log):
+def _cflru_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
     unit, event = refs.unit, refs.event
     link, clean, dirty, inwin, sc = state
     S = dirty.shape[0]
     size, capacity, window, wfront, wcount = sc[SIZE], sc[CAPACITY], sc[WINDOW], sc[WFRONT], sc[WCOUNT]
     hits = write_hits = write_refs = dev_reads = dev_write_evict = dirtyings = evictions = 0
     n = unit.shape[0]
-    for i in range(n):
+    stop = n
+    for i in range(start, n):
+        if do_log and nlog + 2 > log.shape[0]:  # no room for this reference's rows: the driver grows the log
+            stop = i
+            break
         p = unit[i]
         w = np.uint8(event[i])
         hit = jk.list_contains(link, p)
-        hits, write_hits, write_refs = C.tally(i, hit, w, outcome, do_log, hits, write_hits, write_refs)
+        if do_log:
+            outcome[i] = hit
+        hits += hit
+        write_hits += hit & w
+        write_refs += w
         if hit:
             wfront, wcount = _leave(link, inwin, S, p, wfront, wcount)
             if dirty[p] == 0:
@@ -91,7 +99,7 @@ def _cflru_step(refs, state, counters, log, nlog, outcome, base, do_log):
         else:
             dev_reads += 1 - w
             if do_log and not w:
-                log, nlog = C.emit(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
+                nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
             if size == capacity:
                 c = jk.list_back(clean, S)  # the least recently used clean page
                 v = c if c != S and inwin[c] else jk.list_back(link, S)
@@ -101,7 +109,7 @@ def _cflru_step(refs, state, counters, log, nlog, outcome, base, do_log):
                     dirty[v] = 0
                     dev_write_evict += 1
                     if do_log:
-                        log, nlog = C.emit(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, 0)
+                        nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, 0)
                 else:
                     jk.list_unlink(clean, v)
             else:
@@ -117,9 +125,9 @@ def _cflru_step(refs, state, counters, log, nlog, outcome, base, do_log):
         elif dirty[p] == 0:
             jk.list_push_front(clean, S, p)
     sc[SIZE], sc[WFRONT], sc[WCOUNT] = size, wfront, wcount
-    C.add_base(counters, n, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_evict, dev_write_evict,
-               dirtyings, evictions)
-    return log, nlog
+    C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_evict,
+               dev_write_evict, dirtyings, evictions)
+    return stop, nlog
 
 
 @register("cflru", CFLRUParams)
@@ -136,8 +144,8 @@ class CFLRU(Kernel):
         n = units.n
         return CFLRUState(jk.list_new(n), jk.list_new(n), np.zeros(n, np.uint8), np.zeros(n, np.uint8), sc)
 
-    def step(self, refs, state, counters, log, nlog, outcome, base, do_log, params):
-        return _cflru_step(refs, state, counters, log, nlog, outcome, base, do_log)
+    def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
+        return _cflru_step(refs, start, state, counters, log, nlog, outcome, base, do_log)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         order = jk.list_back_to_front(state.link, state.dirty.shape[0], state.sc[SIZE])

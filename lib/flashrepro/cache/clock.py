@@ -39,7 +39,7 @@ HAND, USED, CAPACITY = 0, 1, 2
 
 
 @njit(cache=True)
-def _clock_step(refs, state, counters, log, nlog, outcome, base, do_log, insert_referenced):
+def _clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log, insert_referenced):
     unit, event = refs.unit, refs.event
     page_frame, frame_page, ref, dirty, sc = state
     capacity = sc[CAPACITY]
@@ -47,20 +47,28 @@ def _clock_step(refs, state, counters, log, nlog, outcome, base, do_log, insert_
     init_ref = np.uint8(1 if insert_referenced else 0)
     hits = write_hits = write_refs = dev_reads = dev_write_evict = dirtyings = evictions = 0
     n = unit.shape[0]
-    for i in range(n):
+    stop = n
+    for i in range(start, n):
+        if do_log and nlog + 2 > log.shape[0]:  # no room for this reference's rows: the driver grows the log
+            stop = i
+            break
         if i + jk.PREFETCH_DISTANCE < n:
             jk.prefetch(page_frame, unit[i + jk.PREFETCH_DISTANCE])
         p = unit[i]
         w = np.uint8(event[i])
         f = page_frame[p]
         hit = f >= 0
-        hits, write_hits, write_refs = C.tally(i, hit, w, outcome, do_log, hits, write_hits, write_refs)
+        if do_log:
+            outcome[i] = hit
+        hits += hit
+        write_hits += hit & w
+        write_refs += w
         if hit:
             ref[f] = 1
         else:
             dev_reads += 1 - w  # a write miss covers the whole page: no read needed
             if do_log and not w:
-                log, nlog = C.emit(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
+                nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
             if used < capacity:  # filling: frames in order, so frame 0 is the oldest when the hand starts
                 f = used
                 used += 1
@@ -77,7 +85,7 @@ def _clock_step(refs, state, counters, log, nlog, outcome, base, do_log, insert_
                 if dirty[f]:
                     dev_write_evict += 1
                     if do_log:
-                        log, nlog = C.emit(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, 0)
+                        nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, 0)
                 # the new page takes the victim's frame and is the last the hand will reach
                 hand += 1
                 if hand == capacity:
@@ -90,9 +98,9 @@ def _clock_step(refs, state, counters, log, nlog, outcome, base, do_log, insert_
         dirty[f] = d | w
         dirtyings += (d | w) - d
     sc[HAND], sc[USED] = hand, used
-    C.add_base(counters, n, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_evict, dev_write_evict,
-               dirtyings, evictions)
-    return log, nlog
+    C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_evict,
+               dev_write_evict, dirtyings, evictions)
+    return stop, nlog
 
 
 @register("clock", ClockParams)
@@ -107,8 +115,8 @@ class Clock(Kernel):
         return ClockState(np.full(units.n, -1, np.int32), np.full(frames, -1, np.int32), np.zeros(frames, np.uint8),
                           np.zeros(frames, np.uint8), sc)
 
-    def step(self, refs, state, counters, log, nlog, outcome, base, do_log, params):
-        return _clock_step(refs, state, counters, log, nlog, outcome, base, do_log, params.insert_referenced)
+    def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
+        return _clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log, params.insert_referenced)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         hand, used, capacity = state.sc[HAND], state.sc[USED], state.sc[CAPACITY]

@@ -1,4 +1,4 @@
-"""LRU with dirty pages: an intrusive doubly linked list over dense units, most recent at the front."""
+"""LRU with dirty pages: an intrusive doubly linked list of frames, most recently used at the front."""
 
 from __future__ import annotations
 
@@ -19,69 +19,88 @@ class LRUParams:
 
 
 class LRUState(typing.NamedTuple):
-    link: np.ndarray  # the resident units on a list with sentinel n (jitkit); off the list: not resident
-    dirty: np.ndarray  # uint8 per unit
-    sc: np.ndarray  # int64 scalars: SIZE, CAPACITY
+    page_frame: np.ndarray  # int32 per unit: the frame holding it, -1 if not resident
+    frame_page: np.ndarray  # int32 per frame
+    link: np.ndarray  # the frames in use on a list (jitkit), most recently used first; sentinel = frames
+    dirty: np.ndarray  # uint8 per frame
+    sc: np.ndarray  # int64 scalars: USED, FRAMES
 
 
-SIZE, CAPACITY = 0, 1
+USED, FRAMES = 0, 1
 
 
 def new_lru_state(n_units: int, capacity: int) -> LRUState:
+    """Frames for min(capacity, n_units) pages: a cache larger than the footprint never fills."""
+    frames = min(capacity, n_units)
     sc = np.zeros(2, np.int64)
-    sc[CAPACITY] = capacity
-    return LRUState(jk.list_new(n_units), np.zeros(n_units, np.uint8), sc)
+    sc[FRAMES] = frames
+    return LRUState(np.full(n_units, -1, np.int32), np.full(frames, -1, np.int32), jk.list_new(frames),
+                    np.zeros(frames, np.uint8), sc)
 
 
 @njit(cache=True)
-def _lru_step(refs, state, counters, log, nlog, outcome, base, do_log):
+def _lru_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
+    # The list links frames, not pages: at a small capacity every list operation stays in a few cache lines,
+    # and the only random access per reference is page_frame[p] (prefetched ahead), as in CLOCK.
     unit, event = refs.unit, refs.event
-    link, dirty, sc = state.link, state.dirty, state.sc
-    S = dirty.shape[0]
-    size, capacity = sc[SIZE], sc[CAPACITY]
+    page_frame, frame_page, link, dirty, sc = state
+    S = frame_page.shape[0]
+    used, frames = sc[USED], sc[FRAMES]
     hits = write_hits = write_refs = dev_reads = dev_write_evict = dirtyings = evictions = 0
     n = unit.shape[0]
-    for i in range(n):
+    stop = n
+    for i in range(start, n):
+        if do_log and nlog + 2 > log.shape[0]:  # no room for this reference's rows: the driver grows the log
+            stop = i
+            break
         if i + jk.PREFETCH_DISTANCE < n:
-            jk.prefetch(link, unit[i + jk.PREFETCH_DISTANCE] * 2)
+            jk.prefetch(page_frame, unit[i + jk.PREFETCH_DISTANCE])
         p = unit[i]
         w = np.uint8(event[i])
-        hit = jk.list_contains(link, p)
-        hits, write_hits, write_refs = C.tally(i, hit, w, outcome, do_log, hits, write_hits, write_refs)
+        f = page_frame[p]
+        hit = f >= 0
+        if do_log:
+            outcome[i] = hit
+        hits += hit  # counted branch-free: reads and writes interleave at random
+        write_hits += hit & w
+        write_refs += w
         if hit:
-            jk.list_unlink(link, p)
+            jk.list_unlink(link, f)
         else:
             dev_reads += 1 - w  # a write miss covers the whole page: no read needed
             if do_log and not w:
-                log, nlog = C.emit(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
-            if size == capacity:
-                v = jk.list_back(link, S)
-                jk.list_unlink(link, v)
-                a = jk.list_back(link, S)
-                jk.prefetch(link, jk.list_prev(link, a) * 2)  # the next victim's neighbour, touched next eviction
-                jk.prefetch(dirty, a)  # the next victim's dirty byte
-                evictions += 1
-                if dirty[v]:
-                    dirty[v] = 0
-                    dev_write_evict += 1
-                    if do_log:
-                        log, nlog = C.emit(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, 0)
+                nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
+            if used < frames:
+                f = used
+                used += 1
             else:
-                size += 1
-        jk.list_push_front(link, S, p)
-        d = dirty[p]
-        dirty[p] = d | w
+                f = jk.list_back(link, S)  # the least recently used page's frame
+                jk.list_unlink(link, f)
+                v = frame_page[f]
+                page_frame[v] = -1
+                evictions += 1
+                dev_write_evict += dirty[f]
+                if do_log and dirty[f]:
+                    nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, 0)
+                jk.prefetch(page_frame, frame_page[jk.list_back(link, S)])  # the next victim's entry
+            frame_page[f] = p
+            page_frame[p] = f
+            dirty[f] = 0
+        jk.list_push_front(link, S, f)
+        d = dirty[f]
+        dirty[f] = d | w
         dirtyings += (d | w) - d
-    sc[SIZE] = size
-    C.add_base(counters, n, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_evict, dev_write_evict,
-               dirtyings, evictions)
-    return log, nlog
+    sc[USED] = used
+    C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_evict,
+               dev_write_evict, dirtyings, evictions)
+    return stop, nlog
 
 
 @njit(cache=True)
 def lru_order(state):
     """Resident units, least recently used first (the order a flush writes them)."""
-    return jk.list_back_to_front(state.link, state.dirty.shape[0], state.sc[SIZE])
+    frames = jk.list_back_to_front(state.link, state.frame_page.shape[0], state.sc[USED])
+    return state.frame_page[frames].astype(np.int64), frames
 
 
 @register("lru", LRUParams)
@@ -91,9 +110,9 @@ class LRU(Kernel):
     def new_state(self, units, tiers, params):
         return new_lru_state(units.n, tiers["capacity_pages"])
 
-    def step(self, refs, state, counters, log, nlog, outcome, base, do_log, params):
-        return _lru_step(refs, state, counters, log, nlog, outcome, base, do_log)
+    def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
+        return _lru_step(refs, start, state, counters, log, nlog, outcome, base, do_log)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
-        order = lru_order(state)
-        return C.end_of_trace(order, state.dirty[order], flush_at_end, counters, log, nlog, do_log, last_ref, 0)
+        order, frames = lru_order(state)
+        return C.end_of_trace(order, state.dirty[frames], flush_at_end, counters, log, nlog, do_log, last_ref, 0)

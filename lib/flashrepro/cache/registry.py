@@ -28,10 +28,14 @@ class Kernel:
         """Pages per segment of the unit space (1: the policy works on pages)."""
         return 1
 
+    def log_rows_per_ref(self, tiers: dict[str, int], params) -> int:
+        """The most I/O log rows one reference can produce (a read and a write-back)."""
+        return 2
+
     def new_state(self, units, tiers: dict[str, int], params) -> tuple:
         raise NotImplementedError
 
-    def step(self, refs, state, counters, log, nlog, outcome, base, do_log, params):
+    def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
         raise NotImplementedError
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):

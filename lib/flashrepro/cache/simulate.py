@@ -34,7 +34,8 @@ class Simulator:
         k = self.policy.kernel
         self.state = k.new_state(units, tiers, params)
         self.counters = np.zeros(len(k.counters), np.int64)
-        self.log = C.new_log(1024, self.do_log)
+        self.headroom = int(k.log_rows_per_ref(tiers, params))
+        self.log = C.new_log(max(1024, 2 * self.headroom), self.do_log)
         self.nlog = 0
         self.position = 0  # stream entries consumed
         self._outcomes: list[np.ndarray] = []
@@ -46,8 +47,14 @@ class Simulator:
             raise RuntimeError("this simulation has finished")
         n = len(part.unit)
         outcome = np.zeros(n if self.do_log else 0, np.int8)
-        self.log, self.nlog = self.policy.kernel.step(part, self.state, self.counters, self.log, self.nlog, outcome,
-                                                      self.position, self.do_log, self.params)
+        step = self.policy.kernel.step
+        i = 0
+        while True:
+            i, self.nlog = step(part, i, self.state, self.counters, self.log, self.nlog, outcome, self.position,
+                                self.do_log, self.params)
+            if i >= n:
+                break
+            self.log = C.grow_log(self.log, self.nlog + self.headroom)  # it stopped to make room
         if self.do_log:
             self._outcomes.append(outcome)
         self.position += n

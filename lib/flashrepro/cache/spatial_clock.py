@@ -84,7 +84,7 @@ BULK_CLEANED = C.N_BASE  # counter slot after the base ones
 
 
 @njit(cache=True)
-def _bs_clock_step(refs, state, counters, log, nlog, outcome, base, do_log, insert_referenced, limit):
+def _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log, insert_referenced, limit):
     unit, event = refs.unit, refs.event
     words, ref, dirty, page, sc = state
     n_unique = page.shape[0]
@@ -93,7 +93,11 @@ def _bs_clock_step(refs, state, counters, log, nlog, outcome, base, do_log, inse
     hits = write_hits = write_refs = dev_reads = dev_write_pages = dev_write_reqs = dirtyings = evictions = 0
     cleaned = 0
     n = unit.shape[0]
-    for i in range(n):
+    stop = n
+    for i in range(start, n):
+        if do_log and nlog + 2 > log.shape[0]:  # no room for this reference's rows: the driver grows the log
+            stop = i
+            break
         if i + jk.PREFETCH_DISTANCE < n:
             q = unit[i + jk.PREFETCH_DISTANCE]
             jk.prefetch(words, q >> 6)
@@ -102,13 +106,17 @@ def _bs_clock_step(refs, state, counters, log, nlog, outcome, base, do_log, inse
         p = unit[i]
         w = np.uint8(event[i])
         hit = jk.bits_contains(words, p)
-        hits, write_hits, write_refs = C.tally(i, hit, w, outcome, do_log, hits, write_hits, write_refs)
+        if do_log:
+            outcome[i] = hit
+        hits += hit
+        write_hits += hit & w
+        write_refs += w
         if hit:
             ref[p] = 1
         else:
             dev_reads += 1 - w
             if do_log and not w:
-                log, nlog = C.emit(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
+                nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
             if size == capacity:
                 v = jk.bits_next_cyclic(words, n0, n1, n2, hand)
                 while ref[v]:
@@ -131,7 +139,7 @@ def _bs_clock_step(refs, state, counters, log, nlog, outcome, base, do_log, inse
                     dev_write_pages += npg
                     dev_write_reqs += 1
                     if do_log:
-                        log, nlog = C.emit(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, npg, 0)
+                        nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, npg, 0)
                 jk.bits_remove(words, n0, n1, v)
                 size -= 1
                 hand = v + 1
@@ -142,10 +150,10 @@ def _bs_clock_step(refs, state, counters, log, nlog, outcome, base, do_log, inse
         dirty[p] = d | w
         dirtyings += (d | w) - d
     sc[HAND], sc[SIZE] = hand, size
-    C.add_base(counters, n, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_pages, dev_write_reqs,
-               dirtyings, evictions)
+    C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_pages,
+               dev_write_reqs, dirtyings, evictions)
     counters[BULK_CLEANED] += cleaned
-    return log, nlog
+    return stop, nlog
 
 
 @njit(cache=True)
@@ -175,9 +183,9 @@ class _BSClockKernel(Kernel):
         return BSClockState(words, np.zeros(units.n, np.uint8), np.zeros(units.n, np.uint8),
                             units.pages(np.arange(units.n)), sc)
 
-    def step(self, refs, state, counters, log, nlog, outcome, base, do_log, params):
-        return _bs_clock_step(refs, state, counters, log, nlog, outcome, base, do_log, params.insert_referenced,
-                              self.limit(params))
+    def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
+        return _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log,
+                              params.insert_referenced, self.limit(params))
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         order = _hand_order(state)

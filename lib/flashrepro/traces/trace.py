@@ -253,6 +253,12 @@ class Units:
     segments: np.ndarray  # sorted distinct segment numbers
     file: np.ndarray | None = None  # per unit, the file of the references that touched it (-1: none)
 
+    @classmethod
+    def contiguous(cls, n_pages: int, unit_pages: int = 1) -> Units:
+        """Every page 0..n_pages-1 (rounded up to whole segments): for a stream generated or read chunk by
+        chunk, whose touched pages are not known in advance, so a unit is simply its page."""
+        return cls(int(unit_pages), np.arange(-(-int(n_pages) // int(unit_pages)), dtype=np.int64))
+
     @property
     def n(self) -> int:
         return len(self.segments) * self.unit_pages
@@ -340,27 +346,36 @@ class PageRefs:
             cache[k] = (Units(k, segs, ufile), rank)
         return cache[k]
 
-    def stream(self, unit_pages: int = 1, events: bool = False, chunk: int | None = None):
-        """The kernel input in chunks of about ``chunk`` entries: ``(RefStream, ref_index)`` pairs, where
-        ``ref_index[j]`` is the page reference (index into this PageRefs) of entry ``j`` or -1 for an event.
+    def _fillers(self, m: int) -> tuple[np.ndarray, np.ndarray]:
+        """Constant columns of a chunk without events (count 1, file -1), made once per PageRefs."""
+        got = self.__dict__.get("_filler")
+        if got is None or len(got[0]) < m:
+            got = (np.ones(m, np.int64), np.full(m, -1, np.int32))
+            self.__dict__["_filler"] = got
+        return got
 
-        Without ``events`` the stream holds the page references only and its chunks are views of cached
-        arrays. With ``events``, the trace's syncs, flushes and deletes sit between the references as they
-        came, a DELETE's page range translated to units."""
+    def stream(self, unit_pages: int = 1, events: bool = False, chunk: int | None = None):
+        """The kernel input in chunks of about ``chunk`` entries: ``(RefStream, ref_index)`` pairs.
+
+        Without ``events`` the stream holds the page references only, its chunks are views of cached
+        arrays, and ``ref_index`` is None (entry j of the chunk starting at reference s is reference s + j).
+        With ``events``, the trace's syncs, flushes and deletes sit between the references as they came, a
+        DELETE's page range translated to units, and ``ref_index[j]`` is the page reference of entry ``j``
+        or -1 for an event."""
         units, unit = self.units(unit_pages)
         n = len(self)
         chunk = max(n, 1) if chunk is None else max(1, int(chunk))
         ev = self.events if events else None
-        ones = np.ones(min(chunk, max(n, 1)), np.int64)
-        no_file = np.full(len(ones), -1, np.int32)
+        ones, no_file = self._fillers(min(chunk, max(n, 1)))
         lo_ev = 0
         for start in range(0, max(n, 1), chunk):
             stop = min(start + chunk, n)
             m = stop - start
-            idx = np.arange(start, stop, dtype=np.int64)
+            idx = None
             part = RefStream(unit[start:stop], self.is_write[start:stop].view(np.int8), self.time_s[start:stop],
                              self.file[start:stop] if self.file is not None else no_file[:m], ones[:m])
             if ev is not None:
+                idx = np.arange(start, stop, dtype=np.int64)
                 # an event before reference `at` goes with the chunk holding `at`; trailing ones with the last
                 hi_ev = len(ev) if stop == n else int(np.searchsorted(ev.at, stop, side="left"))
                 if hi_ev > lo_ev:

@@ -42,7 +42,7 @@ def fig2_model(total_bytes: int = 64 * 2**20) -> pl.DataFrame:
 
 def fig2_replay(target, total_bytes: int, sizes=None) -> pl.DataFrame:
     """Fig. 2's experiment measured on this machine's storage (not a microSD card)."""
-    from ..replay import write_sweep
+    from ...replay import write_sweep
 
     sizes = sizes or [2**k for k in range(12, 21, 2)] + [2**20]
     res = write_sweep(target, total_bytes, sizes)

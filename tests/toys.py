@@ -128,7 +128,7 @@ def _flush_step(refs, start, state, counters, log, nlog, outcome, base, do_log, 
 class ToyFlush(Kernel):
     """Toy: LRU written back every period_s seconds and at every sync; deletes drop pages."""
 
-    caps = C.Caps(events=True, evicts_without_miss=True)
+    caps = C.Caps(flushes=True, evicts_without_miss=True)
     counters = C.BASE + C.FLUSH_COUNTERS + (C.Counter("deleted", None, "resident pages a delete dropped"),)
 
     def new_state(self, units, tiers, params):

@@ -102,7 +102,7 @@ BASE = (
     Counter("resident_at_end", None, "pages held after the last reference (prefetched ones included)"),
 )
 assert len(BASE) == N_BASE
-FLUSH_COUNTERS = (  # for policies that write back on a timer or on sync (Caps.events)
+FLUSH_COUNTERS = (  # for policies that write back on a timer or on sync (Caps.flushes)
     Counter("device_writes_periodic_flush", "periodic_flush", "dirty pages written back by the periodic flush"),
     Counter("device_writes_sync_flush", "sync_flush", "dirty pages written back by an fsync or a flush event"),
     Counter("periodic_flushes", None, "periodic flush points reached"),
@@ -129,13 +129,14 @@ class Caps:
     do not apply to it.
 
     ``prefetches``: reads pages nobody asked for (device reads may exceed read misses, occupancy includes
-    prefetched pages). ``events``: sees time and the trace's sync/delete events (may write back or drop
-    pages without an eviction). ``tiers``: holds pages in more than one memory (migrations).
+    prefetched pages). ``flushes``: sees time and the trace's sync/flush/delete events in its stream
+    (writes back on a timer or a sync, may drop deleted pages). ``tiers``: holds pages in more than one
+    memory (migrations).
     ``evicts_without_miss``: pages may leave at a flush or a delete, so evictions need not equal
     misses - capacity."""
 
     prefetches: bool = False
-    events: bool = False
+    flushes: bool = False
     tiers: bool = False
     evicts_without_miss: bool = False
 

@@ -219,7 +219,7 @@ def simulate(trace: Trace | PageRefs, policy: str, capacity_pages: int | None = 
         raise ValueError(f"trace {refs.name!r} has no read or write page references")
     units, _ = refs.units(pol.kernel.unit_pages(p, refs.page_bytes))
     sim = Simulator(policy, units, tiers, p, flush_at_end=flush_at_end, log_io=log_io)
-    events = pol.caps.events and refs.events is not None
+    events = pol.caps.flushes and refs.events is not None
     index = []
     for part, idx in refs.stream(units.unit_pages, events=events, chunk=chunk_refs or DEFAULT_CHUNK):
         sim.feed(part)

@@ -34,7 +34,7 @@ class Event(IntEnum):
 
     READ and WRITE are page references; the others are events a policy may act on (a write-back cache
     honouring ``fsync`` flushes on SYNC_FILE / SYNC_ALL; a cache may drop deleted pages). Policies that
-    do not handle events never see them (``Caps.events``)."""
+    do not handle events never see them (``Caps.flushes``)."""
 
     READ = 0
     WRITE = 1

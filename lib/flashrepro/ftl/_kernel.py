@@ -18,7 +18,13 @@ What the mechanism maintains for every victim rule
 --------------------------------------------------
 * ``fifo``: the closed lines in close order (write completion), oldest at the front.
 * ``buckets``: the closed lines by valid count ``v`` (list ``L + v``), each bucket in the order its lines
-  took that count; ``sc[BMIN]`` is a lower bound on the smallest non-empty bucket.
+  took that count (``entered[line]``, a stamp from the event counter ``sc[TICK]``, set when the line
+  closes and whenever a host write takes a page from it); ``sc[BMIN]`` is a lower bound on the smallest
+  non-empty bucket. Moving a line between buckets on every host write costs a third of the host path's
+  time, so the lists follow each change only when the victim rule reads them (``prm[EAGER_BUCKETS]``,
+  from the rule's registration); otherwise only the stamps do, and :func:`rebuild_buckets` restores the
+  lists from ``(valid, entered)`` at the end of every :func:`write_chunk` and whenever a rule calls it.
+  Either way the lists are exact whenever anything reads them.
 * ``cands[:sc[N_CANDS]]``: the *candidates*, closed lines with at least one invalid page (FEMU's victim
   queue; fully valid lines sit apart), as an array set: a line is appended when it closes with an
   invalid page or when a closed full line loses its first page, and removed by swapping the last one
@@ -64,15 +70,15 @@ COLD = 2
 
 # prm (int64 parameters)
 (P_PAGES, P_LINES, LIMIT, RECENT, STOP, MAX_VICTIMS, RESERVE, FORCED, BACKGROUND, BG_MIN_INVALID,
- D_CHOICES) = range(11)
-N_PRM = 11
+ D_CHOICES, EAGER_BUCKETS, DIV_MAGIC, DIV_SHIFT) = range(14)
+N_PRM = 14
 STOP_VALID, STOP_INVALID, STOP_ONE = 0, 1, 2  # more than a line of valid / a line of invalid / one victim
 
 # sc (int64 scalar state kept between chunks)
-FREE_HEAD, FREE_COUNT, SEQ, CURSOR, BMIN, N_CLOSED, NLOG_V, CLOCK, N_CANDS, REGION = range(10)
-FRONT_LINE = 10  # 10, 11, 12: open line per kind (-1 = none)
-FRONT_OFF = 13  # 13, 14, 15
-N_SC = 16
+FREE_HEAD, FREE_COUNT, SEQ, CURSOR, BMIN, N_CLOSED, NLOG_V, CLOCK, N_CANDS, REGION, TICK = range(11)
+FRONT_LINE = 11  # 11, 12, 13: open line per kind (-1 = none)
+FRONT_OFF = 14  # 14, 15, 16
+N_SC = 17
 
 # counters
 (HOST, FIRST_WRITES, ERASES, GC_PASSES, VICTIMS, RETURNED, FALLBACKS, GLOBAL_FALLBACKS, FORCED_PASSES,
@@ -100,12 +106,24 @@ class FTLState(NamedTuple):
     cand_pos: np.ndarray  # int32[L]: a line's slot in cands (-1 = not a candidate)
     close_seq: np.ndarray  # int64[L]: close number of a closed line (1, 2, ...)
     close_time: np.ndarray  # int64[L]: sc[CLOCK] (host writes so far) when the line closed
+    entered: np.ndarray  # int64[L]: sc[TICK] when a closed line took its valid count (bucket order)
     erase_count: np.ndarray  # int64[L]
     sc: np.ndarray  # int64[N_SC]: scalar state
     rng: np.ndarray  # uint64[1]: splitmix64 state of the random victim rules
     counters: np.ndarray  # int64[N_COUNTERS]
     prm: np.ndarray  # int64[N_PRM]: parameters
     copy_dest: np.ndarray  # int64[N_KINDS]: destination kind of copies out of each kind
+
+
+def division_magic(d: int) -> tuple[int, int]:
+    """``(m, k)`` with ``(n * m) >> k == n // d`` for every ``0 <= n < 2**31``, ``n * m < 2**63``.
+
+    ``k = 31 + ceil(log2 d)`` and ``m = ceil(2**k / d)``: with ``m * d = 2**k + e``, ``0 <= e < d``, the
+    error ``n * e / (d * 2**k)`` stays under ``1 / d`` because ``n * e < 2**31 * 2**ceil(log2 d)``. The
+    host path divides a physical page by the pages per line once per write; a multiply and a shift
+    are several times cheaper than a 64-bit division."""
+    k = 31 + (d - 1).bit_length()
+    return -(-(1 << k) // d), k
 
 
 def new_state(pages_per_line: int, n_lines: int, logical_pages: int, prm: np.ndarray | None = None,
@@ -119,14 +137,16 @@ def new_state(pages_per_line: int, n_lines: int, logical_pages: int, prm: np.nda
     if prm is None:
         prm = np.zeros(N_PRM, np.int64)
         prm[P_PAGES], prm[P_LINES] = P, L
+    prm = np.array(prm, np.int64)
+    prm[DIV_MAGIC], prm[DIV_SHIFT] = division_magic(P)
     return FTLState(
         l2p=np.full(logical_pages, -1, np.int32), p2l=np.full(L * P, -1, np.int32),
         valid=np.zeros(L, np.int32), kind=np.full(L, -1, np.int8), status=np.zeros(L, np.int8),
         free_q=np.arange(L, dtype=np.int32), fifo=jk.list_new(L, 1), buckets=jk.list_new(L, P + 1),
         cands=np.zeros(L, np.int32), cand_pos=np.full(L, -1, np.int32), close_seq=np.zeros(L, np.int64),
-        close_time=np.zeros(L, np.int64), erase_count=np.zeros(L, np.int64), sc=sc,
-        rng=np.array([seed], np.uint64), counters=np.zeros(N_COUNTERS, np.int64),
-        prm=np.ascontiguousarray(prm, np.int64), copy_dest=np.asarray(copy_dest, np.int64))
+        close_time=np.zeros(L, np.int64), entered=np.zeros(L, np.int64), erase_count=np.zeros(L, np.int64),
+        sc=sc, rng=np.array([seed], np.uint64), counters=np.zeros(N_COUNTERS, np.int64), prm=prm,
+        copy_dest=np.asarray(copy_dest, np.int64))
 
 
 STATE_T = numba.typeof(new_state(2, 8, 4))
@@ -184,11 +204,35 @@ def _close_line(s, ln):
     sc[N_CLOSED] += 1
     jk.list_push_back(s.fifo, L, ln)
     v = s.valid[ln]
-    jk.list_push_back(s.buckets, L + v, ln)
-    if v < sc[BMIN]:
-        sc[BMIN] = v
+    s.entered[ln] = sc[TICK]
+    sc[TICK] += 1
+    if s.prm[EAGER_BUCKETS]:
+        jk.list_push_back(s.buckets, L + v, ln)
+        if v < sc[BMIN]:
+            sc[BMIN] = v
     if v < s.prm[P_PAGES]:
         _cand_add(s, ln)
+
+
+@njit(cache=True)
+def rebuild_buckets(s):
+    """Relink every closed line into bucket ``valid[line]`` in ``entered`` order, and set ``sc[BMIN]`` to
+    the smallest non-empty bucket: the lists as eager maintenance would have left them."""
+    L = s.prm[P_LINES]
+    P = s.prm[P_PAGES]
+    b = s.buckets
+    b[:2 * L] = -1
+    for v in range(P + 1):
+        b[2 * (L + v)] = L + v
+        b[2 * (L + v) + 1] = L + v
+    closed = np.flatnonzero(s.status == CLOSED)
+    order = closed[np.argsort(s.entered[closed])]
+    bmin = P + 1
+    for ln in order:
+        v = s.valid[ln]
+        jk.list_push_back(b, L + v, ln)
+        bmin = min(bmin, v)
+    s.sc[BMIN] = min(bmin, P)
 
 
 @njit(cache=True)
@@ -200,7 +244,8 @@ def _collect(s, victim):
     l2p, p2l, valid = s.l2p, s.p2l, s.valid
     sc[CURSOR] = jk.list_next(s.fifo, victim)
     jk.list_unlink(s.fifo, victim)
-    jk.list_unlink(s.buckets, victim)
+    if jk.list_contains(s.buckets, victim):  # lazy buckets: it may not be linked yet
+        jk.list_unlink(s.buckets, victim)
     _cand_remove(s, victim)
     src = s.kind[victim]
     dst = s.copy_dest[src]
@@ -208,24 +253,36 @@ def _collect(s, victim):
     copies = 0
     dl = sc[FRONT_LINE + dst]  # the destination frontier, in registers for the copy loop
     do = sc[FRONT_OFF + dst]
-    for off in range(P):
-        if off + PREFETCH < P:
-            prefetch(l2p, p2l[base + off + PREFETCH])
-        lpn = p2l[base + off]
-        if lpn >= 0 and l2p[lpn] == base + off:
-            if dl < 0:
-                dl = _open_line(s, dst)
-                do = 0
-            ppn = dl * P + do
-            p2l[ppn] = lpn
-            l2p[lpn] = ppn
-            valid[dl] += 1
-            do += 1
-            if do == P:
-                _close_line(s, dl)
-                dl = -1
-                do = 0
-            copies += 1
+    off = 0
+    while True:
+        # copy into dl until it is full; stop at the next valid page when there is no dl (the calls that
+        # open and close lines stay out of this loop, so its variables stay in registers)
+        while off < P:
+            if off + PREFETCH < P:
+                prefetch(l2p, p2l[base + off + PREFETCH])
+            lpn = p2l[base + off]
+            if lpn >= 0 and l2p[lpn] == base + off:
+                if dl < 0:
+                    break
+                ppn = dl * P + do
+                p2l[ppn] = lpn
+                l2p[lpn] = ppn
+                valid[dl] += 1
+                do += 1
+                copies += 1
+                if do == P:
+                    off += 1
+                    break
+            off += 1
+        if dl >= 0 and do == P:
+            _close_line(s, dl)
+            dl = -1
+            do = 0
+        elif off >= P:
+            break
+        else:
+            dl = _open_line(s, dst)
+            do = 0
     sc[FRONT_LINE + dst] = dl
     sc[FRONT_OFF + dst] = do
     s.counters[COPY + N_KINDS * src + dst] += copies
@@ -308,8 +365,9 @@ def write_chunk(lpns, s, pick, log_copies, log_victims):
     """Apply host writes ``lpns`` (int32 logical pages), choosing GC victims with ``pick``.
 
     When ``log_copies`` has one slot per write it receives the pages GC copied for each write (forced
-    and reserve passes before it, a background pass after it); ``log_victims`` receives victims while it
-    has room (``sc[NLOG_V]`` counts them all)."""
+    and reserve passes before it, a background pass after it: that pass runs at the top of the next
+    iteration, or after the loop for the last write, which is the same moment); ``log_victims``
+    receives victims while it has room (``sc[NLOG_V]`` counts them all)."""
     n = lpns.shape[0]
     P = s.prm[P_PAGES]
     L = s.prm[P_LINES]
@@ -317,45 +375,66 @@ def write_chunk(lpns, s, pick, log_copies, log_victims):
     forced = s.prm[FORCED]
     background = s.prm[BACKGROUND]
     bg_min = s.prm[BG_MIN_INVALID]
-    l2p, p2l, valid, kind, status, buckets, sc = s.l2p, s.p2l, s.valid, s.kind, s.status, s.buckets, s.sc
+    eager = s.prm[EAGER_BUCKETS] != 0
+    magic = s.prm[DIV_MAGIC]
+    shift = s.prm[DIV_SHIFT]
+    l2p, p2l, valid, kind, status, buckets, entered, sc = (s.l2p, s.p2l, s.valid, s.kind, s.status, s.buckets,
+                                                           s.entered, s.sc)
     do_log = log_copies.shape[0] == n
+    if do_log:
+        log_copies[:] = 0  # GC adds to a write's slot
+    trigger = max(forced, background)  # -1 under the reserve rule alone: one test per write
     clock0 = sc[CLOCK]
     returned = 0
     first = 0
-    fl = sc[FRONT_LINE]  # the host frontier, kept in registers between GCs
+    tick = sc[TICK]  # these three stay in registers; sc is brought up to date before each call
+    fl = sc[FRONT_LINE]  # the host frontier
     fo = sc[FRONT_OFF]
     for i in range(n):
         if i + PREFETCH < n:
             prefetch(l2p, lpns[i + PREFETCH])
-        copies = 0
-        if sc[FREE_COUNT] <= forced:
-            sc[CLOCK] = clock0 + i
-            copies += _gc_until(s, pick, forced, True, log_victims)
-            fl = sc[FRONT_LINE]  # copies may have filled the host frontier
-            fo = sc[FRONT_OFF]
+        if sc[FREE_COUNT] <= trigger:
+            sc[CLOCK], sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = clock0 + i, tick, fl, fo
+            if i > 0 and sc[FREE_COUNT] <= background:  # the background pass after write i - 1
+                c = _gc_pass(s, pick, bg_min, log_victims)
+                if c < 0:
+                    s.counters[SKIPPED_BACKGROUND] += 1
+                else:
+                    s.counters[BACKGROUND_PASSES] += 1
+                    if do_log:
+                        log_copies[i - 1] += c
+            if sc[FREE_COUNT] <= forced:
+                c = _gc_until(s, pick, forced, True, log_victims)
+                if do_log:
+                    log_copies[i] += c
+            tick, fl, fo = sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF]  # copies may have filled the frontier
         if fl < 0:
+            sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = tick, fl, fo
             if sc[FREE_COUNT] <= reserve:
                 sc[CLOCK] = clock0 + i
-                copies += _gc_until(s, pick, reserve, False, log_victims)
+                c = _gc_until(s, pick, reserve, False, log_victims)
+                if do_log:
+                    log_copies[i] += c
             fl = sc[FRONT_LINE]  # greedy GC copies may have opened it
             if fl < 0:
                 fl = _open_line(s, 0)
-            fo = sc[FRONT_OFF]
+            tick, fo = sc[TICK], sc[FRONT_OFF]
         lpn = lpns[i]
         old = l2p[lpn]
         if old >= 0:
-            ln = old // P
+            ln = (old * magic) >> shift  # old // P
             v = valid[ln] - 1
             valid[ln] = v
-            if kind[ln] == COLD:
-                returned += 1
-            if status[ln] == CLOSED:
+            returned += kind[ln] == COLD
+            entered[ln] = tick  # for an open line, closing stamps it again
+            tick += 1
+            if eager and status[ln] == CLOSED:
                 jk.list_unlink(buckets, ln)
                 jk.list_push_back(buckets, L + v, ln)
                 if v < sc[BMIN]:
                     sc[BMIN] = v
-                if v == P - 1:
-                    _cand_add(s, ln)
+            if v == P - 1:  # only a closed line holds P valid pages: its first invalid page
+                _cand_add(s, ln)
         else:
             first += 1
         ppn = fl * P + fo
@@ -364,25 +443,24 @@ def write_chunk(lpns, s, pick, log_copies, log_victims):
         valid[fl] += 1
         fo += 1
         if fo == P:
-            sc[CLOCK] = clock0 + i + 1
+            sc[CLOCK], sc[TICK] = clock0 + i + 1, tick
             _close_line(s, fl)
+            tick = sc[TICK]
             fl = -1
             fo = 0
-        sc[FRONT_LINE] = fl
-        sc[FRONT_OFF] = fo
-        if sc[FREE_COUNT] <= background:
-            sc[CLOCK] = clock0 + i + 1
-            c = _gc_pass(s, pick, bg_min, log_victims)
-            if c < 0:
-                s.counters[SKIPPED_BACKGROUND] += 1
-            else:
-                s.counters[BACKGROUND_PASSES] += 1
-                copies += c
-                fl = sc[FRONT_LINE]
-                fo = sc[FRONT_OFF]
-        if do_log:
-            log_copies[i] = copies
+    sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = tick, fl, fo
+    if n > 0 and sc[FREE_COUNT] <= background:  # the background pass after the last write
+        sc[CLOCK] = clock0 + n
+        c = _gc_pass(s, pick, bg_min, log_victims)
+        if c < 0:
+            s.counters[SKIPPED_BACKGROUND] += 1
+        else:
+            s.counters[BACKGROUND_PASSES] += 1
+            if do_log:
+                log_copies[n - 1] += c
     sc[CLOCK] = clock0 + n
     s.counters[HOST] += n
     s.counters[RETURNED] += returned
     s.counters[FIRST_WRITES] += first
+    if not eager:
+        rebuild_buckets(s)

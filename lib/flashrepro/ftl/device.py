@@ -235,7 +235,8 @@ class FTL:
             raise ValueError(f"{g.logical_pages} logical pages do not fit: GC keeps {keep} free line(s) "
                              f"(trigger {t.name!r}), and with {K.N_KINDS} open frontiers and one line of slack "
                              f"that leaves {room} pages")
-        self._pick = get_victim_rule(p.victim).pick
+        rule = get_victim_rule(p.victim)
+        self._pick = rule.pick
         prm = np.zeros(K.N_PRM, np.int64)
         prm[K.P_PAGES], prm[K.P_LINES] = g.pages_per_line, g.n_lines
         prm[K.LIMIT] = int(np.floor(p.threshold * g.pages_per_line + 1e-9))
@@ -245,6 +246,7 @@ class FTL:
         prm[K.RESERVE], prm[K.FORCED], prm[K.BACKGROUND], prm[K.BG_MIN_INVALID] = reserve, forced, background, \
             min_invalid
         prm[K.D_CHOICES] = p.d
+        prm[K.EAGER_BUCKETS] = rule.reads_buckets
         self.state = K.new_state(g.pages_per_line, g.n_lines, g.logical_pages, prm, p.copy_dest, p.seed)
         self.prm = self.state.prm
         self._no_log = np.zeros(0, np.int32)

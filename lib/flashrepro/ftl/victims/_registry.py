@@ -31,18 +31,22 @@ def draw_below(rng, n):
 
 @dataclasses.dataclass(frozen=True)
 class VictimRule:
+    """A registered rule: ``pick`` is the compiled function; ``reads_buckets`` asks the mechanism to move
+    lines between the valid-count buckets on every change instead of rebuilding them after each chunk."""
+
     name: str
-    pick: object  # the compiled numba function
+    pick: object
     description: str
+    reads_buckets: bool = False
 
 
 VICTIM_RULES: dict[str, VictimRule] = {}
 
 
-def register(name: str, pick, description: str) -> None:
+def register(name: str, pick, description: str, reads_buckets: bool = False) -> None:
     if name in VICTIM_RULES:
         raise ValueError(f"victim rule {name!r} registered twice")
-    VICTIM_RULES[name] = VictimRule(name, pick, description)
+    VICTIM_RULES[name] = VictimRule(name, pick, description, reads_buckets)
 
 
 def get_victim_rule(name: str) -> VictimRule:

@@ -20,7 +20,7 @@ from .. import _kernel as K
 from ._registry import register
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _scan(s, region, first):
     """One cyclic pass over the eligible FIFO prefix from the cursor: the first line under the limit
     (in ``region`` unless ``first``), else for the first victim the least-valid eligible line as
@@ -56,7 +56,7 @@ def _scan(s, region, first):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _least_valid_closed(s):
     L = s.prm[K.P_LINES]
     best = -1

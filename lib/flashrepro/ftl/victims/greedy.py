@@ -2,7 +2,9 @@
 
 Ties go to the line that reached that valid count first: the front of the lowest non-empty valid-count
 bucket, found from the lower bound ``sc[BMIN]`` (O(1) amortised: the bound only drops when a line's
-count drops). Fully valid lines are no candidates, so with only those it returns -1.
+count drops). Fully valid lines are no candidates, so with only those it returns -1. It reads the
+buckets at every GC pass, so it registers ``reads_buckets=True`` and the mechanism keeps the lists
+current on every host write.
 """
 
 from numba import njit
@@ -25,4 +27,4 @@ def pick(s, first):
     return jk.list_front(s.buckets, L + b)
 
 
-register("greedy", pick, "fewest valid pages; ties to the line that reached that count first")
+register("greedy", pick, "fewest valid pages; ties to the line that reached that count first", reads_buckets=True)

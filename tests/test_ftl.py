@@ -1,5 +1,7 @@
 """The FTL kernel against tests/reference.py, write by write, plus invariants hypothesis draws."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -17,13 +19,22 @@ def skewed_writes(seed, n, logical, hot=0.1, hot_share=0.8):
     return np.where(is_hot, rng.integers(0, n_hot, n), rng.integers(0, logical, n)).astype(np.int32)
 
 
+def _floor(fraction, n):
+    """floor(fraction * n), exactly (the decimal the setting was written as)."""
+    return int(Fraction(str(fraction)) * n)
+
+
 def reference_for(ftl: FTL) -> FTLReference:
-    g, p, prm = ftl.geometry, ftl.policy, ftl.prm
-    forced, background = int(prm[K.FORCED]), int(prm[K.BACKGROUND])
-    return FTLReference(g.pages_per_line, g.n_lines, g.logical_pages, p.victim, p.copy_dest, limit=int(prm[K.LIMIT]),
-                        recent=int(prm[K.RECENT]), stop=p.stop, reserve=int(prm[K.RESERVE]),
-                        max_victims=p.max_victims, d=p.d, seed=p.seed, forced=None if forced < 0 else forced,
-                        background=None if background < 0 else background, bg_min_invalid=int(prm[K.BG_MIN_INVALID]))
+    """The reference configured from the policy and trigger settings themselves (not from the kernel's
+    parameter array), so a wrong translation of a setting is caught too."""
+    g, p, t = ftl.geometry, ftl.policy, ftl.trigger
+    P, L = g.pages_per_line, g.n_lines
+    return FTLReference(P, L, g.logical_pages, p.victim, p.copy_dest, limit=_floor(p.threshold, P),
+                        recent=_floor(p.recent_fraction, L), stop=p.stop, reserve=t.reserve_lines,
+                        max_victims=p.max_victims, d=p.d, seed=p.seed,
+                        forced=None if t.forced_free is None else _floor(t.forced_free, L),
+                        background=None if t.background_free is None else _floor(t.background_free, L),
+                        bg_min_invalid=_floor(t.background_min_invalid, P))
 
 
 VARIANTS = [POLICIES["greedy"], POLICIES["2r"], POLICIES["2r++"],
@@ -34,9 +45,16 @@ VARIANTS = [POLICIES["greedy"], POLICIES["2r"], POLICIES["2r++"],
             POLICIES["random"].with_(seed=12345, copy_dest=(1, 2, 2)), POLICIES["d-choice"].with_(d=2, seed=2**64 - 1),
             POLICIES["cost-benefit"].with_(copy_dest=(2, 2, 2), stop="invalid"),
             POLICIES["fifo"].with_(stop="valid", max_victims=3)]
-# paper 4's trigger, FEMU's, and the reserve rule with a choosier background rule
+# paper 4's trigger, FEMU's, FEMU's with a background rule so choosy that forced passes run, and the
+# reserve rule with a background rule
 TRIGGER_VARIANTS = [TRIGGERS["reserve"], TRIGGERS["femu"],
+                    TRIGGERS["femu"].with_(name="femu-choosy", background_min_invalid=0.75),
                     GCTrigger("reserve+background", background_free=0.3, background_min_invalid=0.5)]
+
+
+def comparison_case(seed):
+    g = Geometry(8 + 4 * seed, 20 + seed, 8 * (20 + seed) * 3 // 4)
+    return g, np.concatenate([np.arange(g.logical_pages), skewed_writes(seed, 3000, g.logical_pages)]).astype(np.int32)
 
 
 def policy_id(p):
@@ -47,11 +65,9 @@ def policy_id(p):
 @pytest.mark.parametrize("policy", VARIANTS, ids=policy_id)
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_kernel_matches_reference_write_by_write(policy, trigger, seed):
-    g = Geometry(8 + 4 * seed, 20 + seed, 8 * (20 + seed) * 3 // 4)
+    g, w = comparison_case(seed)
     ftl = FTL(g, policy, trigger)
     ref = reference_for(ftl)
-    fill = np.arange(g.logical_pages, dtype=np.int32)
-    w = np.concatenate([fill, skewed_writes(seed, 3000, g.logical_pages)])
     log = np.zeros(len(w), np.int32)
     victims = np.zeros(20000, np.int32)
     # in chunks of several sizes, so the state carried between calls is exercised too
@@ -70,8 +86,69 @@ def test_kernel_matches_reference_write_by_write(policy, trigger, seed):
     P = g.pages_per_line
     assert {lpn: (int(l2p[lpn]) // P, int(l2p[lpn]) % P) for lpn in range(g.logical_pages) if l2p[lpn] >= 0} == ref.l2p
     assert ftl.counters["gc_passes"] > 20  # the comparison covered garbage collection
-    if trigger.background_free is not None:
-        assert ftl.counters["background_gc_passes"] > 0
+
+
+def test_the_comparison_exercises_every_trigger_rule():
+    """Over the write-by-write cases, each rule of each trigger ran: forced passes, background passes,
+    skipped background passes, and 2R's fallbacks."""
+    for trigger in TRIGGER_VARIANTS:
+        total = dict.fromkeys(["forced_gc_passes", "background_gc_passes", "skipped_background_gc", "fallbacks"], 0)
+        for policy in VARIANTS:
+            for seed in range(3):
+                g, w = comparison_case(seed)
+                f = FTL(g, policy, trigger)
+                f.write(w)
+                for k in total:
+                    total[k] += f.counters[k]
+        assert total["fallbacks"] > 0
+        assert (total["forced_gc_passes"] > 0) == (trigger.name == "femu-choosy"), trigger.name
+        if trigger.background_free is None:
+            assert total["background_gc_passes"] == total["skipped_background_gc"] == 0
+        else:
+            assert total["background_gc_passes"] > 0 and total["skipped_background_gc"] > 0, trigger.name
+
+
+@pytest.mark.parametrize("name", ["2r++", "random", "cost-benefit"])
+def test_lazy_buckets_equal_eager_ones(name):
+    """Rules that do not read the valid-count buckets let the kernel rebuild them after each chunk; the
+    state is then the same as if every host write had moved its line (apart from sc[BMIN], a bound)."""
+    g, w = comparison_case(1)
+    lazy, eager = FTL(g, name, "femu"), FTL(g, name, "femu")
+    eager.prm[K.EAGER_BUCKETS] = 1
+    for part in np.array_split(w, 7):
+        lazy.write(part)
+        eager.write(part)
+        lazy.check()
+        for field, a, b in zip(K.FTLState._fields, lazy.state, eager.state, strict=True):
+            if field == "sc":  # the bound on the least-valid bucket
+                a, b = np.delete(a, K.BMIN), np.delete(b, K.BMIN)
+            if field == "prm":
+                a, b = np.delete(a, K.EAGER_BUCKETS), np.delete(b, K.EAGER_BUCKETS)
+            if field == "buckets":  # compare the lists (an unlinked node keeps a stale successor)
+                assert bucket_lists(lazy) == bucket_lists(eager)
+            else:
+                assert np.array_equal(a, b), field
+
+
+def bucket_lists(ftl):
+    L, P, link = ftl.geometry.n_lines, ftl.geometry.pages_per_line, ftl.state.buckets
+    out = []
+    for v in range(P + 1):
+        x, members = link[2 * (L + v) + 1], []
+        while x != L + v:
+            members.append(int(x))
+            x = link[2 * x + 1]
+        out.append(members)
+    return out
+
+
+def test_division_by_multiply_and_shift_is_exact():
+    rng = np.random.default_rng(0)
+    for d in list(range(1, 300)) + [1024, 1152, 4095, 4096, 4097, 2**20 + 7, 2**30, 2**31 - 1]:
+        m, k = K.division_magic(d)
+        n = np.concatenate([rng.integers(0, 2**31, 2000), np.arange(0, 50 * d, max(1, d // 3)) % 2**31,
+                            [d - 1, d, d + 1, 2**31 - 1, (2**31 - 1) // d * d, (2**31 - 1) // d * d - 1]]).astype(object)
+        assert all(x * m < 2**63 and (x * m) >> k == x // d for x in n), d
 
 
 def test_policies_differ_where_they_should():

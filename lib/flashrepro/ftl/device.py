@@ -301,11 +301,12 @@ class FTL:
         fifo = jk.list_back_to_front(s.fifo, L, len(closed))[::-1]
         assert np.array_equal(fifo, closed[np.argsort(s.close_seq[closed])]), "FIFO is not the close order"
         in_bucket = np.zeros(L, bool)
-        for v in range(P + 1):
-            x = jk.list_front(s.buckets, L + v)
+        for v in range(P + 1):  # each bucket: its closed lines in the order they took that count
+            x, last = jk.list_front(s.buckets, L + v), -1
             while x != L + v:
                 assert s.valid[x] == v and st[x] == K.CLOSED, f"line {x} in bucket {v}"
-                in_bucket[x] = True
+                assert s.entered[x] > last, f"bucket {v} out of order at line {x}"
+                in_bucket[x], last = True, s.entered[x]
                 x = jk.list_next(s.buckets, x)
         assert np.array_equal(np.flatnonzero(in_bucket), closed), "buckets hold other lines than the closed ones"
         n = int(s.sc[K.N_CANDS])

@@ -146,8 +146,9 @@ def test_division_by_multiply_and_shift_is_exact():
     rng = np.random.default_rng(0)
     for d in list(range(1, 300)) + [1024, 1152, 4095, 4096, 4097, 2**20 + 7, 2**30, 2**31 - 1]:
         m, k = K.division_magic(d)
+        top = (2**31 - 1) // d * d
         n = np.concatenate([rng.integers(0, 2**31, 2000), np.arange(0, 50 * d, max(1, d // 3)) % 2**31,
-                            [d - 1, d, d + 1, 2**31 - 1, (2**31 - 1) // d * d, (2**31 - 1) // d * d - 1]]).astype(object)
+                            [d - 1, d, d + 1, 2**31 - 1, top, top - 1]]).astype(object)
         assert all(x * m < 2**63 and (x * m) >> k == x // d for x in n), d
 
 

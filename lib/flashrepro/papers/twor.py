@@ -5,6 +5,11 @@ is Table 2: fio zipf on 8 GB (360 GB written), TPC-C and LinkBench models on 10 
 growing from 1 GB to 10 GB (240 GB and 2,400 GB written). Smaller scales divide the pages per line and
 the number of lines (``SCALES``) and the writes with them, keeping writes per logical page and the
 over-provisioning.
+
+Every run feeds one stream to the paper's three policies (greedy, 2R, 2R++) and to FEMU's other victim
+policies (cost-benefit, fifo, random, d-choice: ``FEMU_POLICIES``), all under paper 4's GC trigger; the
+FEMU policies are extra columns of Tables 3 and 4 and extra lines of the running-WAF figures, and no
+claim is about them.
 """
 
 from __future__ import annotations
@@ -34,6 +39,9 @@ OLTP_WRITES = {"tpcc": 60_000_000, "linkbench": 600_000_000}
 TARGETS = {"tpcc": {"top20": 0.90, "frozen60": 0.40}, "linkbench": {"top20": 0.80, "frozen60": 0.40}}
 SCALES = {"ci": (32, 8), "quick": (8, 4), "paper": (1, 1)}  # divide pages per line, lines
 REAL_STANDINS = ["real/mqsim/tpcc", "real/kv/ycsb-ext4", "real/kv/ycsb-f2fs", "real/kv/ycsb-btrfs"]
+PAPER_POLICIES = ["greedy", "2r", "2r++"]
+FEMU_POLICIES = ["cost-benefit", "fifo", "random", "d-choice"]  # FEMU's other gc_policy values
+RUN_POLICIES = PAPER_POLICIES + FEMU_POLICIES
 
 
 def paper_numbers() -> pl.DataFrame:
@@ -118,15 +126,19 @@ def variants() -> list:
             POLICIES["2r++"].with_(name="2r++/valid-stop", stop="valid")]
 
 
+def run_policies() -> list:
+    return [POLICIES[p] for p in RUN_POLICIES]
+
+
 def run_fio(scale: str, seed: int = 0, threads: int = 2, progress: bool = True) -> list:
-    """Figs. 9A/9B and Table 3: every theta under greedy, 2R and 2R++ (plus the stop-rule variants and
-    fio's stream against true Zipf at theta 0.9)."""
+    """Figs. 9A/9B and Table 3: every theta under greedy, 2R, 2R++ and FEMU's policies (plus the stop-rule
+    variants and fio's stream against true Zipf at theta 0.9)."""
     g = geometry("8GB", scale)
     runs = []
     for theta in THETAS:
-        pols = list(POLICIES.values()) + (variants() if theta == 0.9 else [])
+        pols = run_policies() + (variants() if theta == 0.9 else [])
         runs.append(run(fio_stream(theta, scale, seed), pols, g, threads=threads, progress=progress))
-    runs.append(run(fio_stream(0.9, scale, seed, mode="true"), list(POLICIES.values()), g, threads=threads,
+    runs.append(run(fio_stream(0.9, scale, seed, mode="true"), run_policies(), g, threads=threads,
                     progress=progress))
     return runs
 
@@ -134,7 +146,7 @@ def run_fio(scale: str, seed: int = 0, threads: int = 2, progress: bool = True) 
 def run_oltp(scale: str, seed: int = 0, threads: int = 2, progress: bool = True) -> list:
     """Figs. 4, 5, 10-13 and Table 4 on the fitted TPC-C and LinkBench models."""
     g = geometry("10GB", scale)
-    return [run(oltp_model(w, scale, seed), list(POLICIES.values()) + (variants() if w == "tpcc" else []), g,
+    return [run(oltp_model(w, scale, seed), run_policies() + (variants() if w == "tpcc" else []), g,
                 threads=threads, progress=progress) for w in OLTP_WRITES]
 
 
@@ -150,7 +162,7 @@ def run_real(min_passes: int = 30, pages_per_line: int = 16, progress: bool = Fa
         n = int(lpns.max()) + 1
         g = Geometry.for_logical(n, pages_per_line, spare=0.125 + 5 / max(1, n // pages_per_line))
         stream = ArrayStream(name, lpns, n, prefill=n, repeat=max(1, -(-min_passes * n // len(lpns))))
-        runs.append(run(stream, list(POLICIES.values()), g, threads=1, progress=progress))
+        runs.append(run(stream, run_policies(), g, threads=1, progress=progress))
     return runs
 
 
@@ -174,11 +186,12 @@ def _waf(s: pl.DataFrame, workload: str, policy: str) -> float:
 
 
 def table3(s: pl.DataFrame) -> pl.DataFrame:
+    """Table 3 (fio): cumulative WAF of each run policy (FEMU's as extra columns after 2R++)."""
     rows = []
     for theta in THETAS:
         w = f"fio-zipf{theta:g}"
         a, b = _waf(s, w, "2r"), _waf(s, w, "2r++")
-        rows.append({"workload": w, "greedy": _waf(s, w, "greedy"), "2r": a, "2r++": b,
+        rows.append({"workload": w, **{p: _waf(s, w, p) for p in RUN_POLICIES},
                      "improvement_pct": improvement(a, b),
                      "paper_2r": paper_value("waf", w, "2r"), "paper_2r++": paper_value("waf", w, "2r++"),
                      "paper_improvement_pct": paper_value("improvement", w)})
@@ -186,10 +199,12 @@ def table3(s: pl.DataFrame) -> pl.DataFrame:
 
 
 def table4(s: pl.DataFrame) -> pl.DataFrame:
+    """Table 4 (OLTP models): cumulative WAF of each run policy (FEMU's as extra columns after 2R++)."""
     rows = []
     for w in OLTP_WRITES:
         g, a, b = (_waf(s, w, p) for p in ("greedy", "2r", "2r++"))
-        rows.append({"workload": w, "greedy": g, "2r": a, "2r++": b, "improvement_vs_2r_pct": improvement(a, b),
+        rows.append({"workload": w, **{p: _waf(s, w, p) for p in RUN_POLICIES},
+                     "improvement_vs_2r_pct": improvement(a, b),
                      "improvement_vs_greedy_pct": improvement(g, b),
                      **{f"paper_{p}": paper_value("waf", w, p) for p in ("greedy", "2r", "2r++")},
                      "paper_improvement_vs_2r_pct": paper_value("improvement", w)})
@@ -298,7 +313,16 @@ def claims(s: pl.DataFrame, fit: pl.DataFrame) -> pl.DataFrame:
 
 # --- figures -----------------------------------------------------------------------------------------------
 COLORS = {"greedy": "tab:gray", "2r": "tab:blue", "2r++": "tab:red", "2r/invalid-stop": "tab:cyan",
-          "2r++/valid-stop": "tab:orange"}
+          "2r++/valid-stop": "tab:orange", "cost-benefit": "tab:green", "fifo": "tab:brown", "random": "tab:pink",
+          "d-choice": "tab:olive"}
+
+
+def running_waf_figure_data(rw: pl.DataFrame) -> pl.DataFrame:
+    """The running-WAF rows of Figs. 9A, 10 and 11: the paper's policies and FEMU's (no stop-rule
+    variants), in ``RUN_POLICIES`` order."""
+    order = {p: i for i, p in enumerate(RUN_POLICIES)}
+    return (rw.filter(pl.col("policy").is_in(RUN_POLICIES))
+            .sort(pl.col("policy").replace_strict(order, return_dtype=pl.Int64), "workload", "slice"))
 
 
 def plot_skew_frozen(cdf: pl.DataFrame, frozen: pl.DataFrame):
@@ -329,7 +353,9 @@ def plot_running_waf(rw: pl.DataFrame, workloads: list[str], title: str):
         d = rw.filter(workload=w)
         for p in d["policy"].unique(maintain_order=True):
             e = d.filter(policy=p)
-            ax.plot(e["progress"], e["running_waf"], marker=".", color=COLORS.get(p), label=p)
+            femu = p in FEMU_POLICIES  # FEMU's policies, for comparison: thinner, dashed
+            ax.plot(e["progress"], e["running_waf"], marker="" if femu else ".", ls="--" if femu else "-",
+                    lw=1 if femu else 1.5, color=COLORS.get(p), label=p)
         ax.set(xlabel="progress", ylabel="running WAF", title=w)
         ax.legend(fontsize=7)
     fig.suptitle(title)

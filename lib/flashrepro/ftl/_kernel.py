@@ -3,51 +3,59 @@
 Everything here takes arrays and scalars only: one simulated SSD is an :class:`FTLState`, a
 ``NamedTuple`` of NumPy arrays that :class:`flashrepro.ftl.FTL` owns, and :func:`write_chunk` advances
 it by a chunk of host writes, so a stream of any length is processed in pieces. *Which* line GC takes
-is not decided here: the victim rule is a compiled function passed in (Numba first-class function,
-signature :data:`VICTIM_SIG`), one per file in :mod:`flashrepro.ftl.victims`.
+is not decided here: the victim rule is a compiled function passed in (a Numba first-class function
+with signature :data:`VICTIM_SIG`), one per file in :mod:`flashrepro.ftl.victims`.
 
-Layout
-------
-A physical page is ``line * P + offset``. ``p2l[ppn]`` is the logical page last written there; it is
-valid iff ``l2p[p2l[ppn]] == ppn`` (nothing is cleared on overwrite, so a host write touches one random
-cache line, ``l2p[lpn]``). Each line has a *kind*, the frontier it was opened for: 0 = normal (2R++ bits
-00, host writes), 1 = normal second chance (01), 2 = cold (10). GC copies a victim's valid pages to the
-frontier ``copy_dest[kind]``.
+Notes
+-----
+**Layout.** A physical page is ``line * P + offset``. ``p2l[ppn]`` is the logical page last written
+there; it is valid iff ``l2p[p2l[ppn]] == ppn`` (nothing is cleared on overwrite, so a host write
+touches one random cache line, ``l2p[lpn]``). Each line has a *kind*, the frontier it was opened for:
+0 = normal (2R++ bits 00, host writes), 1 = normal second chance (01), 2 = cold (10). GC copies a
+victim's valid pages to the frontier ``copy_dest[kind]``.
 
-What the mechanism maintains for every victim rule
---------------------------------------------------
+**What the mechanism keeps for every victim rule.**
+
 * ``fifo``: the closed lines in close order (write completion), oldest at the front.
-* ``buckets``: the closed lines by valid count ``v`` (list ``L + v``), each bucket in the order its lines
-  took that count (``entered[line]``, a stamp from the event counter ``sc[TICK]``, set when the line
-  closes and whenever a host write takes a page from it); ``sc[BMIN]`` is a lower bound on the smallest
-  non-empty bucket. Moving a line between buckets on every host write costs a third of the host path's
-  time, so the lists follow each change only when the victim rule reads them (``prm[EAGER_BUCKETS]``,
-  from the rule's registration); otherwise only the stamps do, and :func:`rebuild_buckets` restores the
-  lists from ``(valid, entered)`` at the end of every :func:`write_chunk` and whenever a rule calls it.
-  Either way the lists are exact whenever anything reads them.
+* ``buckets``: the closed lines by valid count ``v`` (list ``L + v``), each bucket in the order its
+  lines took that count (``entered[line]``, a stamp from the event counter ``sc[TICK]``, set when the
+  line closes and whenever a host write takes a page from it); ``sc[BMIN]`` is a lower bound on the
+  smallest non-empty bucket. Moving a line between buckets on every host write costs a third of the
+  host path's time, so the lists follow each change only when the victim rule reads them
+  (``prm[EAGER_BUCKETS]``, from the rule's registration); otherwise only the stamps do, and
+  :func:`rebuild_buckets` restores the lists from ``(valid, entered)`` at the end of every
+  :func:`write_chunk` (and whenever a rule calls it). Either way the lists are exact whenever
+  anything reads them.
 * ``cands[:sc[N_CANDS]]``: the *candidates*, closed lines with at least one invalid page (FEMU's victim
   queue; fully valid lines sit apart), as an array set: a line is appended when it closes with an
-  invalid page or when a closed full line loses its first page, and removed by swapping the last one
+  invalid page or when a closed full line loses its first page, and removed by moving the last one
   into its slot. Uniform sampling is ``cands[r % n]``.
-* ``close_seq`` (close number) and ``close_time`` (the host-write clock ``sc[CLOCK]`` when it closed:
-  host writes since the device was created, never reset).
+* ``close_seq`` (close number) and ``close_time`` (the host-write clock ``sc[CLOCK]`` when the line
+  closed: host writes since the device was created, never reset).
 * ``sc[CURSOR]``: the closed line after the last victim in close order (the FIFO sentinel ``L`` if
   none), where 2R's scan resumes.
 
-Garbage collection
-------------------
-A *GC pass* asks the victim rule for a first victim, then, until the stop rule holds ("one" victim, the
-victims' valid pages exceed a line, their invalid pages reach a line, or ``max_victims``), for
-follow-up victims. Each victim is taken off every structure, its valid pages are copied, and it is
-erased and queued as free. A pass is triggered (``prm``, from :class:`flashrepro.ftl.GCTrigger`):
+**Garbage collection.** A *GC pass* asks the victim rule for a first victim, then, until the stop rule
+holds ("one" victim, the victims' valid pages exceed a line, their invalid pages reach a line, or
+``max_victims``), for follow-up victims. Each victim is taken off every structure, its valid pages are
+copied, and it is erased and queued as free. Passes are triggered by up to three rules (``prm``, from
+:class:`flashrepro.ftl.GCTrigger`):
 
 * *reserve*: when the host frontier needs a new line and free lines <= ``RESERVE``, passes run until
-  free lines > ``RESERVE`` (paper 4's runs; ``RESERVE = 0`` turns it off);
+  free lines > ``RESERVE`` (paper 4's runs: 1);
 * *forced*: before each host write, passes run while free lines <= ``FORCED`` (FEMU's
   ``should_gc_high``; -1 = off);
 * *background*: after each host write, if free lines <= ``BACKGROUND``, one pass that takes its first
-  victim only if the victim has at least ``BG_MIN_INVALID`` invalid pages, else does nothing and counts
-  a skip (FEMU's ``should_gc`` and ``select_victim_line(force=false)``; -1 = off).
+  victim only if the victim has at least ``BG_MIN_INVALID`` invalid pages, and otherwise does nothing
+  and counts a skip (FEMU's ``should_gc`` and ``select_victim_line(force=false)``; -1 = off).
+
+A victim with ``v`` valid pages opens at most one copy line and frees one, so GC never needs more than
+one free line at a time; the Python wrapper refuses triggers that keep none free.
+
+References
+----------
+.. [1] FEMU, the QEMU-based flash emulator, blackbox SSD FTL: ``hw/femu/bbssd/ftl.c`` and
+   ``ftl-line-gc.c`` in https://github.com/MoatLab/FEMU (Li et al., "The CASE of FEMU", FAST 2018).
 """
 
 from __future__ import annotations
@@ -362,12 +370,23 @@ def _gc_until(s, pick, free_above, forced, log_victims):
 @njit(types.void(types.int32[::1], STATE_T, types.FunctionType(VICTIM_SIG), types.int32[::1], types.int32[::1]),
       cache=True, nogil=True)
 def write_chunk(lpns, s, pick, log_copies, log_victims):
-    """Apply host writes ``lpns`` (int32 logical pages), choosing GC victims with ``pick``.
+    """Apply host writes to the device ``s``.
 
-    When ``log_copies`` has one slot per write it receives the pages GC copied for each write (forced
-    and reserve passes before it, a background pass after it: that pass runs at the top of the next
-    iteration, or after the loop for the last write, which is the same moment); ``log_victims``
-    receives victims while it has room (``sc[NLOG_V]`` counts them all)."""
+    Parameters
+    ----------
+    lpns : int32 array
+        Logical pages written, in order.
+    s : FTLState
+        The device; updated in place.
+    pick : first-class function with signature :data:`VICTIM_SIG`
+        The victim rule.
+    log_copies : int32 array
+        If it has one slot per write, it receives the pages GC copied for each write: forced and
+        reserve passes before it and a background pass after it (that pass runs at the top of the next
+        iteration, or after the loop for the last write, which is the same moment). Otherwise unused.
+    log_victims : int32 array
+        Receives the victims, in order, while it has room; ``sc[NLOG_V]`` counts them all.
+    """
     n = lpns.shape[0]
     P = s.prm[P_PAGES]
     L = s.prm[P_LINES]

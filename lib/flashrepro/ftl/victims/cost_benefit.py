@@ -1,9 +1,8 @@
 """``cost-benefit``: the cost-benefit cleaner (FEMU's ``select_victim_line_cb``, ``gc_policy=cost-benefit``).
 
-Rosenblum and Ousterhout's LFS cleaner ("The Design and Implementation of a Log-Structured File
-System", ACM TOCS 10(1), 1992) cleans the segment with the highest benefit / cost, the space freed
-times its age over the cost of cleaning. On flash, where the victim's live pages are read and written
-once each, the cost is 2u (Kawaguchi, Nishioka and Motoda, USENIX Winter 1995), and the rule is FEMU's:
+Rosenblum and Ousterhout's LFS cleaner [1]_ cleans the segment with the highest benefit / cost, the
+space freed times its age over the cost of cleaning. On flash, where the victim's live pages are read
+and written once each, the cost is 2u [2]_, and the rule is FEMU's [3]_:
 maximise ``age * (1 - u) / (2u)``, u the fraction of valid pages. With u = v / P this is
 ``age * (P - v) / (2 v)``, compared exactly by cross-multiplying in int64 (exact while
 ``age * P * P < 2**63``). A line with no valid page has an infinite ratio and always wins.
@@ -14,6 +13,14 @@ nanoseconds, so runs are deterministic and independent of the simulator's speed.
 Candidates (closed lines with an invalid page) are visited in close order and a line replaces the best
 so far only if its ratio is strictly larger, so ties, among empty lines too, go to the earliest-closed
 line. O(closed lines) per pick, as FEMU's scan of its whole victim heap.
+
+References
+----------
+.. [1] M. Rosenblum and J. K. Ousterhout, "The Design and Implementation of a Log-Structured File
+   System", ACM Transactions on Computer Systems 10(1), 1992.
+.. [2] A. Kawaguchi, S. Nishioka and H. Motoda, "A Flash-Memory Based File System", USENIX Winter
+   Technical Conference, 1995.
+.. [3] FEMU, ``select_victim_line_cb`` in ``hw/femu/bbssd/ftl-line-gc.c``, https://github.com/MoatLab/FEMU.
 """
 
 import numpy as np

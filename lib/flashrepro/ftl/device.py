@@ -1,4 +1,4 @@
-"""Geometry, GC policies and the :class:`FTL` object that owns one simulated SSD's state.
+"""Geometry, GC policies, GC triggers and the :class:`FTL` object that owns one simulated SSD's state.
 
 >>> ftl = FTL(GEOMETRIES["8GB"], POLICIES["2r++"])
 >>> ftl.write(np.arange(1000, dtype=np.int32))
@@ -107,15 +107,9 @@ class Policy:
     def describe(self) -> dict:
         """What ``flashrepro ftl-policies`` prints."""
         rule = get_victim_rule(self.victim)
-        out = {"victim": self.victim, "victim_rule": rule.description, "copy_dest": list(self.copy_dest),
-               "stop": self.stop, "max_victims": self.max_victims, "description": self.description}
-        if self.victim == "fifo_threshold":
-            out.update(threshold=self.threshold, recent_fraction=self.recent_fraction)
-        if self.victim in ("random", "d-choice"):
-            out["seed"] = self.seed
-        if self.victim == "d-choice":
-            out["d"] = self.d
-        return out
+        return {"victim": self.victim, "victim_rule": rule.description, "copy_dest": list(self.copy_dest),
+                "stop": self.stop, "max_victims": self.max_victims, "description": self.description,
+                **{k: getattr(self, k) for k in rule.params}}
 
 
 POLICIES = {

@@ -31,22 +31,24 @@ def draw_below(rng, n):
 
 @dataclasses.dataclass(frozen=True)
 class VictimRule:
-    """A registered rule: ``pick`` is the compiled function; ``reads_buckets`` asks the mechanism to move
-    lines between the valid-count buckets on every change instead of rebuilding them after each chunk."""
+    """A registered rule: ``pick`` is the compiled function; ``params`` names the :class:`Policy` fields
+    it reads (through ``prm`` or the seed); ``reads_buckets`` asks the mechanism to move lines between
+    the valid-count buckets on every change instead of rebuilding them after each chunk."""
 
     name: str
     pick: object
     description: str
+    params: tuple[str, ...] = ()
     reads_buckets: bool = False
 
 
 VICTIM_RULES: dict[str, VictimRule] = {}
 
 
-def register(name: str, pick, description: str, reads_buckets: bool = False) -> None:
+def register(name: str, pick, description: str, params: tuple[str, ...] = (), reads_buckets: bool = False) -> None:
     if name in VICTIM_RULES:
         raise ValueError(f"victim rule {name!r} registered twice")
-    VICTIM_RULES[name] = VictimRule(name, pick, description, reads_buckets)
+    VICTIM_RULES[name] = VictimRule(name, pick, description, tuple(params), reads_buckets)
 
 
 def get_victim_rule(name: str) -> VictimRule:

@@ -24,4 +24,4 @@ def pick(s, first):
     return best
 
 
-register("d-choice", pick, "the least-valid of d lines with an invalid page drawn at random (d = 4)")
+register("d-choice", pick, "the least-valid of d lines with an invalid page drawn at random", params=("d", "seed"))

@@ -91,4 +91,5 @@ def pick(s, first):
 
 
 register("fifo_threshold", pick, "2R's FIFO scan from the last victim: the first line outside the recent window "
-         "at or under the threshold, follow-ups from its region; least-valid fallbacks")
+         "at or under the threshold, follow-ups from its region; least-valid fallbacks",
+         params=("threshold", "recent_fraction"))

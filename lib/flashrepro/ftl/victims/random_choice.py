@@ -20,4 +20,4 @@ def pick(s, first):
     return s.cands[draw_below(s.rng, n)]
 
 
-register("random", pick, "a line with an invalid page, uniformly at random (seeded splitmix64)")
+register("random", pick, "a line with an invalid page, uniformly at random (seeded splitmix64)", params=("seed",))

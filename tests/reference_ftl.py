@@ -12,6 +12,7 @@ from collections import deque
 from fractions import Fraction
 
 M64 = 2**64 - 1
+RULES = ("greedy", "fifo_threshold", "fifo", "random", "d-choice", "cost-benefit")  # the victim rules stated here
 
 
 def splitmix64(state):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference_ftl import FTLReference
+from reference_ftl import RULES, FTLReference
 
 from flashrepro.ftl import FTL, POLICIES, TRIGGERS, ArrayStream, GCTrigger, Geometry, run, running_waf
 from flashrepro.ftl import _kernel as K
@@ -86,6 +86,13 @@ def test_kernel_matches_reference_write_by_write(policy, trigger, seed):
     P = g.pages_per_line
     assert {lpn: (int(l2p[lpn]) // P, int(l2p[lpn]) % P) for lpn in range(g.logical_pages) if l2p[lpn] >= 0} == ref.l2p
     assert ftl.counters["gc_passes"] > 20  # the comparison covered garbage collection
+
+
+def test_every_victim_rule_has_a_reference_and_is_compared():
+    from flashrepro.ftl import VICTIM_RULES
+
+    assert set(VICTIM_RULES) == set(RULES), "state the new rule in tests/reference_ftl.py (FTLReference.pick)"
+    assert {p.victim for p in VARIANTS} == set(VICTIM_RULES), "add a policy using the new rule to VARIANTS"
 
 
 def test_the_comparison_exercises_every_trigger_rule():

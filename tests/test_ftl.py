@@ -266,6 +266,11 @@ def test_out_of_range_and_bad_settings_are_errors():
         GCTrigger("x", background_free=1.5)
     with pytest.raises(ValueError, match="int32"):
         FTL(g, "greedy").write(np.arange(4, dtype=np.int32), np.zeros(4, np.int64))
+    ro = np.arange(40, dtype=np.int64)
+    ro.flags.writeable = False  # any integer array, read-only too, is accepted
+    f = FTL(g, "greedy")
+    f.write(ro)
+    assert f.counters["host_writes"] == 40
 
 
 @pytest.mark.parametrize("trigger", ["reserve", "femu"])

@@ -249,6 +249,8 @@ class FTL:
               log_victims: np.ndarray | None = None) -> None:
         """Apply host writes (logical page numbers). Optional int32 logs: see :func:`_kernel.write_chunk`."""
         lpns = np.ascontiguousarray(lpns, dtype=np.int32)
+        if not lpns.flags.writeable:  # the compiled signature takes writeable arrays (never written)
+            lpns = lpns.copy()
         if lpns.size and (lpns.min() < 0 or lpns.max() >= self.geometry.logical_pages):
             bad = lpns[(lpns < 0) | (lpns >= self.geometry.logical_pages)][0]
             raise ValueError(f"logical page {bad} outside 0..{self.geometry.logical_pages - 1}")

@@ -157,6 +157,11 @@ class GCTrigger:
 
     Counters: ``gc_passes`` (every pass that collected), ``forced_gc_passes``, ``background_gc_passes``
     and ``skipped_background_gc``.
+
+    FEMU tests its thresholds once per NVMe request (``ssd_write`` and the FTL thread's poll loop); a host
+    write here is one page, so ``"femu"`` is FEMU with one-page requests. FEMU's forced loop gives up
+    when no line can be collected; here that cannot happen (the FTL refuses settings that would let it)
+    and would raise.
     """
 
     name: str

@@ -3,7 +3,7 @@
 The draw is ``cands[r % n]`` over the ``n`` candidates (closed lines with an invalid page, an array set
 in the order the mechanism keeps), ``r`` the next number of the splitmix64 stream seeded with the
 policy's ``seed`` (FEMU: ``gc_seed``). A background pass that then skips the line has still used the draw,
-as in FEMU.
+as in FEMU. A follow-up victim (under a stop rule other than "one") is another draw.
 """
 
 from numba import njit

@@ -40,8 +40,8 @@ def golden_numbers(path: Path) -> dict:
 
 
 def ftl_numbers(tr) -> dict:
-    """Paper 4's policies on the trace's writes (pages renumbered densely), looped 20 times over a small
-    device that starts full."""
+    """Every FTL policy on the trace's writes (pages renumbered densely), looped 20 times over a small
+    device that starts full, under the default GC trigger."""
     from flashrepro.ftl import FTL, POLICIES, Geometry
 
     refs = tr.to_pages()

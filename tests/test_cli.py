@@ -49,6 +49,20 @@ def test_listings(capsys):
     assert "synthetic/zipf-0.9" in json.loads(run(capsys, "workloads")[1])
 
 
+def test_ftl_policies(capsys):
+    code, out, _ = run(capsys, "ftl-policies")
+    d = json.loads(out)
+    assert code == 0
+    assert list(d["policies"]) == ["greedy", "2r", "2r++", "cost-benefit", "fifo", "random", "d-choice"]
+    for p in d["policies"].values():
+        assert p["victim_rule"] and p["description"] and p["stop"] in ("one", "valid", "invalid")
+        assert len(p["copy_dest"]) == 3
+    assert d["policies"]["2r++"]["victim"] == "fifo_threshold" and d["policies"]["2r++"]["copy_dest"] == [1, 2, 2]
+    assert d["policies"]["2r"]["stop"] == "valid" and d["policies"]["d-choice"]["d"] == 4
+    assert d["gc_triggers"]["femu"]["forced_free"] == 0.05 and d["gc_triggers"]["femu"]["background_free"] == 0.25
+    assert d["gc_triggers"]["reserve"]["reserve_lines"] == 1
+
+
 def test_trace_info(capsys, data_dir):
     code, out, _ = run(capsys, "trace-info", str(data_dir / "formats/sample.diskmon.txt"))
     d = json.loads(out)

@@ -1,12 +1,14 @@
 """The FTL kernel against tests/reference.py, write by write, plus invariants hypothesis draws."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference import FTLReference
+from reference_ftl import RULES, FTLReference
 
-from flashrepro.ftl import FTL, POLICIES, ArrayStream, Geometry, run, running_waf
+from flashrepro.ftl import FTL, POLICIES, TRIGGERS, ArrayStream, GCTrigger, Geometry, run, running_waf
 from flashrepro.ftl import _kernel as K
 
 
@@ -17,43 +19,144 @@ def skewed_writes(seed, n, logical, hot=0.1, hot_share=0.8):
     return np.where(is_hot, rng.integers(0, n_hot, n), rng.integers(0, logical, n)).astype(np.int32)
 
 
+def _floor(fraction, n):
+    """floor(fraction * n), exactly (the decimal the setting was written as)."""
+    return int(Fraction(str(fraction)) * n)
+
+
 def reference_for(ftl: FTL) -> FTLReference:
-    g, p, prm = ftl.geometry, ftl.policy, ftl.prm
-    return FTLReference(g.pages_per_line, g.n_lines, g.logical_pages, p.victim, p.copy_dest, int(prm[K.LIMIT]),
-                        int(prm[K.RECENT]), p.stop, int(prm[K.RESERVE]), p.max_victims)
+    """The reference configured from the policy and trigger settings themselves (not from the kernel's
+    parameter array), so a wrong translation of a setting is caught too."""
+    g, p, t = ftl.geometry, ftl.policy, ftl.trigger
+    P, L = g.pages_per_line, g.n_lines
+    return FTLReference(P, L, g.logical_pages, p.victim, p.copy_dest, limit=_floor(p.threshold, P),
+                        recent=_floor(p.recent_fraction, L), stop=p.stop, reserve=t.reserve_lines,
+                        max_victims=p.max_victims, d=p.d, seed=p.seed,
+                        forced=None if t.forced_free is None else _floor(t.forced_free, L),
+                        background=None if t.background_free is None else _floor(t.background_free, L),
+                        bg_min_invalid=_floor(t.background_min_invalid, P))
 
 
 VARIANTS = [POLICIES["greedy"], POLICIES["2r"], POLICIES["2r++"],
             POLICIES["2r"].with_(stop="invalid"), POLICIES["2r++"].with_(stop="valid"),
             POLICIES["2r++"].with_(stop="one", threshold=0.9, recent_fraction=0.0),
-            POLICIES["2r"].with_(threshold=0.1, max_victims=2), POLICIES["2r++"].with_(threshold=0.0)]
+            POLICIES["2r"].with_(threshold=0.1, max_victims=2), POLICIES["2r++"].with_(threshold=0.0),
+            POLICIES["cost-benefit"], POLICIES["fifo"], POLICIES["random"], POLICIES["d-choice"],
+            POLICIES["random"].with_(seed=12345, copy_dest=(1, 2, 2)), POLICIES["d-choice"].with_(d=2, seed=2**64 - 1),
+            POLICIES["cost-benefit"].with_(copy_dest=(2, 2, 2), stop="invalid"),
+            POLICIES["fifo"].with_(stop="valid", max_victims=3)]
+# paper 4's trigger, FEMU's, FEMU's with a background rule so choosy that forced passes run, and the
+# reserve rule with a background rule
+TRIGGER_VARIANTS = [TRIGGERS["reserve"], TRIGGERS["femu"],
+                    TRIGGERS["femu"].with_(name="femu-choosy", background_min_invalid=0.75),
+                    GCTrigger("reserve+background", background_free=0.3, background_min_invalid=0.5)]
 
 
-@pytest.mark.parametrize("policy", VARIANTS, ids=lambda p: f"{p.name}-{p.stop}-{p.threshold}-{p.max_victims}")
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_kernel_matches_reference_write_by_write(policy, seed):
+def comparison_case(seed):
     g = Geometry(8 + 4 * seed, 20 + seed, 8 * (20 + seed) * 3 // 4)
-    ftl, ref = FTL(g, policy), None
+    return g, np.concatenate([np.arange(g.logical_pages), skewed_writes(seed, 3000, g.logical_pages)]).astype(np.int32)
+
+
+def policy_id(p):
+    return f"{p.name}-{p.stop}-{p.threshold}-{p.max_victims}-{p.copy_dest}-{p.seed}-{p.d}"
+
+
+@pytest.mark.parametrize("trigger", TRIGGER_VARIANTS, ids=lambda t: t.name)
+@pytest.mark.parametrize("policy", VARIANTS, ids=policy_id)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_kernel_matches_reference_write_by_write(policy, trigger, seed):
+    g, w = comparison_case(seed)
+    ftl = FTL(g, policy, trigger)
     ref = reference_for(ftl)
-    fill = np.arange(g.logical_pages, dtype=np.int32)
-    w = np.concatenate([fill, skewed_writes(seed, 4000, g.logical_pages)])
     log = np.zeros(len(w), np.int32)
     victims = np.zeros(20000, np.int32)
-    # in three chunks, so the state carried between calls is exercised too
-    for part in np.array_split(np.arange(len(w)), 3):
+    # in chunks of several sizes, so the state carried between calls is exercised too
+    cuts = np.sort(np.random.default_rng(seed).choice(np.arange(1, len(w)), 2 + 3 * seed, replace=False))
+    for part in np.split(np.arange(len(w)), cuts):
         ftl.write(w[part], log[part[0]:part[-1] + 1], victims)
-        ftl.check()
+    ftl.check()
     for lpn in w:
         ref.write(int(lpn))
     assert log.tolist() == ref.copies_before
-    n_v = int(ftl.state["sc"][K.NLOG_V])
+    n_v = int(ftl.state.sc[K.NLOG_V])
     assert victims[:n_v].tolist() == ref.victims
     assert ftl.counters == ref.counters()
-    assert ftl.state["erase_count"].tolist() == ref.erases
-    l2p = ftl.state["l2p"]
+    assert ftl.state.erase_count.tolist() == ref.erases
+    l2p = ftl.state.l2p
     P = g.pages_per_line
     assert {lpn: (int(l2p[lpn]) // P, int(l2p[lpn]) % P) for lpn in range(g.logical_pages) if l2p[lpn] >= 0} == ref.l2p
     assert ftl.counters["gc_passes"] > 20  # the comparison covered garbage collection
+
+
+def test_every_victim_rule_has_a_reference_and_is_compared():
+    from flashrepro.ftl import VICTIM_RULES
+
+    assert set(VICTIM_RULES) == set(RULES), "state the new rule in tests/reference_ftl.py (FTLReference.pick)"
+    assert {p.victim for p in VARIANTS} == set(VICTIM_RULES), "add a policy using the new rule to VARIANTS"
+
+
+def test_the_comparison_exercises_every_trigger_rule():
+    """Over the write-by-write cases, each rule of each trigger ran: forced passes, background passes,
+    skipped background passes, and 2R's fallbacks."""
+    for trigger in TRIGGER_VARIANTS:
+        total = dict.fromkeys(["forced_gc_passes", "background_gc_passes", "skipped_background_gc", "fallbacks"], 0)
+        for policy in VARIANTS:
+            for seed in range(3):
+                g, w = comparison_case(seed)
+                f = FTL(g, policy, trigger)
+                f.write(w)
+                for k in total:
+                    total[k] += f.counters[k]
+        assert total["fallbacks"] > 0
+        assert (total["forced_gc_passes"] > 0) == (trigger.name == "femu-choosy"), trigger.name
+        if trigger.background_free is None:
+            assert total["background_gc_passes"] == total["skipped_background_gc"] == 0
+        else:
+            assert total["background_gc_passes"] > 0 and total["skipped_background_gc"] > 0, trigger.name
+
+
+@pytest.mark.parametrize("name", ["2r++", "random", "cost-benefit"])
+def test_lazy_buckets_equal_eager_ones(name):
+    """Rules that do not read the valid-count buckets let the kernel rebuild them after each chunk; the
+    state is then the same as if every host write had moved its line (apart from sc[BMIN], a bound)."""
+    g, w = comparison_case(1)
+    lazy, eager = FTL(g, name, "femu"), FTL(g, name, "femu")
+    eager.prm[K.EAGER_BUCKETS] = 1
+    for part in np.array_split(w, 7):
+        lazy.write(part)
+        eager.write(part)
+        lazy.check()
+        for field, a, b in zip(K.FTLState._fields, lazy.state, eager.state, strict=True):
+            if field == "sc":  # the bound on the least-valid bucket
+                a, b = np.delete(a, K.BMIN), np.delete(b, K.BMIN)
+            if field == "prm":
+                a, b = np.delete(a, K.EAGER_BUCKETS), np.delete(b, K.EAGER_BUCKETS)
+            if field == "buckets":  # compare the lists (an unlinked node keeps a stale successor)
+                assert bucket_lists(lazy) == bucket_lists(eager)
+            else:
+                assert np.array_equal(a, b), field
+
+
+def bucket_lists(ftl):
+    L, P, link = ftl.geometry.n_lines, ftl.geometry.pages_per_line, ftl.state.buckets
+    out = []
+    for v in range(P + 1):
+        x, members = link[2 * (L + v) + 1], []
+        while x != L + v:
+            members.append(int(x))
+            x = link[2 * x + 1]
+        out.append(members)
+    return out
+
+
+def test_division_by_multiply_and_shift_is_exact():
+    rng = np.random.default_rng(0)
+    for d in list(range(1, 300)) + [1024, 1152, 4095, 4096, 4097, 2**20 + 7, 2**30, 2**31 - 1]:
+        m, k = K.division_magic(d)
+        top = (2**31 - 1) // d * d
+        n = np.concatenate([rng.integers(0, 2**31, 2000), np.arange(0, 50 * d, max(1, d // 3)) % 2**31,
+                            [d - 1, d, d + 1, 2**31 - 1, top, top - 1]]).astype(object)
+        assert all(x * m < 2**63 and (x * m) >> k == x // d for x in n), d
 
 
 def test_policies_differ_where_they_should():
@@ -69,59 +172,125 @@ def test_policies_differ_where_they_should():
     assert c["2r++"][0, 1] > 0 and c["2r++"][1, 2] > 0 and c["2r++"][0, 2] == 0  # 00 -> 01 -> 10
 
 
-@settings(max_examples=40, deadline=None)
-@given(P=st.integers(2, 12), L=st.integers(8, 24), fill=st.floats(0.3, 0.85), policy=st.sampled_from(VARIANTS),
-       seed=st.integers(0, 2**16), n=st.integers(0, 3000), reserve=st.integers(1, 3))
-def test_invariants(P, L, fill, policy, seed, n, reserve):
-    logical = max(1, min(int(P * L * fill), (L - reserve - 4) * P))
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), P=st.integers(2, 12), fill=st.floats(0.3, 0.85), policy=st.sampled_from(VARIANTS),
+       trigger=st.sampled_from(TRIGGER_VARIANTS), seed=st.integers(0, 2**16), n=st.integers(0, 3000))
+def test_invariants(data, P, fill, policy, trigger, seed, n):
+    if trigger.name == "femu":
+        L = data.draw(st.integers(20, 48), "L")  # 5% of the lines must be at least one line
+    else:
+        L = data.draw(st.integers(8, 24), "L")
+        trigger = trigger.with_(reserve_lines=data.draw(st.integers(1, 3), "reserve"))
+    reserve, forced, background, _ = trigger.lines(Geometry(P, L, 1))
+    keep = max(reserve, forced)
+    logical = max(1, min(int(P * L * fill), (L - keep - 4) * P))
     g = Geometry(P, L, logical)
-    ftl = FTL(g, policy, reserve_lines=reserve)
+    ftl = FTL(g, policy, trigger)
     w = np.random.default_rng(seed).integers(0, logical, n).astype(np.int32)
     log = np.zeros(n, np.int32)
-    ftl.write(w, log)
+    victims = np.zeros(4 * n, np.int32)
+    ftl.write(w, log, victims)
     ftl.check()
     c = ftl.counters
     copies = int(ftl.copies().sum())
     assert c["host_writes"] == n and log.sum() == copies
     assert c["first_writes"] == len(np.unique(w))
-    assert c["erases"] == c["victims"] == ftl.state["erase_count"].sum()
+    assert c["erases"] == c["victims"] == ftl.state.erase_count.sum()
+    assert np.array_equal(np.bincount(victims[:c["victims"]], minlength=L), ftl.state.erase_count)
     # what was written is what is mapped: valid pages = distinct logical pages written
-    assert ftl.state["valid"].sum() == len(np.unique(w))
+    assert ftl.state.valid.sum() == len(np.unique(w))
     assert n == 0 or ftl.waf() >= 1.0
     assert c["returned_from_cold"] <= c["host_writes"] - c["first_writes"]
+    assert c["gc_passes"] <= c["victims"]
+    if policy.stop == "one":
+        assert c["gc_passes"] == c["victims"]
+    # the trigger's counters: background passes at most one per write, forced and background ones within all
+    assert c["forced_gc_passes"] + c["background_gc_passes"] <= c["gc_passes"]
+    assert c["background_gc_passes"] + c["skipped_background_gc"] <= n
+    if forced < 0:
+        assert c["forced_gc_passes"] == 0
+    if background < 0:
+        assert c["background_gc_passes"] == c["skipped_background_gc"] == 0
+    # GC never lets the free lines fall under what the trigger keeps
+    assert ftl.state.sc[K.FREE_COUNT] >= keep
 
 
-def test_out_of_range_and_bad_geometry_are_errors():
+def test_splitmix64_is_femus_stream():
+    from reference_ftl import splitmix64 as ref_splitmix
+
+    from flashrepro.ftl.victims import splitmix64
+
+    rng = np.zeros(1, np.uint64)
+    assert int(splitmix64(rng)) == 0xE220A8397B1DCDAF  # splitmix64's first output from seed 0
+    state, want = 2**64 - 5, []
+    for _ in range(5):
+        state, r = ref_splitmix(state)
+        want.append(r)
+    rng[0] = 2**64 - 5
+    assert [int(splitmix64(rng)) for _ in range(5)] == want
+
+
+def test_random_rules_follow_their_seed():
+    g = Geometry(8, 24, 130)
+    w = np.concatenate([np.arange(130), skewed_writes(1, 4000, 130)]).astype(np.int32)
+    for name in ("random", "d-choice"):
+        runs = {}
+        for seed in (0, 0, 1):
+            f = FTL(g, POLICIES[name].with_(seed=seed))
+            v = np.zeros(5000, np.int32)
+            f.write(w, log_victims=v)
+            runs.setdefault(seed, []).append(v[:f.counters["victims"]].tolist())
+        assert runs[0][0] == runs[0][1] and runs[0][0] != runs[1][0]
+
+
+def test_out_of_range_and_bad_settings_are_errors():
     g = Geometry(8, 10, 40)
     with pytest.raises(ValueError, match="logical page 40"):
         FTL(g, "greedy").write(np.array([1, 40], np.int32))
     with pytest.raises(ValueError, match="spare"):
         Geometry(8, 10, 70)
     with pytest.raises(ValueError, match="do not fit"):
-        FTL(Geometry(8, 10, 48), "greedy", reserve_lines=2)
+        FTL(Geometry(8, 10, 48), "greedy", TRIGGERS["reserve"].with_(reserve_lines=2))
     with pytest.raises(ValueError, match="unknown FTL policy"):
         FTL(g, "lru")
     with pytest.raises(ValueError, match="stop"):
         POLICIES["2r"].with_(stop="never")
+    with pytest.raises(ValueError, match="valid: cost-benefit, d-choice, fifo, fifo_threshold, greedy, random"):
+        POLICIES["greedy"].with_(victim="lru")
+    with pytest.raises(ValueError, match="unknown GC trigger 'eager'; known: reserve, femu"):
+        FTL(g, "greedy", "eager")
+    # FEMU's 5% of 10 lines is no line: nothing would keep a line free for the host and the copies
+    with pytest.raises(ValueError, match="keeps no line free on 10 lines"):
+        FTL(g, "greedy", "femu")
+    with pytest.raises(ValueError, match="in \\[0, 1\\)"):
+        GCTrigger("x", background_free=1.5)
+    with pytest.raises(ValueError, match="int32"):
+        FTL(g, "greedy").write(np.arange(4, dtype=np.int32), np.zeros(4, np.int64))
+    ro = np.arange(40, dtype=np.int64)
+    ro.flags.writeable = False  # any integer array, read-only too, is accepted
+    f = FTL(g, "greedy")
+    f.write(ro)
+    assert f.counters["host_writes"] == 40
 
 
-def test_run_slices_match_one_ftl_and_chunking():
+@pytest.mark.parametrize("trigger", ["reserve", "femu"])
+def test_run_slices_match_one_ftl_and_chunking(trigger):
     g = Geometry(16, 48, 600)
     w = skewed_writes(3, 30000, 600)
     stream = ArrayStream("s", w, 600, prefill=600)
-    a = run(stream, list(POLICIES), g, slices=10, chunk=777, threads=2, progress=False)
-    b = run(stream, list(POLICIES), g, slices=10, chunk=1 << 20, threads=1, progress=False)
+    a = run(stream, list(POLICIES), g, slices=10, chunk=777, threads=2, trigger=trigger, progress=False)
+    b = run(stream, list(POLICIES), g, slices=10, chunk=1 << 20, threads=1, trigger=trigger, progress=False)
     assert a.slices.equals(b.slices)
     for name in POLICIES:
-        f = FTL(g, name)
+        f = FTL(g, name, trigger)
         f.write(np.arange(600, dtype=np.int32))
         f.reset_counters()
         f.write(w)
         last = a.slices.filter(policy=name, slice=10).row(0, named=True)
         assert all(last[k] == v for k, v in f.counters.items())
-        assert np.array_equal(a.erase_counts[name], f.state["erase_count"])
+        assert np.array_equal(a.erase_counts[name], f.state.erase_count)
     rw = running_waf(a.slices)
-    assert rw.height == 30 and (rw["running_waf"] >= 1).all()
+    assert rw.height == 10 * len(POLICIES) and (rw["running_waf"] >= 1).all()
     # the mean of per-slice WAFs weighted by slice writes is the cumulative WAF
     for name in POLICIES:
         r = rw.filter(policy=name)

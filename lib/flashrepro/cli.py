@@ -1,4 +1,4 @@
-"""The command line: ``flashrepro simulate | replay | policies | formats | trace-info | workloads``."""
+"""The command line: ``flashrepro simulate | replay | policies | ftl-policies | formats | trace-info | workloads``."""
 
 from __future__ import annotations
 
@@ -51,6 +51,14 @@ def cmd_replay(a) -> dict:
             "model": {name: io_time(res.io_log, card) for name, card in CARDS.items()}}
 
 
+def cmd_ftl_policies() -> dict:
+    from .ftl import POLICIES as FTL_POLICIES
+    from .ftl import TRIGGERS
+
+    return {"policies": {n: p.describe() for n, p in FTL_POLICIES.items()},
+            "gc_triggers": {n: t.describe() for n, t in TRIGGERS.items()}}
+
+
 def _policy_args(s):
     s.add_argument("--policy", required=True)
     s.add_argument("--trace", required=True, help="trace file (plain, .gz, .bz2, .xz, .zst)")
@@ -73,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--allow-existing", action="store_true", help="allow overwriting a target that holds data")
     r.add_argument("--buffered", action="store_true", help="buffered I/O + fdatasync instead of O_DIRECT")
     sub.add_parser("policies", help="list registered policies")
+    sub.add_parser("ftl-policies", help="list the FTL's GC policies and GC triggers")
     sub.add_parser("formats", help="list trace formats")
     t = sub.add_parser("trace-info", help="statistics of a trace file as JSON")
     t.add_argument("path")
@@ -89,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         elif a.cmd == "policies":
             out = {n: {"description": p.description, "params": list(p.params.__dataclass_fields__)}
                    for n, p in sorted(POLICIES.items())}
+        elif a.cmd == "ftl-policies":
+            out = cmd_ftl_policies()
         elif a.cmd == "formats":
             out = {n: f.description for n, f in sorted(FORMATS.items())}
         elif a.cmd == "trace-info":

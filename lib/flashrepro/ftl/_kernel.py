@@ -1,32 +1,70 @@
-"""The page-mapped FTL kernel: host writes, line-based garbage collection, greedy and FIFO (2R/2R++) victims.
+"""The page-mapped FTL kernel: the mechanism of host writes and line-based garbage collection.
 
-Everything here takes arrays and scalars only. The state of one simulated SSD lives in the arrays that
-:class:`flashrepro.ftl.FTL` owns; :func:`write_chunk` advances it by a chunk of host writes, so a stream
-of any length is processed in pieces.
+Everything here takes arrays and scalars only: one simulated SSD is an :class:`FTLState`, a
+``NamedTuple`` of NumPy arrays that :class:`flashrepro.ftl.FTL` owns, and :func:`write_chunk` advances
+it by a chunk of host writes, so a stream of any length is processed in pieces. *Which* line GC takes
+is not decided here: the victim rule is a compiled function passed in (a Numba first-class function
+with signature :data:`VICTIM_SIG`), one per file in :mod:`flashrepro.ftl.victims`.
 
-Layout: a physical page is ``line * P + offset``. ``p2l[ppn]`` is the logical page last written there;
-it is valid iff ``l2p[p2l[ppn]] == ppn`` (nothing is cleared on overwrite, so a host write touches one
-random cache line, ``l2p[lpn]``). Each line has a *kind*, the frontier it was opened for: 0 = normal
-(2R++ bits 00, host writes), 1 = normal second chance (01), 2 = cold (10). GC copies a victim's valid
-pages to the frontier ``copy_dest[kind]``.
+Notes
+-----
+**Layout.** A physical page is ``line * P + offset``. ``p2l[ppn]`` is the logical page last written
+there; it is valid iff ``l2p[p2l[ppn]] == ppn`` (nothing is cleared on overwrite, so a host write
+touches one random cache line, ``l2p[lpn]``). Each line has a *kind*, the frontier it was opened for:
+0 = normal (2R++ bits 00, host writes), 1 = normal second chance (01), 2 = cold (10). GC copies a
+victim's valid pages to the frontier ``copy_dest[kind]``.
 
-Victim selection (``prm[VICTIM]``):
+**What the mechanism keeps for every victim rule.**
 
-* greedy: the closed line with the fewest valid pages, ties to the line that reached that count first,
-  from buckets indexed by valid count (O(1) amortised per pick and per invalidation). One victim.
-* fifo (2R, 2R++): closed lines in order of write completion. The ``recent`` most recently closed are
-  never victims; the others form the *eligible prefix* of the FIFO. A scan starts at the cursor (where
-  the previous GC stopped), visits the eligible prefix cyclically once, and takes the first line whose
-  valid count is at most ``limit``. Further victims come from the first one's region (normal = kinds 0
-  and 1, cold = 2) by the same scan from the line after the previous victim, until the stop rule holds.
-  If no eligible line is under the limit, the least-valid eligible line is taken (a *fallback*); if
-  every eligible line is full, the least-valid closed line of all (a *global fallback*).
+* ``fifo``: the closed lines in close order (write completion), oldest at the front.
+* ``buckets``: the closed lines by valid count ``v`` (list ``L + v``), each bucket in the order its
+  lines took that count (``entered[line]``, a stamp from the event counter ``sc[TICK]``, set when the
+  line closes and whenever a host write takes a page from it); ``sc[BMIN]`` is a lower bound on the
+  smallest non-empty bucket. Moving a line between buckets on every host write costs a third of the
+  host path's time, so the lists follow each change only when the victim rule reads them
+  (``prm[EAGER_BUCKETS]``, from the rule's registration); otherwise only the stamps do, and
+  :func:`rebuild_buckets` restores the lists from ``(valid, entered)`` at the end of every
+  :func:`write_chunk` (and whenever a rule calls it). Either way the lists are exact whenever
+  anything reads them.
+* ``cands[:sc[N_CANDS]]``: the *candidates*, closed lines with at least one invalid page (FEMU's victim
+  queue; fully valid lines sit apart), as an array set: a line is appended when it closes with an
+  invalid page or when a closed full line loses its first page, and removed by moving the last one
+  into its slot. Uniform sampling is ``cands[r % n]``.
+* ``close_seq`` (close number) and ``close_time`` (the host-write clock ``sc[CLOCK]`` when the line
+  closed: host writes since the device was created, never reset).
+* ``sc[CURSOR]``: the closed line after the last victim in close order (the FIFO sentinel ``L`` if
+  none), where 2R's scan resumes.
+
+**Garbage collection.** A *GC pass* asks the victim rule for a first victim, then, until the stop rule
+holds ("one" victim, the victims' valid pages exceed a line, their invalid pages reach a line, or
+``max_victims``), for follow-up victims. Each victim is taken off every structure, its valid pages are
+copied, and it is erased and queued as free. Passes are triggered by up to three rules (``prm``, from
+:class:`flashrepro.ftl.GCTrigger`):
+
+* *reserve*: when the host frontier needs a new line and free lines <= ``RESERVE``, passes run until
+  free lines > ``RESERVE`` (paper 4's runs: 1);
+* *forced*: before each host write, passes run while free lines <= ``FORCED`` (FEMU's
+  ``should_gc_high``; -1 = off);
+* *background*: after each host write, if free lines <= ``BACKGROUND``, one pass that takes its first
+  victim only if the victim has at least ``BG_MIN_INVALID`` invalid pages, and otherwise does nothing
+  and counts a skip (FEMU's ``should_gc`` and ``select_victim_line(force=false)``; -1 = off).
+
+A victim with ``v`` valid pages opens at most one copy line and frees one, so GC never needs more than
+one free line at a time; the Python wrapper refuses triggers that keep none free.
+
+References
+----------
+.. [1] FEMU, the QEMU-based flash emulator, blackbox SSD FTL: ``hw/femu/bbssd/ftl.c`` and
+   ``ftl-line-gc.c`` in https://github.com/MoatLab/FEMU (Li et al., "The CASE of FEMU", FAST 2018).
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
+import numba
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from .. import jitkit as jk
 from ..jitkit import prefetch
@@ -39,224 +77,232 @@ N_KINDS = 3  # normal (2R++ bits 00), normal second chance (01), cold (10)
 COLD = 2
 
 # prm (int64 parameters)
-P_PAGES, P_LINES, VICTIM, LIMIT, RECENT, STOP, RESERVE, MAX_VICTIMS = range(8)
-N_PRM = 8
-GREEDY, FIFO = 0, 1
+(P_PAGES, P_LINES, LIMIT, RECENT, STOP, MAX_VICTIMS, RESERVE, FORCED, BACKGROUND, BG_MIN_INVALID,
+ D_CHOICES, EAGER_BUCKETS, DIV_MAGIC, DIV_SHIFT) = range(14)
+N_PRM = 14
 STOP_VALID, STOP_INVALID, STOP_ONE = 0, 1, 2  # more than a line of valid / a line of invalid / one victim
 
 # sc (int64 scalar state kept between chunks)
-FREE_HEAD, FREE_COUNT, SEQ, CURSOR, BMIN, N_CLOSED, NLOG_V = range(7)
-FRONT_LINE = 7  # 7, 8, 9: open line per kind (-1 = none)
-FRONT_OFF = 10  # 10, 11, 12
-N_SC = 13
+FREE_HEAD, FREE_COUNT, SEQ, CURSOR, BMIN, N_CLOSED, NLOG_V, CLOCK, N_CANDS, REGION, TICK = range(11)
+FRONT_LINE = 11  # 11, 12, 13: open line per kind (-1 = none)
+FRONT_OFF = 14  # 14, 15, 16
+N_SC = 17
 
 # counters
-HOST, FIRST_WRITES, ERASES, GC_PASSES, VICTIMS, RETURNED, FALLBACKS, GLOBAL_FALLBACKS = range(8)
-COPY = 8  # 8 .. 16: copies from kind s to kind d at COPY + 3 * s + d
+(HOST, FIRST_WRITES, ERASES, GC_PASSES, VICTIMS, RETURNED, FALLBACKS, GLOBAL_FALLBACKS, FORCED_PASSES,
+ BACKGROUND_PASSES, SKIPPED_BACKGROUND) = range(11)
+COPY = 11  # 11 .. 19: copies from kind s to kind d at COPY + 3 * s + d
 N_COUNTERS = COPY + N_KINDS * N_KINDS
 COUNTER_NAMES = ("host_writes", "first_writes", "erases", "gc_passes", "victims", "returned_from_cold",
-                 "fallbacks", "global_fallbacks") + tuple(
-    f"copy_{s}_{d}" for s in range(N_KINDS) for d in range(N_KINDS))
+                 "fallbacks", "global_fallbacks", "forced_gc_passes", "background_gc_passes",
+                 "skipped_background_gc") + tuple(f"copy_{s}_{d}" for s in range(N_KINDS) for d in range(N_KINDS))
 assert len(COUNTER_NAMES) == N_COUNTERS
 
 
-def new_state(pages_per_line: int, n_lines: int, logical_pages: int) -> dict[str, np.ndarray]:
+class FTLState(NamedTuple):
+    """One simulated SSD (``P`` pages per line, ``L`` lines); every field is a 1-D C-contiguous array."""
+
+    l2p: np.ndarray  # int32[logical pages]: physical page of each logical page (-1 = never written)
+    p2l: np.ndarray  # int32[L * P]: logical page last written to each physical page
+    valid: np.ndarray  # int32[L]: valid pages per line
+    kind: np.ndarray  # int8[L]: frontier kind of a line in use (-1 = free)
+    status: np.ndarray  # int8[L]: FREE, OPEN or CLOSED
+    free_q: np.ndarray  # int32[L]: ring of free lines from sc[FREE_HEAD], sc[FREE_COUNT] long
+    fifo: np.ndarray  # int32 jitkit list: closed lines in close order (sentinel L)
+    buckets: np.ndarray  # int32 jitkit list: closed lines by valid count v (sentinel L + v)
+    cands: np.ndarray  # int32[L]: candidates (closed lines with an invalid page) in cands[:sc[N_CANDS]]
+    cand_pos: np.ndarray  # int32[L]: a line's slot in cands (-1 = not a candidate)
+    close_seq: np.ndarray  # int64[L]: close number of a closed line (1, 2, ...)
+    close_time: np.ndarray  # int64[L]: sc[CLOCK] (host writes so far) when the line closed
+    entered: np.ndarray  # int64[L]: sc[TICK] when a closed line took its valid count (bucket order)
+    erase_count: np.ndarray  # int64[L]
+    sc: np.ndarray  # int64[N_SC]: scalar state
+    rng: np.ndarray  # uint64[1]: splitmix64 state of the random victim rules
+    counters: np.ndarray  # int64[N_COUNTERS]
+    prm: np.ndarray  # int64[N_PRM]: parameters
+    copy_dest: np.ndarray  # int64[N_KINDS]: destination kind of copies out of each kind
+
+
+def division_magic(d: int) -> tuple[int, int]:
+    """``(m, k)`` with ``(n * m) >> k == n // d`` for every ``0 <= n < 2**31``, ``n * m < 2**63``.
+
+    ``k = 31 + ceil(log2 d)`` and ``m = ceil(2**k / d)``: with ``m * d = 2**k + e``, ``0 <= e < d``, the
+    error ``n * e / (d * 2**k)`` stays under ``1 / d`` because ``n * e < 2**31 * 2**ceil(log2 d)``. The
+    host path divides a physical page by the pages per line once per write; a multiply and a shift
+    are several times cheaper than a 64-bit division."""
+    k = 31 + (d - 1).bit_length()
+    return -(-(1 << k) // d), k
+
+
+def new_state(pages_per_line: int, n_lines: int, logical_pages: int, prm: np.ndarray | None = None,
+              copy_dest=(0, 0, 0), seed: int = 0) -> FTLState:
     """Fresh arrays for an empty device: every line free (in index order), nothing mapped."""
     P, L = pages_per_line, n_lines
     sc = np.zeros(N_SC, np.int64)
     sc[FREE_COUNT] = L
     sc[CURSOR] = L  # the FIFO sentinel: start at the head
     sc[FRONT_LINE:FRONT_LINE + N_KINDS] = -1
-    fifo = jk.list_new(L, 1)  # closed lines in close order (sentinel L)
-    buckets = jk.list_new(L, P + 1)  # closed lines by valid count v (sentinel L + v)
-    return dict(l2p=np.full(logical_pages, -1, np.int32), p2l=np.full(L * P, -1, np.int32),
-                valid=np.zeros(L, np.int32), kind=np.full(L, -1, np.int8), status=np.zeros(L, np.int8),
-                free_q=np.arange(L, dtype=np.int32), fifo=fifo,
-                close_seq=np.zeros(L, np.int64), buckets=buckets,
-                erase_count=np.zeros(L, np.int64), sc=sc, counters=np.zeros(N_COUNTERS, np.int64))
+    if prm is None:
+        prm = np.zeros(N_PRM, np.int64)
+        prm[P_PAGES], prm[P_LINES] = P, L
+    prm = np.array(prm, np.int64)
+    prm[DIV_MAGIC], prm[DIV_SHIFT] = division_magic(P)
+    return FTLState(
+        l2p=np.full(logical_pages, -1, np.int32), p2l=np.full(L * P, -1, np.int32),
+        valid=np.zeros(L, np.int32), kind=np.full(L, -1, np.int8), status=np.zeros(L, np.int8),
+        free_q=np.arange(L, dtype=np.int32), fifo=jk.list_new(L, 1), buckets=jk.list_new(L, P + 1),
+        cands=np.zeros(L, np.int32), cand_pos=np.full(L, -1, np.int32), close_seq=np.zeros(L, np.int64),
+        close_time=np.zeros(L, np.int64), entered=np.zeros(L, np.int64), erase_count=np.zeros(L, np.int64),
+        sc=sc, rng=np.array([seed], np.uint64), counters=np.zeros(N_COUNTERS, np.int64), prm=prm,
+        copy_dest=np.asarray(copy_dest, np.int64))
+
+
+STATE_T = numba.typeof(new_state(2, 8, 4))
+VICTIM_SIG = types.int64(STATE_T, types.boolean)
+"""``pick(state, first) -> line or -1``: a victim rule. ``first`` says whether it chooses the first
+victim of a GC pass or a follow-up. It must return a closed line (for a first victim, one with an
+invalid page) and must not change the lists; it may update counters and its own scalar state."""
+
+
+@njit(cache=True, inline="always")
+def _cand_add(s, ln):
+    n = s.sc[N_CANDS]
+    s.cands[n] = ln
+    s.cand_pos[ln] = n
+    s.sc[N_CANDS] = n + 1
+
+
+@njit(cache=True, inline="always")
+def _cand_remove(s, ln):
+    i = s.cand_pos[ln]
+    if i >= 0:
+        n = s.sc[N_CANDS] - 1
+        last = s.cands[n]
+        s.cands[i] = last
+        s.cand_pos[last] = i
+        s.cand_pos[ln] = -1
+        s.sc[N_CANDS] = n
 
 
 @njit(cache=True)
-def _open_line(k, kind, status, free_q, sc, L):
+def _open_line(s, k):
+    sc = s.sc
+    L = s.prm[P_LINES]
     if sc[FREE_COUNT] == 0:
         raise RuntimeError("FTL has no free line left: the logical space does not fit the geometry")
-    ln = free_q[sc[FREE_HEAD]]
+    ln = s.free_q[sc[FREE_HEAD]]
     sc[FREE_HEAD] = (sc[FREE_HEAD] + 1) % L
     sc[FREE_COUNT] -= 1
-    status[ln] = OPEN
-    kind[ln] = k
+    s.status[ln] = OPEN
+    s.kind[ln] = k
     sc[FRONT_LINE + k] = ln
     sc[FRONT_OFF + k] = 0
     return ln
 
 
 @njit(cache=True)
-def _close_line(ln, valid, status, fifo, close_seq, buckets, sc, prm):
-    """A full line joins the FIFO (write-completion order) or its valid-count bucket."""
-    L = prm[P_LINES]
-    status[ln] = CLOSED
+def _close_line(s, ln):
+    """A full line joins the FIFO, its valid-count bucket and, with an invalid page, the candidates."""
+    sc = s.sc
+    L = s.prm[P_LINES]
+    s.status[ln] = CLOSED
     sc[SEQ] += 1
-    close_seq[ln] = sc[SEQ]
+    s.close_seq[ln] = sc[SEQ]
+    s.close_time[ln] = sc[CLOCK]
     sc[N_CLOSED] += 1
-    if prm[VICTIM] == FIFO:
-        jk.list_push_back(fifo, L, ln)
-    else:
-        v = valid[ln]
-        jk.list_push_back(buckets, L + v, ln)
+    jk.list_push_back(s.fifo, L, ln)
+    v = s.valid[ln]
+    s.entered[ln] = sc[TICK]
+    sc[TICK] += 1
+    if s.prm[EAGER_BUCKETS]:
+        jk.list_push_back(s.buckets, L + v, ln)
         if v < sc[BMIN]:
             sc[BMIN] = v
+    if v < s.prm[P_PAGES]:
+        _cand_add(s, ln)
 
 
 @njit(cache=True)
-def _scan(start, region, first, valid, kind, fifo, close_seq, sc, prm):
-    """One cyclic pass over the eligible FIFO prefix from ``start``: the first line under the limit
-    (in ``region`` unless ``first``), else for the first victim the least-valid eligible line as
-    ``-2 - line`` (a fallback), else -1."""
-    L = prm[P_LINES]
-    cutoff = sc[SEQ] - prm[RECENT]
-    limit = prm[LIMIT]
-    head = jk.list_front(fifo, L)
-    if head == L or close_seq[head] > cutoff:
-        return -1  # nothing eligible
-    ln = start
-    if ln == L or close_seq[ln] > cutoff:
-        ln = head
-    begin = ln
-    best = -1
-    best_v = prm[P_PAGES] + 1
-    while True:
-        v = valid[ln]
-        if first or (kind[ln] == COLD) == (region == 1):
-            if v <= limit:
-                return ln
-            if v < best_v:
-                best_v = v
-                best = ln
-        ln = jk.list_next(fifo, ln)
-        if ln == L or close_seq[ln] > cutoff:
-            ln = head
-        if ln == begin:
-            break
-    if first and best >= 0:
-        return -2 - best
-    return -1
+def rebuild_buckets(s):
+    """Relink every closed line into bucket ``valid[line]`` in ``entered`` order, and set ``sc[BMIN]`` to
+    the smallest non-empty bucket: the lists as eager maintenance would have left them."""
+    L = s.prm[P_LINES]
+    P = s.prm[P_PAGES]
+    b = s.buckets
+    b[:2 * L] = -1
+    for v in range(P + 1):
+        b[2 * (L + v)] = L + v
+        b[2 * (L + v) + 1] = L + v
+    closed = np.flatnonzero(s.status == CLOSED)
+    order = closed[np.argsort(s.entered[closed])]
+    bmin = P + 1
+    for ln in order:
+        v = s.valid[ln]
+        jk.list_push_back(b, L + v, ln)
+        bmin = min(bmin, v)
+    s.sc[BMIN] = min(bmin, P)
 
 
 @njit(cache=True)
-def _least_valid_closed(valid, fifo, L):
-    best = -1
-    best_v = 1 << 40
-    ln = jk.list_front(fifo, L)
-    while ln != L:
-        if valid[ln] < best_v:
-            best_v = valid[ln]
-            best = ln
-        ln = jk.list_next(fifo, ln)
-    return best
-
-
-@njit(cache=True)
-def _collect(victim, l2p, p2l, valid, kind, status, free_q, fifo, close_seq,
-             buckets, erase_count, sc, counters, prm, copy_dest):
-    """Copy the victim's valid pages to their frontier, erase it and return it to the free pool."""
-    P = prm[P_PAGES]
-    L = prm[P_LINES]
-    src = kind[victim]
-    dst = copy_dest[src]
+def _collect(s, victim):
+    """Take the victim off every list, copy its valid pages to their frontier, erase it, free it."""
+    P = s.prm[P_PAGES]
+    L = s.prm[P_LINES]
+    sc = s.sc
+    l2p, p2l, valid = s.l2p, s.p2l, s.valid
+    sc[CURSOR] = jk.list_next(s.fifo, victim)
+    jk.list_unlink(s.fifo, victim)
+    if jk.list_contains(s.buckets, victim):  # lazy buckets: it may not be linked yet
+        jk.list_unlink(s.buckets, victim)
+    _cand_remove(s, victim)
+    src = s.kind[victim]
+    dst = s.copy_dest[src]
     base = victim * P
     copies = 0
     dl = sc[FRONT_LINE + dst]  # the destination frontier, in registers for the copy loop
     do = sc[FRONT_OFF + dst]
-    for off in range(P):
-        if off + PREFETCH < P:
-            prefetch(l2p, p2l[base + off + PREFETCH])
-        lpn = p2l[base + off]
-        if lpn >= 0 and l2p[lpn] == base + off:
-            if dl < 0:
-                dl = _open_line(dst, kind, status, free_q, sc, L)
-                do = 0
-            ppn = dl * P + do
-            p2l[ppn] = lpn
-            l2p[lpn] = ppn
-            valid[dl] += 1
-            do += 1
-            if do == P:
-                _close_line(dl, valid, status, fifo, close_seq, buckets, sc, prm)
-                dl = -1
-                do = 0
-            copies += 1
+    off = 0
+    while True:
+        # copy into dl until it is full; stop at the next valid page when there is no dl (the calls that
+        # open and close lines stay out of this loop, so its variables stay in registers)
+        while off < P:
+            if off + PREFETCH < P:
+                prefetch(l2p, p2l[base + off + PREFETCH])
+            lpn = p2l[base + off]
+            if lpn >= 0 and l2p[lpn] == base + off:
+                if dl < 0:
+                    break
+                ppn = dl * P + do
+                p2l[ppn] = lpn
+                l2p[lpn] = ppn
+                valid[dl] += 1
+                do += 1
+                copies += 1
+                if do == P:
+                    off += 1
+                    break
+            off += 1
+        if dl >= 0 and do == P:
+            _close_line(s, dl)
+            dl = -1
+            do = 0
+        elif off >= P:
+            break
+        else:
+            dl = _open_line(s, dst)
+            do = 0
     sc[FRONT_LINE + dst] = dl
     sc[FRONT_OFF + dst] = do
-    counters[COPY + N_KINDS * src + dst] += copies
+    s.counters[COPY + N_KINDS * src + dst] += copies
     # erase
-    if prm[VICTIM] == FIFO:
-        if sc[CURSOR] == victim:
-            sc[CURSOR] = jk.list_next(fifo, victim)
-        jk.list_unlink(fifo, victim)
     valid[victim] = 0
-    status[victim] = FREE
-    kind[victim] = -1
+    s.status[victim] = FREE
+    s.kind[victim] = -1
     sc[N_CLOSED] -= 1
-    erase_count[victim] += 1
-    counters[ERASES] += 1
-    free_q[(sc[FREE_HEAD] + sc[FREE_COUNT]) % L] = victim
+    s.erase_count[victim] += 1
+    s.counters[ERASES] += 1
+    s.free_q[(sc[FREE_HEAD] + sc[FREE_COUNT]) % L] = victim
     sc[FREE_COUNT] += 1
-    return copies
-
-
-@njit(cache=True)
-def _gc_pass(l2p, p2l, valid, kind, status, free_q, fifo, close_seq, buckets,
-             erase_count, sc, counters, prm, copy_dest, log_victims):
-    """One garbage collection: choose the victim(s), copy, erase. Returns the pages copied."""
-    P = prm[P_PAGES]
-    L = prm[P_LINES]
-    counters[GC_PASSES] += 1
-    if prm[VICTIM] == GREEDY:
-        b = sc[BMIN]
-        while b <= P and jk.list_front(buckets, L + b) == L + b:
-            b += 1
-        if b > P:
-            raise RuntimeError("FTL garbage collection found no closed line")
-        sc[BMIN] = b
-        victim = jk.list_front(buckets, L + b)
-        jk.list_unlink(buckets, victim)
-        _log_victim(victim, sc, log_victims)
-        counters[VICTIMS] += 1
-        return _collect(victim, l2p, p2l, valid, kind, status, free_q, fifo, close_seq,
-                        buckets, erase_count, sc, counters, prm, copy_dest)
-    found = _scan(sc[CURSOR], 0, True, valid, kind, fifo, close_seq, sc, prm)
-    if found < -1:
-        victim = -2 - found
-        counters[FALLBACKS] += 1
-    else:
-        victim = found
-    if victim < 0 or valid[victim] == P:
-        victim = _least_valid_closed(valid, fifo, L)
-        counters[GLOBAL_FALLBACKS] += 1
-        if victim < 0 or valid[victim] == P:
-            raise RuntimeError("FTL garbage collection found no line with an invalid page")
-    region = 1 if kind[victim] == COLD else 0
-    sum_valid = 0
-    sum_invalid = 0
-    n = 0
-    copies = 0
-    while True:
-        v = valid[victim]
-        sum_valid += v
-        sum_invalid += P - v
-        n += 1
-        sc[CURSOR] = jk.list_next(fifo, victim)
-        _log_victim(victim, sc, log_victims)
-        counters[VICTIMS] += 1
-        copies += _collect(victim, l2p, p2l, valid, kind, status, free_q, fifo, close_seq,
-                           buckets, erase_count, sc, counters, prm, copy_dest)
-        stop = prm[STOP]
-        if stop == STOP_ONE or (stop == STOP_VALID and sum_valid > P) or (
-                stop == STOP_INVALID and sum_invalid >= P) or (prm[MAX_VICTIMS] > 0 and n >= prm[MAX_VICTIMS]):
-            break
-        victim = _scan(sc[CURSOR], region, False, valid, kind, fifo, close_seq, sc, prm)
-        if victim < 0:
-            break
     return copies
 
 
@@ -268,54 +314,146 @@ def _log_victim(victim, sc, log_victims):
     sc[NLOG_V] = n + 1
 
 
-@njit(cache=True, nogil=True)
-def write_chunk(lpns, l2p, p2l, valid, kind, status, free_q, fifo, close_seq, buckets,
-                erase_count, sc, counters, prm, copy_dest, log_copies, log_victims):
-    """Apply host writes ``lpns`` (int32 logical pages). When ``log_copies`` has one slot per write it
-    receives the pages GC copied before each write; ``log_victims`` receives victims while it has room
-    (``sc[NLOG_V]`` counts them all)."""
+@njit(cache=True)
+def _gc_pass(s, pick, min_invalid, log_victims):
+    """One garbage collection: the victim rule's first victim, if it has at least ``max(1, min_invalid)``
+    invalid pages, then follow-up victims until the stop rule holds. Returns the pages copied, or -1
+    when nothing was collected."""
+    P = s.prm[P_PAGES]
+    victim = pick(s, True)
+    if victim < 0 or P - s.valid[victim] < max(1, min_invalid):
+        return -1
+    s.counters[GC_PASSES] += 1
+    stop = s.prm[STOP]
+    max_victims = s.prm[MAX_VICTIMS]
+    sum_valid = 0
+    sum_invalid = 0
+    n = 0
+    copies = 0
+    while True:
+        v = s.valid[victim]
+        sum_valid += v
+        sum_invalid += P - v
+        n += 1
+        _log_victim(victim, s.sc, log_victims)
+        s.counters[VICTIMS] += 1
+        copies += _collect(s, victim)
+        if stop == STOP_ONE or (stop == STOP_VALID and sum_valid > P) or (
+                stop == STOP_INVALID and sum_invalid >= P) or (max_victims > 0 and n >= max_victims):
+            break
+        victim = pick(s, False)
+        if victim < 0:
+            break
+    return copies
+
+
+@njit(cache=True)
+def _gc_until(s, pick, free_above, forced, log_victims):
+    """GC passes while free lines <= ``free_above`` (counted as forced passes if ``forced``). Returns the
+    pages copied."""
+    L = s.prm[P_LINES]
+    copies = 0
+    passes = 0
+    while s.sc[FREE_COUNT] <= free_above:
+        passes += 1
+        if passes > L * (s.prm[P_PAGES] + 1):  # each pass removes an invalid page: cannot happen
+            raise RuntimeError("FTL garbage collection reclaims no space")
+        c = _gc_pass(s, pick, 0, log_victims)
+        if c < 0:
+            raise RuntimeError("FTL garbage collection found no closed line with an invalid page")
+        if forced:
+            s.counters[FORCED_PASSES] += 1
+        copies += c
+    return copies
+
+
+@njit(types.void(types.int32[::1], STATE_T, types.FunctionType(VICTIM_SIG), types.int32[::1], types.int32[::1]),
+      cache=True, nogil=True)
+def write_chunk(lpns, s, pick, log_copies, log_victims):
+    """Apply host writes to the device ``s``.
+
+    Parameters
+    ----------
+    lpns : int32 array
+        Logical pages written, in order.
+    s : FTLState
+        The device; updated in place.
+    pick : first-class function with signature :data:`VICTIM_SIG`
+        The victim rule.
+    log_copies : int32 array
+        If it has one slot per write, it receives the pages GC copied for each write: forced and
+        reserve passes before it and a background pass after it (that pass runs at the top of the next
+        iteration, or after the loop for the last write, which is the same moment). Otherwise unused.
+    log_victims : int32 array
+        Receives the victims, in order, while it has room; ``sc[NLOG_V]`` counts them all.
+    """
     n = lpns.shape[0]
-    P = prm[P_PAGES]
-    L = prm[P_LINES]
-    greedy = prm[VICTIM] == GREEDY
+    P = s.prm[P_PAGES]
+    L = s.prm[P_LINES]
+    reserve = s.prm[RESERVE]
+    forced = s.prm[FORCED]
+    background = s.prm[BACKGROUND]
+    bg_min = s.prm[BG_MIN_INVALID]
+    eager = s.prm[EAGER_BUCKETS] != 0
+    magic = s.prm[DIV_MAGIC]
+    shift = s.prm[DIV_SHIFT]
+    l2p, p2l, valid, kind, status, buckets, entered, sc = (s.l2p, s.p2l, s.valid, s.kind, s.status, s.buckets,
+                                                           s.entered, s.sc)
     do_log = log_copies.shape[0] == n
+    if do_log:
+        log_copies[:] = 0  # GC adds to a write's slot
+    trigger = max(forced, background)  # -1 under the reserve rule alone: one test per write
+    clock0 = sc[CLOCK]
     returned = 0
     first = 0
-    fl = sc[FRONT_LINE]  # the host frontier, kept in registers between GCs
+    tick = sc[TICK]  # these three stay in registers; sc is brought up to date before each call
+    fl = sc[FRONT_LINE]  # the host frontier
     fo = sc[FRONT_OFF]
     for i in range(n):
         if i + PREFETCH < n:
             prefetch(l2p, lpns[i + PREFETCH])
+        if sc[FREE_COUNT] <= trigger:
+            sc[CLOCK], sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = clock0 + i, tick, fl, fo
+            if i > 0 and sc[FREE_COUNT] <= background:  # the background pass after write i - 1
+                c = _gc_pass(s, pick, bg_min, log_victims)
+                if c < 0:
+                    s.counters[SKIPPED_BACKGROUND] += 1
+                else:
+                    s.counters[BACKGROUND_PASSES] += 1
+                    if do_log:
+                        log_copies[i - 1] += c
+            if sc[FREE_COUNT] <= forced:
+                c = _gc_until(s, pick, forced, True, log_victims)
+                if do_log:
+                    log_copies[i] += c
+            tick, fl, fo = sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF]  # copies may have filled the frontier
         if fl < 0:
-            copies = 0
-            passes = 0
-            while sc[FREE_COUNT] <= prm[RESERVE]:
-                passes += 1
-                if passes > 4 * L:
-                    raise RuntimeError("FTL garbage collection reclaims no space")
-                copies += _gc_pass(l2p, p2l, valid, kind, status, free_q, fifo, close_seq,
-                                   buckets, erase_count, sc, counters, prm, copy_dest, log_victims)
+            sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = tick, fl, fo
+            if sc[FREE_COUNT] <= reserve:
+                sc[CLOCK] = clock0 + i
+                c = _gc_until(s, pick, reserve, False, log_victims)
+                if do_log:
+                    log_copies[i] += c
             fl = sc[FRONT_LINE]  # greedy GC copies may have opened it
             if fl < 0:
-                fl = _open_line(0, kind, status, free_q, sc, L)
-            fo = sc[FRONT_OFF]
-            if do_log:
-                log_copies[i] = copies
-        elif do_log:
-            log_copies[i] = 0
+                fl = _open_line(s, 0)
+            tick, fo = sc[TICK], sc[FRONT_OFF]
         lpn = lpns[i]
         old = l2p[lpn]
         if old >= 0:
-            ln = old // P
+            ln = (old * magic) >> shift  # old // P
             v = valid[ln] - 1
             valid[ln] = v
-            if kind[ln] == COLD:
-                returned += 1
-            if greedy and status[ln] == CLOSED:
+            returned += kind[ln] == COLD
+            entered[ln] = tick  # for an open line, closing stamps it again
+            tick += 1
+            if eager and status[ln] == CLOSED:
                 jk.list_unlink(buckets, ln)
                 jk.list_push_back(buckets, L + v, ln)
                 if v < sc[BMIN]:
                     sc[BMIN] = v
+            if v == P - 1:  # only a closed line holds P valid pages: its first invalid page
+                _cand_add(s, ln)
         else:
             first += 1
         ppn = fl * P + fo
@@ -324,11 +462,24 @@ def write_chunk(lpns, l2p, p2l, valid, kind, status, free_q, fifo, close_seq, bu
         valid[fl] += 1
         fo += 1
         if fo == P:
-            _close_line(fl, valid, status, fifo, close_seq, buckets, sc, prm)
+            sc[CLOCK], sc[TICK] = clock0 + i + 1, tick
+            _close_line(s, fl)
+            tick = sc[TICK]
             fl = -1
             fo = 0
-        sc[FRONT_LINE] = fl
-        sc[FRONT_OFF] = fo
-    counters[HOST] += n
-    counters[RETURNED] += returned
-    counters[FIRST_WRITES] += first
+    sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = tick, fl, fo
+    if n > 0 and sc[FREE_COUNT] <= background:  # the background pass after the last write
+        sc[CLOCK] = clock0 + n
+        c = _gc_pass(s, pick, bg_min, log_victims)
+        if c < 0:
+            s.counters[SKIPPED_BACKGROUND] += 1
+        else:
+            s.counters[BACKGROUND_PASSES] += 1
+            if do_log:
+                log_copies[n - 1] += c
+    sc[CLOCK] = clock0 + n
+    s.counters[HOST] += n
+    s.counters[RETURNED] += returned
+    s.counters[FIRST_WRITES] += first
+    if not eager:
+        rebuild_buckets(s)

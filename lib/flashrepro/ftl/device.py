@@ -1,4 +1,4 @@
-"""Geometry, GC policies and the :class:`FTL` object that owns one simulated SSD's state.
+"""Geometry, GC policies, GC triggers and the :class:`FTL` object that owns one simulated SSD's state.
 
 >>> ftl = FTL(GEOMETRIES["8GB"], POLICIES["2r++"])
 >>> ftl.write(np.arange(1000, dtype=np.int32))
@@ -12,7 +12,9 @@ import dataclasses
 
 import numpy as np
 
+from .. import jitkit as jk
 from . import _kernel as K
+from .victims import get_victim_rule
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,20 +59,22 @@ GEOMETRIES = {
     "10GB": Geometry(1024, 2816, 10 * 2**30 // 4096),
 }
 
-VICTIMS = {"greedy": K.GREEDY, "fifo": K.FIFO}
 STOP_RULES = {"valid": K.STOP_VALID, "invalid": K.STOP_INVALID, "one": K.STOP_ONE}
 
 
 @dataclasses.dataclass(frozen=True)
 class Policy:
-    """A GC policy.
+    """A GC policy: a victim rule plus where copies go and when a pass stops taking victims.
 
+    ``victim`` names a rule registered in :mod:`flashrepro.ftl.victims` (``VICTIM_RULES``).
     ``copy_dest[k]`` is the frontier that receives pages copied out of a kind-``k`` line (0 = normal /
-    bits 00, 1 = normal second chance / 01, 2 = cold / 10). ``threshold`` is the largest utilization a
-    FIFO victim may have, ``recent_fraction`` of all lines (the most recently closed) are never FIFO
-    victims, ``stop`` ends multi-victim selection: "valid" once the victims' valid pages exceed one line
-    (2R's wording), "invalid" once their invalid pages reach one line (2R++'s), "one" after one victim.
-    ``max_victims`` caps a GC (0 = no cap).
+    bits 00, 1 = normal second chance / 01, 2 = cold / 10). ``stop`` ends multi-victim selection:
+    "valid" once the victims' valid pages exceed one line (2R's wording), "invalid" once their invalid
+    pages reach one line (2R++'s), "one" after one victim. ``max_victims`` caps a GC (0 = no cap).
+    Rule parameters: ``threshold`` is the largest utilization a ``fifo_threshold`` victim may have and
+    ``recent_fraction`` of all lines (the most recently closed) are never its victims; ``d`` is the
+    number of draws of ``d-choice``; ``seed`` starts the splitmix64 stream of ``random`` and
+    ``d-choice`` (FEMU's ``gc_seed``).
     """
 
     name: str
@@ -80,28 +84,51 @@ class Policy:
     recent_fraction: float = 0.2
     stop: str = "one"
     max_victims: int = 0
+    d: int = 4
+    seed: int = 0
+    description: str = ""
 
     def __post_init__(self):
-        if self.victim not in VICTIMS:
-            raise ValueError(f"victim must be one of {sorted(VICTIMS)}, got {self.victim!r}")
+        get_victim_rule(self.victim)  # raises, listing the registered rules
         if self.stop not in STOP_RULES:
             raise ValueError(f"stop must be one of {sorted(STOP_RULES)}, got {self.stop!r}")
         if len(self.copy_dest) != K.N_KINDS or not all(0 <= d < K.N_KINDS for d in self.copy_dest):
             raise ValueError(f"copy_dest needs {K.N_KINDS} kinds in 0..{K.N_KINDS - 1}, got {self.copy_dest}")
         if not (0 <= self.threshold <= 1 and 0 <= self.recent_fraction < 1):
             raise ValueError("threshold must be in [0, 1] and recent_fraction in [0, 1)")
+        if self.max_victims < 0 or self.d < 1:
+            raise ValueError(f"max_victims must be >= 0 and d >= 1, got {self.max_victims} and {self.d}")
+        if not 0 <= self.seed < 2**64:
+            raise ValueError(f"seed must be in [0, 2**64), got {self.seed}")
 
     def with_(self, **changes) -> Policy:
         return dataclasses.replace(self, **changes)
 
+    def describe(self) -> dict:
+        """What ``flashrepro ftl-policies`` prints."""
+        rule = get_victim_rule(self.victim)
+        return {"victim": self.victim, "victim_rule": rule.description, "copy_dest": list(self.copy_dest),
+                "stop": self.stop, "max_victims": self.max_victims, "description": self.description,
+                **{k: getattr(self, k) for k in rule.params}}
+
 
 POLICIES = {
-    # FEMU's blackbox FTL: least valid pages first; GC copies share the host's write pointer.
-    "greedy": Policy("greedy"),
-    # 2R (Kang et al., VLDB 2020) as paper 4 describes it: host writes normal, every copy goes cold.
-    "2r": Policy("2r", "fifo", (2, 2, 2), stop="valid"),
-    # 2R++: copies from 00 go to 01 (a second chance), from 01 and cold to cold.
-    "2r++": Policy("2r++", "fifo", (1, 2, 2), stop="invalid"),
+    "greedy": Policy("greedy", description="FEMU's blackbox FTL: fewest valid pages first; GC copies share the "
+                     "host's write pointer"),
+    "2r": Policy("2r", "fifo_threshold", (2, 2, 2), stop="valid",
+                 description="2R (Kang et al., VLDB 2020) as paper 4 describes it: host writes normal, every "
+                 "copy goes cold"),
+    "2r++": Policy("2r++", "fifo_threshold", (1, 2, 2), stop="invalid",
+                   description="2R++ (paper 4): copies from 00 go to 01 (a second chance), from 01 and cold "
+                   "to cold"),
+    "cost-benefit": Policy("cost-benefit", "cost-benefit", description="FEMU's gc_policy=cost-benefit (LFS "
+                           "cleaner, logical age); copies share the host's write pointer"),
+    "fifo": Policy("fifo", "fifo", description="FEMU's gc_policy=fifo: oldest closed line first; copies share "
+                   "the host's write pointer"),
+    "random": Policy("random", "random", description="FEMU's gc_policy=random (splitmix64, seed 0); copies share "
+                     "the host's write pointer"),
+    "d-choice": Policy("d-choice", "d-choice", description="FEMU's gc_policy=d-choice: least valid of 4 random "
+                       "lines (seed 0); copies share the host's write pointer"),
 }
 
 
@@ -114,76 +141,179 @@ def get_policy(policy: str | Policy) -> Policy:
         raise ValueError(f"unknown FTL policy {policy!r}; known: {', '.join(POLICIES)}") from None
 
 
+@dataclasses.dataclass(frozen=True)
+class GCTrigger:
+    """When garbage collection runs. Each rule can be turned off; any victim rule works under any trigger.
+
+    * ``reserve_lines``: when the host frontier needs a new line and at most this many lines are free,
+      GC passes run until more are free (paper 4's runs: 1; 0 = only when none is free).
+    * ``forced_free``: before each host write, GC passes run while free lines <=
+      ``int(forced_free * lines)`` (FEMU's foreground GC, ``gc_thres_pcent_high`` = 95:
+      ``(int)((1 - 0.95) * tt_lines)``). None = off.
+    * ``background_free``: after each host write, if free lines <= ``int(background_free * lines)``, one
+      *background* pass, which takes its victim only if the victim has at least
+      ``int(background_min_invalid * pages_per_line)`` invalid pages and otherwise does nothing (FEMU's
+      ``gc_thres_pcent`` = 75 and ``ipc < pgs_per_line / 8``). None = off.
+
+    Counters: ``gc_passes`` (every pass that collected), ``forced_gc_passes``, ``background_gc_passes``
+    and ``skipped_background_gc``.
+
+    FEMU tests its thresholds once per NVMe request (``ssd_write`` and the FTL thread's poll loop); a host
+    write here is one page, so ``"femu"`` is FEMU with one-page requests. FEMU's forced loop gives up
+    when no line can be collected; here that cannot happen (the FTL refuses settings that would let it)
+    and would raise.
+    """
+
+    name: str
+    reserve_lines: int = 1
+    forced_free: float | None = None
+    background_free: float | None = None
+    background_min_invalid: float = 0.125
+    description: str = ""
+
+    def __post_init__(self):
+        if self.reserve_lines < 0:
+            raise ValueError(f"reserve_lines must be >= 0, got {self.reserve_lines}")
+        for f in (self.forced_free, self.background_free):
+            if f is not None and not 0 <= f < 1:
+                raise ValueError(f"GC trigger thresholds are fractions of the lines in [0, 1), got {f}")
+        if not 0 <= self.background_min_invalid <= 1:
+            raise ValueError(f"background_min_invalid must be in [0, 1], got {self.background_min_invalid}")
+
+    def with_(self, **changes) -> GCTrigger:
+        return dataclasses.replace(self, **changes)
+
+    def lines(self, geometry: Geometry) -> tuple[int, int, int, int]:
+        """``(reserve, forced, background, min_invalid)`` in lines and pages; -1 = off."""
+        L, P = geometry.n_lines, geometry.pages_per_line
+        forced = -1 if self.forced_free is None else int(self.forced_free * L + 1e-9)
+        background = -1 if self.background_free is None else int(self.background_free * L + 1e-9)
+        return self.reserve_lines, forced, background, int(self.background_min_invalid * P + 1e-9)
+
+    def describe(self) -> dict:
+        return {k: v for k, v in dataclasses.asdict(self).items() if k != "name"}
+
+
+TRIGGERS = {
+    "reserve": GCTrigger("reserve", description="when the host frontier needs a line and at most reserve_lines "
+                         "are free, GC until more are free (paper 4's runs)"),
+    "femu": GCTrigger("femu", reserve_lines=0, forced_free=0.05, background_free=0.25,
+                      description="FEMU bbssd: forced GC before a write while free lines <= 5%, one background "
+                      "pass after a write while <= 25% that skips victims with < P/8 invalid pages"),
+}
+
+
+def get_trigger(trigger: str | GCTrigger) -> GCTrigger:
+    if isinstance(trigger, GCTrigger):
+        return trigger
+    try:
+        return TRIGGERS[trigger]
+    except KeyError:
+        raise ValueError(f"unknown GC trigger {trigger!r}; known: {', '.join(TRIGGERS)}") from None
+
+
 class FTL:
     """One simulated SSD: feed it host writes with :meth:`write`, read its counters."""
 
-    def __init__(self, geometry: Geometry, policy: str | Policy, reserve_lines: int = 1):
+    def __init__(self, geometry: Geometry, policy: str | Policy, trigger: str | GCTrigger = "reserve"):
         self.geometry = geometry
         self.policy = get_policy(policy)
-        g, p = geometry, self.policy
-        if not 1 <= reserve_lines < g.n_lines // 2:
-            raise ValueError("reserve_lines must be at least 1 and under half the lines")
-        room = (g.n_lines - reserve_lines - K.N_KINDS - 1) * g.pages_per_line
+        self.trigger = get_trigger(trigger)
+        g, p, t = geometry, self.policy, self.trigger
+        reserve, forced, background, min_invalid = t.lines(g)
+        keep = max(reserve, forced)  # free lines GC keeps before the host frontier takes one
+        if keep < 1:
+            raise ValueError(f"GC trigger {t.name!r} keeps no line free on {g.n_lines} lines (reserve_lines="
+                             f"{reserve}, forced GC at <= {max(forced, 0)} free lines): the host and GC copies "
+                             f"would run out of free lines; set reserve_lines >= 1 or a larger forced_free")
+        if keep >= g.n_lines // 2 or background >= g.n_lines:
+            raise ValueError(f"GC trigger {t.name!r} keeps {keep} of {g.n_lines} lines free (background at "
+                             f"{background}): under half the lines, and background under all of them")
+        room = (g.n_lines - keep - K.N_KINDS - 1) * g.pages_per_line
         if g.logical_pages > room:
-            raise ValueError(f"{g.logical_pages} logical pages do not fit: GC needs {reserve_lines} free line(s), "
-                             f"{K.N_KINDS} open frontiers and one line of slack, which leaves {room} pages")
-        self.state = K.new_state(g.pages_per_line, g.n_lines, g.logical_pages)
+            raise ValueError(f"{g.logical_pages} logical pages do not fit: GC keeps {keep} free line(s) "
+                             f"(trigger {t.name!r}), and with {K.N_KINDS} open frontiers and one line of slack "
+                             f"that leaves {room} pages")
+        rule = get_victim_rule(p.victim)
+        self._pick = rule.pick
         prm = np.zeros(K.N_PRM, np.int64)
         prm[K.P_PAGES], prm[K.P_LINES] = g.pages_per_line, g.n_lines
-        prm[K.VICTIM] = VICTIMS[p.victim]
         prm[K.LIMIT] = int(np.floor(p.threshold * g.pages_per_line + 1e-9))
         prm[K.RECENT] = int(np.floor(p.recent_fraction * g.n_lines + 1e-9))
         prm[K.STOP] = STOP_RULES[p.stop]
-        prm[K.RESERVE] = reserve_lines
         prm[K.MAX_VICTIMS] = p.max_victims
-        self.prm = prm
-        self.copy_dest = np.asarray(p.copy_dest, np.int64)
+        prm[K.RESERVE], prm[K.FORCED], prm[K.BACKGROUND], prm[K.BG_MIN_INVALID] = reserve, forced, background, \
+            min_invalid
+        prm[K.D_CHOICES] = p.d
+        prm[K.EAGER_BUCKETS] = rule.reads_buckets
+        self.state = K.new_state(g.pages_per_line, g.n_lines, g.logical_pages, prm, p.copy_dest, p.seed)
+        self.prm = self.state.prm
         self._no_log = np.zeros(0, np.int32)
 
     def write(self, lpns: np.ndarray, log_copies: np.ndarray | None = None,
               log_victims: np.ndarray | None = None) -> None:
-        """Apply host writes (logical page numbers). Optional logs: see :func:`_kernel.write_chunk`."""
+        """Apply host writes (logical page numbers). Optional int32 logs: see :func:`_kernel.write_chunk`."""
         lpns = np.ascontiguousarray(lpns, dtype=np.int32)
+        if not lpns.flags.writeable:  # the compiled signature takes writeable arrays (never written)
+            lpns = lpns.copy()
         if lpns.size and (lpns.min() < 0 or lpns.max() >= self.geometry.logical_pages):
             bad = lpns[(lpns < 0) | (lpns >= self.geometry.logical_pages)][0]
             raise ValueError(f"logical page {bad} outside 0..{self.geometry.logical_pages - 1}")
-        s = self.state
-        K.write_chunk(lpns, s["l2p"], s["p2l"], s["valid"], s["kind"], s["status"], s["free_q"], s["fifo"],
-                      s["close_seq"], s["buckets"], s["erase_count"], s["sc"],
-                      s["counters"], self.prm, self.copy_dest,
-                      self._no_log if log_copies is None else log_copies,
-                      self._no_log if log_victims is None else log_victims)
+        logs = [self._no_log if a is None else a for a in (log_copies, log_victims)]
+        for a in logs:
+            if a.dtype != np.int32 or a.ndim != 1 or not a.flags.c_contiguous or not a.flags.writeable:
+                raise ValueError(f"logs must be writeable 1-D contiguous int32 arrays, got {a.dtype} {a.shape}")
+        K.write_chunk(lpns, self.state, self._pick, *logs)
 
     @property
     def counters(self) -> dict[str, int]:
-        return dict(zip(K.COUNTER_NAMES, self.state["counters"].tolist(), strict=False))
+        return dict(zip(K.COUNTER_NAMES, self.state.counters.tolist(), strict=True))
 
     def copies(self) -> np.ndarray:
         """3x3 copy counts, source kind by destination kind."""
-        return self.state["counters"][K.COPY:].reshape(K.N_KINDS, K.N_KINDS).copy()
+        return self.state.counters[K.COPY:].reshape(K.N_KINDS, K.N_KINDS).copy()
 
     def reset_counters(self) -> None:
         """Zero the counters and erase counts (after a preconditioning fill, say); the state stays."""
-        self.state["counters"][:] = 0
-        self.state["erase_count"][:] = 0
-        self.state["sc"][K.NLOG_V] = 0
+        self.state.counters[:] = 0
+        self.state.erase_count[:] = 0
+        self.state.sc[K.NLOG_V] = 0
 
     def waf(self) -> float:
-        c = self.state["counters"]
+        c = self.state.counters
         host = int(c[K.HOST])
         return (host + int(c[K.COPY:].sum())) / host if host else float("nan")
 
     def check(self) -> None:
         """Verify the state's invariants (tests; O(physical pages)): raises AssertionError."""
         s, g = self.state, self.geometry
-        P = g.pages_per_line
-        l2p = s["l2p"]
+        P, L = g.pages_per_line, g.n_lines
+        l2p = s.l2p
         mapped = np.flatnonzero(l2p >= 0)
         assert len(np.unique(l2p[mapped])) == len(mapped), "two logical pages share a physical page"
-        assert np.array_equal(s["p2l"][l2p[mapped]], mapped), "p2l disagrees with l2p"
-        per_line = np.bincount(l2p[mapped] // P, minlength=g.n_lines)
-        assert np.array_equal(per_line, s["valid"]), "valid counts disagree with the mapping"
-        st = s["status"]
-        assert s["sc"][K.FREE_COUNT] == np.count_nonzero(st == K.FREE), "free count"
-        assert s["sc"][K.N_CLOSED] == np.count_nonzero(st == K.CLOSED), "closed count"
-        assert np.all(s["valid"][st == K.FREE] == 0), "a free line holds valid pages"
+        assert np.array_equal(s.p2l[l2p[mapped]], mapped), "p2l disagrees with l2p"
+        per_line = np.bincount(l2p[mapped] // P, minlength=L)
+        assert np.array_equal(per_line, s.valid), "valid counts disagree with the mapping"
+        st = s.status
+        closed = np.flatnonzero(st == K.CLOSED)
+        assert s.sc[K.FREE_COUNT] == np.count_nonzero(st == K.FREE), "free count"
+        assert s.sc[K.N_CLOSED] == len(closed), "closed count"
+        assert np.all(s.valid[st == K.FREE] == 0), "a free line holds valid pages"
+        fifo = jk.list_back_to_front(s.fifo, L, len(closed))[::-1]
+        assert np.array_equal(fifo, closed[np.argsort(s.close_seq[closed])]), "FIFO is not the close order"
+        in_bucket = np.zeros(L, bool)
+        for v in range(P + 1):  # each bucket: its closed lines in the order they took that count
+            x, last = jk.list_front(s.buckets, L + v), -1
+            while x != L + v:
+                assert s.valid[x] == v and st[x] == K.CLOSED, f"line {x} in bucket {v}"
+                assert s.entered[x] > last, f"bucket {v} out of order at line {x}"
+                in_bucket[x], last = True, s.entered[x]
+                x = jk.list_next(s.buckets, x)
+        assert np.array_equal(np.flatnonzero(in_bucket), closed), "buckets hold other lines than the closed ones"
+        n = int(s.sc[K.N_CANDS])
+        cands = s.cands[:n]
+        want = closed[s.valid[closed] < P]
+        assert np.array_equal(np.sort(cands), want), "candidates are not the closed lines with an invalid page"
+        assert np.array_equal(s.cand_pos[cands], np.arange(n)), "candidate positions"
+        assert np.count_nonzero(s.cand_pos >= 0) == n, "stale candidate positions"
+        assert s.sc[K.BMIN] <= (s.valid[want].min() if n else P), "BMIN above the least-valid candidate"

@@ -19,7 +19,7 @@ import numpy as np
 import polars as pl
 
 from . import _kernel as K
-from .device import FTL, Geometry, Policy, get_policy
+from .device import FTL, GCTrigger, Geometry, Policy, get_policy, get_trigger
 
 
 @dataclasses.dataclass
@@ -55,13 +55,19 @@ class FTLRun:
 
 
 def run(stream, policies: Sequence[str | Policy], geometry: Geometry, slices: int = 10,
-        chunk: int = 1 << 22, threads: int = 2, reserve_lines: int = 1, progress: bool = True) -> FTLRun:
-    """Feed ``stream`` to one FTL per policy; return cumulative counters at each of ``slices`` equal parts."""
+        chunk: int = 1 << 22, threads: int = 2, trigger: str | GCTrigger = "reserve",
+        progress: bool = True) -> FTLRun:
+    """Feed ``stream`` to one FTL per policy, all under GC ``trigger``; return cumulative counters at each
+    of ``slices`` equal parts."""
     if stream.logical_pages > geometry.logical_pages:
         raise ValueError(f"{stream.name}: stream spans {stream.logical_pages} logical pages, the geometry "
                          f"{geometry.logical_pages}")
     pols = [get_policy(p) for p in policies]
-    ftls = [FTL(geometry, p, reserve_lines) for p in pols]
+    names = [p.name for p in pols]
+    if len(set(names)) != len(names):
+        raise ValueError(f"policy names must differ within a run, got {names}")
+    trigger = get_trigger(trigger)
+    ftls = [FTL(geometry, p, trigger) for p in pols]
     t0 = time.perf_counter()
     n = stream.n_writes
     bounds = [(k * n) // slices for k in range(1, slices + 1)]
@@ -99,7 +105,7 @@ def run(stream, policies: Sequence[str | Policy], geometry: Geometry, slices: in
                               f"{pos * len(ftls) / dt / 1e6:.1f}M/s)", file=sys.stderr, flush=True)
     if pos != n:
         raise RuntimeError(f"{stream.name}: stream produced {pos} writes, announced {n}")
-    return FTLRun(stream.name, geometry, pl.DataFrame(rows), {p.name: f.state["erase_count"].copy()
+    return FTLRun(stream.name, geometry, pl.DataFrame(rows), {p.name: f.state.erase_count.copy()
                                                                for p, f in zip(pols, ftls, strict=False)},
                   time.perf_counter() - t0)
 

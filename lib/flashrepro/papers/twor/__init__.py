@@ -1,5 +1,8 @@
 """Paper 4, 2R++ (a second chance for warm pages in 2R's cold region): the FTL's GC policies on fio's zipf
-streams and on growing-database models. notebooks/04_2rpp.ipynb calls these modules and plots:
+streams and on growing-database models. Every run feeds one stream to the paper's three policies (greedy,
+2R, 2R++) and to FEMU's other victim policies (cost-benefit, fifo, random, d-choice), all under paper 4's
+GC trigger; FEMU's are extra columns of Tables 3 and 4 and extra lines of the running-WAF figures, and no
+claim is about them. notebooks/04_2rpp.ipynb calls these modules and plots:
 
 * :mod:`.workloads`: Table 1's geometries at a scale, fio streams, the OLTP models and their Fig. 1-2 statistics
 * :mod:`.experiments`: the runs (every policy fed one stream) and Tables 3-4

@@ -17,15 +17,24 @@ def variants() -> list:
             POLICIES["2r++"].with_(name="2r++/valid-stop", stop="valid")]
 
 
+PAPER_POLICIES = ["greedy", "2r", "2r++"]
+FEMU_POLICIES = ["cost-benefit", "fifo", "random", "d-choice"]  # FEMU's other gc_policy values
+RUN_POLICIES = PAPER_POLICIES + FEMU_POLICIES
+
+
+def run_policies() -> list:
+    return [POLICIES[p] for p in RUN_POLICIES]
+
+
 def run_fio(scale: str, seed: int = 0, threads: int = 2, progress: bool = True) -> list:
-    """Figs. 9A/9B and Table 3: every theta under greedy, 2R and 2R++ (plus the stop-rule variants and
-    fio's stream against true Zipf at theta 0.9)."""
+    """Figs. 9A/9B and Table 3: every theta under greedy, 2R, 2R++ and FEMU's policies (plus the stop-rule
+    variants and fio's stream against true Zipf at theta 0.9)."""
     g = geometry("8GB", scale)
     runs = []
     for theta in THETAS:
-        pols = list(POLICIES.values()) + (variants() if theta == 0.9 else [])
+        pols = run_policies() + (variants() if theta == 0.9 else [])
         runs.append(run(fio_stream(theta, scale, seed), pols, g, threads=threads, progress=progress))
-    runs.append(run(fio_stream(0.9, scale, seed, mode="true"), list(POLICIES.values()), g, threads=threads,
+    runs.append(run(fio_stream(0.9, scale, seed, mode="true"), run_policies(), g, threads=threads,
                     progress=progress))
     return runs
 
@@ -33,7 +42,7 @@ def run_fio(scale: str, seed: int = 0, threads: int = 2, progress: bool = True) 
 def run_oltp(scale: str, seed: int = 0, threads: int = 2, progress: bool = True) -> list:
     """Figs. 4, 5, 10-13 and Table 4 on the fitted TPC-C and LinkBench models."""
     g = geometry("10GB", scale)
-    return [run(oltp_model(w, scale, seed), list(POLICIES.values()) + (variants() if w == "tpcc" else []), g,
+    return [run(oltp_model(w, scale, seed), run_policies() + (variants() if w == "tpcc" else []), g,
                 threads=threads, progress=progress) for w in OLTP_WRITES]
 
 
@@ -49,13 +58,21 @@ def run_real(min_passes: int = 30, pages_per_line: int = 16, progress: bool = Fa
         n = int(lpns.max()) + 1
         g = Geometry.for_logical(n, pages_per_line, spare=0.125 + 5 / max(1, n // pages_per_line))
         stream = ArrayStream(name, lpns, n, prefill=n, repeat=max(1, -(-min_passes * n // len(lpns))))
-        runs.append(run(stream, list(POLICIES.values()), g, threads=1, progress=progress))
+        runs.append(run(stream, run_policies(), g, threads=1, progress=progress))
     return runs
 
 
 def running_waf(runs) -> pl.DataFrame:
     """Running and cumulative WAF per tenth of every run (Figs. 9-11)."""
     return ftl_running_waf(slices_of(runs))
+
+
+def running_waf_figure_data(rw: pl.DataFrame) -> pl.DataFrame:
+    """The running-WAF rows of Figs. 9A, 10 and 11: the paper's policies and FEMU's (no stop-rule
+    variants), in ``RUN_POLICIES`` order."""
+    order = {p: i for i, p in enumerate(RUN_POLICIES)}
+    return (rw.filter(pl.col("policy").is_in(RUN_POLICIES))
+            .sort(pl.col("policy").replace_strict(order, return_dtype=pl.Int64), "workload", "slice"))
 
 
 def slices_of(runs) -> pl.DataFrame:
@@ -78,11 +95,12 @@ def _waf(s: pl.DataFrame, workload: str, policy: str) -> float:
 
 
 def table3(s: pl.DataFrame) -> pl.DataFrame:
+    """Table 3 (fio): cumulative WAF of each run policy (FEMU's as extra columns after 2R++)."""
     rows = []
     for theta in THETAS:
         w = f"fio-zipf{theta:g}"
         a, b = _waf(s, w, "2r"), _waf(s, w, "2r++")
-        rows.append({"workload": w, "greedy": _waf(s, w, "greedy"), "2r": a, "2r++": b,
+        rows.append({"workload": w, **{p: _waf(s, w, p) for p in RUN_POLICIES},
                      "improvement_pct": improvement(a, b),
                      "paper_2r": paper_value("waf", w, "2r"), "paper_2r++": paper_value("waf", w, "2r++"),
                      "paper_improvement_pct": paper_value("improvement", w)})
@@ -90,10 +108,12 @@ def table3(s: pl.DataFrame) -> pl.DataFrame:
 
 
 def table4(s: pl.DataFrame) -> pl.DataFrame:
+    """Table 4 (OLTP models): cumulative WAF of each run policy (FEMU's as extra columns after 2R++)."""
     rows = []
     for w in OLTP_WRITES:
         g, a, b = (_waf(s, w, p) for p in ("greedy", "2r", "2r++"))
-        rows.append({"workload": w, "greedy": g, "2r": a, "2r++": b, "improvement_vs_2r_pct": improvement(a, b),
+        rows.append({"workload": w, **{p: _waf(s, w, p) for p in RUN_POLICIES},
+                     "improvement_vs_2r_pct": improvement(a, b),
                      "improvement_vs_greedy_pct": improvement(g, b),
                      **{f"paper_{p}": paper_value("waf", w, p) for p in ("greedy", "2r", "2r++")},
                      "paper_improvement_vs_2r_pct": paper_value("improvement", w)})

@@ -5,9 +5,12 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from .experiments import FEMU_POLICIES
+
 # --- figures -----------------------------------------------------------------------------------------------
 COLORS = {"greedy": "tab:gray", "2r": "tab:blue", "2r++": "tab:red", "2r/invalid-stop": "tab:cyan",
-          "2r++/valid-stop": "tab:orange"}
+          "2r++/valid-stop": "tab:orange", "cost-benefit": "tab:green", "fifo": "tab:brown", "random": "tab:pink",
+          "d-choice": "tab:olive"}
 
 
 def plot_skew_frozen(cdf: pl.DataFrame, frozen: pl.DataFrame):
@@ -38,7 +41,9 @@ def plot_running_waf(rw: pl.DataFrame, workloads: list[str], title: str):
         d = rw.filter(workload=w)
         for p in d["policy"].unique(maintain_order=True):
             e = d.filter(policy=p)
-            ax.plot(e["progress"], e["running_waf"], marker=".", color=COLORS.get(p), label=p)
+            femu = p in FEMU_POLICIES  # FEMU's policies, for comparison: thinner, dashed
+            ax.plot(e["progress"], e["running_waf"], marker="" if femu else ".", ls="--" if femu else "-",
+                    lw=1 if femu else 1.5, color=COLORS.get(p), label=p)
         ax.set(xlabel="progress", ylabel="running WAF", title=w)
         ax.legend(fontsize=7)
     fig.suptitle(title)

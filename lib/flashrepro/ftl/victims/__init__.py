@@ -1,0 +1,50 @@
+"""Victim rules for the FTL's garbage collection: one file each, registered by name.
+
+A victim rule is a Numba function compiled eagerly with the signature :data:`~.._kernel.VICTIM_SIG`,
+``pick(state, first) -> line or -1``: it reads the :class:`~.._kernel.FTLState` (valid counts, the
+FIFO of closed lines, the valid-count buckets, the candidate set, close times, its own parameters in
+``prm``) and returns the first victim of a GC pass (``first``) or a follow-up victim. The kernel receives
+it as a first-class function, so adding a rule needs no change to the kernel:
+
+1. write ``victims/<name>.py`` with ``@njit(VICTIM_SIG, cache=True) def pick(s, first)`` (helpers it
+   calls ``inline="always"``) and a ``register("<name>", pick, "<one line>")`` at its end;
+2. import the module below.
+
+Rules here: ``greedy`` and ``fifo_threshold`` (paper 4: greedy, 2R, 2R++) and FEMU's ``random``,
+``cost-benefit``, ``fifo`` and ``d-choice`` (``hw/femu/bbssd/ftl-line-gc.c`` of MoatLab/FEMU).
+
+Numba's disk cache knows only a function's own source file, while a rule compiles in the kernel's
+constants and the helpers of ``_kernel.py``, ``_registry.py`` and ``jitkit.py``. When those files change,
+importing this package recompiles every rule once (it keeps a fingerprint of them beside the cache)
+instead of running machine code built against the old layout.
+"""
+
+import hashlib
+from pathlib import Path
+
+from . import cost_benefit, d_choice, fifo, fifo_threshold, greedy, random_choice  # noqa: F401  (each registers)
+from ._registry import VICTIM_RULES, VictimRule, get_victim_rule, register, splitmix64
+
+__all__ = ["VICTIM_RULES", "VictimRule", "get_victim_rule", "register", "splitmix64"]
+
+
+def _recompile_if_dependencies_changed() -> None:
+    here = Path(__file__).parent
+    deps = (here.parent / "_kernel.py", here / "_registry.py", here.parent.parent / "jitkit.py")
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in deps)).hexdigest()
+    stamp = here / "__pycache__" / "victim-rules-dependencies.sha256"
+    try:
+        if stamp.read_text() == digest:
+            return
+    except OSError:
+        pass
+    for rule in VICTIM_RULES.values():
+        rule.pick.recompile()
+    try:
+        stamp.parent.mkdir(exist_ok=True)
+        stamp.write_text(digest)
+    except OSError:  # a read-only install: recompiled in memory this time
+        pass
+
+
+_recompile_if_dependencies_changed()

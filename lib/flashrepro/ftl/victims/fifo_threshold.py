@@ -1,0 +1,95 @@
+"""``fifo_threshold``: 2R's and 2R++'s FIFO scan with a utilization threshold (paper 4).
+
+Closed lines are visited in close order. The ``prm[RECENT]`` most recently closed are never victims;
+the others form the *eligible prefix* of the FIFO. A scan starts at the cursor (the line after the
+previous victim), visits the eligible prefix cyclically once, and takes the first line with at most
+``prm[LIMIT]`` valid pages.
+
+* First victim of a pass: the first eligible line under the limit; if there is none, the least-valid
+  eligible line (first in scan order among ties), counted as a *fallback*; if every eligible line is
+  full or none is eligible, the least-valid closed line of all (first in close order among ties), a
+  *global fallback*. Its region (normal = kinds 0 and 1, cold = 2) is kept in ``sc[REGION]``.
+* Follow-up victims: the same scan from the cursor, restricted to the first victim's region, with no
+  fallback (-1 ends the pass).
+"""
+
+from numba import njit
+
+from ... import jitkit as jk
+from .. import _kernel as K
+from ._registry import register
+
+
+@njit(cache=True, inline="always")
+def _scan(s, region, first):
+    """One cyclic pass over the eligible FIFO prefix from the cursor: the first line under the limit
+    (in ``region`` unless ``first``), else for the first victim the least-valid eligible line as
+    ``-2 - line`` (a fallback), else -1."""
+    L = s.prm[K.P_LINES]
+    fifo, close_seq, valid, kind = s.fifo, s.close_seq, s.valid, s.kind
+    cutoff = s.sc[K.SEQ] - s.prm[K.RECENT]
+    limit = s.prm[K.LIMIT]
+    head = jk.list_front(fifo, L)
+    if head == L or close_seq[head] > cutoff:
+        return -1  # nothing eligible
+    ln = s.sc[K.CURSOR]
+    if ln == L or close_seq[ln] > cutoff:
+        ln = head
+    begin = ln
+    best = -1
+    best_v = s.prm[K.P_PAGES] + 1
+    while True:
+        v = valid[ln]
+        if first or (kind[ln] == K.COLD) == (region == 1):
+            if v <= limit:
+                return ln
+            if v < best_v:
+                best_v = v
+                best = ln
+        ln = jk.list_next(fifo, ln)
+        if ln == L or close_seq[ln] > cutoff:
+            ln = head
+        if ln == begin:
+            break
+    if first and best >= 0:
+        return -2 - best
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _least_valid_closed(s):
+    L = s.prm[K.P_LINES]
+    best = -1
+    best_v = 1 << 40
+    ln = jk.list_front(s.fifo, L)
+    while ln != L:
+        if s.valid[ln] < best_v:
+            best_v = s.valid[ln]
+            best = ln
+        ln = jk.list_next(s.fifo, ln)
+    return best
+
+
+@njit(K.VICTIM_SIG, cache=True)
+def pick(s, first):
+    if not first:
+        return _scan(s, s.sc[K.REGION], False)
+    P = s.prm[K.P_PAGES]
+    found = _scan(s, 0, True)
+    if found < -1:
+        victim = -2 - found
+        s.counters[K.FALLBACKS] += 1
+    else:
+        victim = found
+    if victim < 0 or s.valid[victim] == P:
+        victim = _least_valid_closed(s)
+        s.counters[K.GLOBAL_FALLBACKS] += 1
+        if victim < 0 or s.valid[victim] == P:
+            return -1
+    s.sc[K.REGION] = 1 if s.kind[victim] == K.COLD else 0
+    return victim
+
+
+register("fifo_threshold", pick, "2R's FIFO scan from the last victim: the first line outside the recent window "
+         "at or under the threshold, follow-ups from its region; least-valid fallbacks",
+         params=("threshold", "recent_fraction"))

@@ -1,0 +1,261 @@
+"""A slow, obviously correct page-mapped FTL with line-based GC (paper 4 and FEMU's victim policies).
+
+Every structure is a plain list or dict, and every valid count and candidate set is recomputed from the
+mapping, so the rules of lib/flashrepro/ftl/_kernel.py and lib/flashrepro/ftl/victims/ are stated here
+once more in the most direct form. Random draws use the same splitmix64 stream, written out with
+Python integers.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from fractions import Fraction
+
+M64 = 2**64 - 1
+RULES = ("greedy", "fifo_threshold", "fifo", "random", "d-choice", "cost-benefit")  # the victim rules stated here
+
+
+def splitmix64(state):
+    """``(new_state, value)``: FEMU's ``ftl_gc_rand``."""
+    state = (state + 0x9E3779B97F4A7C15) & M64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    return state, z ^ (z >> 31)
+
+
+class FTLReference:
+    """``victim``: "greedy", "fifo_threshold", "fifo", "random", "d-choice" or "cost-benefit". ``limit``
+    the most valid pages a fifo_threshold victim may hold; ``recent`` the number of most recently closed
+    lines that are never its victims; ``stop`` "valid" | "invalid" | "one"; ``copy_dest[kind]`` where
+    copies out of a kind-``kind`` line go. Trigger: ``reserve`` lines (GC when the host frontier needs a
+    line), ``forced`` lines (GC before each write while free <= forced; None = off), ``background``
+    lines (one pass after each write when free <= background, taking a first victim only with at least
+    ``bg_min_invalid`` invalid pages; None = off)."""
+
+    def __init__(self, P, L, N, victim, copy_dest, limit=0, recent=0, stop="one", reserve=1, max_victims=0,
+                 d=4, seed=0, forced=None, background=None, bg_min_invalid=0):
+        self.P, self.L, self.N = P, L, N
+        self.victim, self.copy_dest, self.limit, self.recent = victim, copy_dest, limit, recent
+        self.stop, self.reserve, self.max_victims, self.d = stop, reserve, max_victims, d
+        self.forced, self.background, self.bg_min_invalid = forced, background, bg_min_invalid
+        self.rng = seed
+        self.l2p = {}  # lpn -> (line, offset)
+        self.pages = [[] for _ in range(L)]  # lpns in the order they were written into the line
+        self.kind = [None] * L
+        self.closed_seq = {}  # closed line -> its close number
+        self.closed_at = {}  # closed line -> host writes done when it closed
+        self.free = deque(range(L))
+        self.front = {}  # kind -> open line
+        self.seq = 0
+        self.host_clock = 0  # host writes done
+        self.cursor = None  # a closed line, or None for "the head of the FIFO"
+        self.region = None
+        self.entered = {}  # closed line -> when it took its current valid count (greedy ties)
+        self.tick = 0
+        self.cands = []  # closed lines with an invalid page, in the kernel's array-set order
+        self.erases = [0] * L
+        self.victims = []
+        self.copies_before = []
+        self.c = {"host_writes": 0, "first_writes": 0, "erases": 0, "gc_passes": 0, "victims": 0,
+                  "returned_from_cold": 0, "fallbacks": 0, "global_fallbacks": 0, "forced_gc_passes": 0,
+                  "background_gc_passes": 0, "skipped_background_gc": 0}
+        self.copy = [[0] * 3 for _ in range(3)]
+
+    # --- state, recomputed ---------------------------------------------------------------------------
+    def valid(self, ln):
+        return sum(1 for off, lpn in enumerate(self.pages[ln]) if self.l2p.get(lpn) == (ln, off))
+
+    def fifo(self):
+        return sorted(self.closed_seq, key=self.closed_seq.get)
+
+    def candidates(self):
+        """Closed lines with an invalid page, in close order."""
+        return [ln for ln in self.fifo() if self.valid(ln) < self.P]
+
+    def draw(self, n):
+        self.rng, r = splitmix64(self.rng)
+        return r % n
+
+    # --- the array set of candidates (only its order needs stating: membership is checked) -------------
+    def _cand_add(self, ln):
+        self.cands.append(ln)
+
+    def _cand_remove(self, ln):
+        if ln in self.cands:
+            i = self.cands.index(ln)
+            self.cands[i] = self.cands[-1]
+            self.cands.pop()
+
+    def _checked_cands(self):
+        assert sorted(self.cands) == sorted(self.candidates()), "candidate set"
+        return self.cands
+
+    # --- writing and erasing -----------------------------------------------------------------------------
+    def _tick(self, ln):
+        self.tick += 1
+        self.entered[ln] = self.tick
+
+    def place(self, k, lpn):
+        if k not in self.front:
+            if not self.free:
+                raise RuntimeError("no free line")
+            ln = self.free.popleft()
+            self.front[k], self.kind[ln], self.pages[ln] = ln, k, []
+        ln = self.front[k]
+        self.pages[ln].append(lpn)
+        self.l2p[lpn] = (ln, len(self.pages[ln]) - 1)
+        if len(self.pages[ln]) == self.P:
+            del self.front[k]
+            self.seq += 1
+            self.closed_seq[ln] = self.seq
+            self.closed_at[ln] = self.host_clock
+            self._tick(ln)
+            if self.valid(ln) < self.P:
+                self._cand_add(ln)
+
+    def erase(self, ln):
+        order = self.fifo()
+        i = order.index(ln)
+        self.cursor = order[i + 1] if i + 1 < len(order) else None
+        self._cand_remove(ln)
+        del self.closed_seq[ln]
+        self.entered.pop(ln, None)
+        moved = 0
+        src = self.kind[ln]
+        for off, lpn in enumerate(list(self.pages[ln])):
+            if self.l2p.get(lpn) == (ln, off):
+                self.place(self.copy_dest[src], lpn)
+                moved += 1
+        self.copy[src][self.copy_dest[src]] += moved
+        self.kind[ln], self.pages[ln] = None, []
+        self.erases[ln] += 1
+        self.c["erases"] += 1
+        self.free.append(ln)
+        return moved
+
+    # --- victim rules --------------------------------------------------------------------------------------
+    def scan(self, region, first):
+        order = self.fifo()
+        eligible = [ln for ln in order if self.closed_seq[ln] <= self.seq - self.recent]
+        if not eligible:
+            return None, None
+        start = eligible.index(self.cursor) if self.cursor in eligible else 0
+        visit = eligible[start:] + eligible[:start]
+        if not first:
+            visit = [ln for ln in visit if (self.kind[ln] == 2) == (region == 1)]
+        for ln in visit:
+            if self.valid(ln) <= self.limit:
+                return ln, None
+        if first and visit:
+            return None, min(visit, key=lambda ln: (self.valid(ln), visit.index(ln)))
+        return None, None
+
+    def fifo_threshold(self, first):
+        if not first:
+            return self.scan(self.region, False)[0]
+        v, fallback = self.scan(0, True)
+        if v is None:
+            v = fallback
+            if v is not None:
+                self.c["fallbacks"] += 1
+        if v is None or self.valid(v) == self.P:
+            order = self.fifo()
+            v = min(order, key=lambda ln: self.valid(ln)) if order else None  # first in FIFO order among ties
+            self.c["global_fallbacks"] += 1
+            if v is None or self.valid(v) == self.P:
+                return None
+        self.region = 1 if self.kind[v] == 2 else 0
+        return v
+
+    def pick(self, first):
+        cands = self.candidates()  # in close order
+        if self.victim == "fifo_threshold":
+            return self.fifo_threshold(first)
+        if not cands:
+            return None
+        if self.victim == "greedy":
+            return min(cands, key=lambda ln: (self.valid(ln), self.entered[ln]))
+        if self.victim == "fifo":
+            return cands[0]
+        if self.victim == "cost-benefit":
+            def ratio(ln):  # age * (1 - u) / (2u), u = valid / P; infinite for an empty line
+                v = self.valid(ln)
+                return float("inf") if v == 0 else Fraction((self.host_clock - self.closed_at[ln]) * (self.P - v),
+                                                             2 * v)
+            best = max(ratio(ln) for ln in cands)
+            return next(ln for ln in cands if ratio(ln) == best)  # the earliest-closed of the best
+        arr = self._checked_cands()
+        if self.victim == "random":
+            return arr[self.draw(len(arr))]
+        if self.victim == "d-choice":
+            drawn = [arr[self.draw(len(arr))] for _ in range(self.d)]
+            return min(drawn, key=lambda ln: (self.valid(ln), drawn.index(ln)))
+        raise ValueError(self.victim)
+
+    # --- garbage collection --------------------------------------------------------------------------------
+    def gc(self, min_invalid=0):
+        """One pass; the pages moved, or None if it took no victim."""
+        v = self.pick(True)
+        if v is None or self.P - self.valid(v) < max(1, min_invalid):
+            return None
+        self.c["gc_passes"] += 1
+        got_valid = got_invalid = n = moved = 0
+        while v is not None:
+            nv = self.valid(v)
+            got_valid, got_invalid, n = got_valid + nv, got_invalid + self.P - nv, n + 1
+            self.victims.append(v)
+            self.c["victims"] += 1
+            moved += self.erase(v)
+            done = {"one": True, "valid": got_valid > self.P, "invalid": got_invalid >= self.P}[self.stop]
+            if done or (self.max_victims and n >= self.max_victims):
+                break
+            v = self.pick(False)
+        return moved
+
+    def gc_while(self, limit, counter=None):
+        moved = 0
+        while len(self.free) <= limit:
+            m = self.gc()
+            if m is None:
+                raise RuntimeError("no victim")
+            if counter:
+                self.c[counter] += 1
+            moved += m
+        return moved
+
+    def write(self, lpn):
+        moved = 0
+        if self.forced is not None:
+            moved += self.gc_while(self.forced, "forced_gc_passes")
+        if 0 not in self.front:
+            moved += self.gc_while(self.reserve)
+        self.c["host_writes"] += 1
+        if lpn in self.l2p:
+            ln = self.l2p[lpn][0]
+            if self.kind[ln] == 2:
+                self.c["returned_from_cold"] += 1
+            if ln in self.closed_seq:
+                self._tick(ln)
+                if self.valid(ln) == self.P:  # about to lose its first page
+                    self._cand_add(ln)
+        else:
+            self.c["first_writes"] += 1
+        self.l2p.pop(lpn, None)
+        self.host_clock += 1
+        self.place(0, lpn)
+        if self.background is not None and len(self.free) <= self.background:
+            m = self.gc(self.bg_min_invalid)
+            if m is None:
+                self.c["skipped_background_gc"] += 1
+            else:
+                self.c["background_gc_passes"] += 1
+                moved += m
+        self.copies_before.append(moved)
+
+    def counters(self):
+        out = dict(self.c)
+        for s in range(3):
+            for d in range(3):
+                out[f"copy_{s}_{d}"] = self.copy[s][d]
+        return out

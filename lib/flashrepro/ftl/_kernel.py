@@ -367,6 +367,18 @@ def _gc_until(s, pick, free_above, forced, log_victims):
     return copies
 
 
+@njit(cache=True)
+def _background_pass(s, pick, bg_min, log_victims, log_copies, write, do_log):
+    """FEMU's background GC after a host write: one pass, skipped if its victim is too full."""
+    c = _gc_pass(s, pick, bg_min, log_victims)
+    if c < 0:
+        s.counters[SKIPPED_BACKGROUND] += 1
+    else:
+        s.counters[BACKGROUND_PASSES] += 1
+        if do_log:
+            log_copies[write] += c
+
+
 @njit(types.void(types.int32[::1], STATE_T, types.FunctionType(VICTIM_SIG), types.int32[::1], types.int32[::1]),
       cache=True, nogil=True)
 def write_chunk(lpns, s, pick, log_copies, log_victims):
@@ -415,13 +427,7 @@ def write_chunk(lpns, s, pick, log_copies, log_victims):
         if sc[FREE_COUNT] <= trigger:
             sc[CLOCK], sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = clock0 + i, tick, fl, fo
             if i > 0 and sc[FREE_COUNT] <= background:  # the background pass after write i - 1
-                c = _gc_pass(s, pick, bg_min, log_victims)
-                if c < 0:
-                    s.counters[SKIPPED_BACKGROUND] += 1
-                else:
-                    s.counters[BACKGROUND_PASSES] += 1
-                    if do_log:
-                        log_copies[i - 1] += c
+                _background_pass(s, pick, bg_min, log_victims, log_copies, i - 1, do_log)
             if sc[FREE_COUNT] <= forced:
                 c = _gc_until(s, pick, forced, True, log_victims)
                 if do_log:
@@ -470,13 +476,7 @@ def write_chunk(lpns, s, pick, log_copies, log_victims):
     sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = tick, fl, fo
     if n > 0 and sc[FREE_COUNT] <= background:  # the background pass after the last write
         sc[CLOCK] = clock0 + n
-        c = _gc_pass(s, pick, bg_min, log_victims)
-        if c < 0:
-            s.counters[SKIPPED_BACKGROUND] += 1
-        else:
-            s.counters[BACKGROUND_PASSES] += 1
-            if do_log:
-                log_copies[n - 1] += c
+        _background_pass(s, pick, bg_min, log_victims, log_copies, n - 1, do_log)
     sc[CLOCK] = clock0 + n
     s.counters[HOST] += n
     s.counters[RETURNED] += returned

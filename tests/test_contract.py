@@ -72,6 +72,29 @@ def test_references_and_events_keep_their_order():
     assert np.all(np.diff(times) >= 0)
 
 
+def test_chunks_never_split_a_request_and_carry_its_extent():
+    # requests of 1..5 pages: the first entry of each says how many pages follow, and no chunk ends inside one
+    rng = np.random.default_rng(4)
+    size = rng.integers(1, 6, 400) * 4096
+    tr = Trace(np.arange(400.0), np.zeros(400, np.int8), np.cumsum(size) - size + 40960 * np.arange(400), size)
+    refs = tr.to_pages()
+    parts = [p for p, _ in refs.stream(1, chunk=7)]
+    assert sum(len(p.unit) for p in parts) == len(refs)
+    for p in parts:
+        assert p.count[-1] == 1  # the chunk ends with the last page of a request
+    first = np.r_[True, refs.req[1:] != refs.req[:-1]]
+    assert np.array_equal(refs.rest[first], size // 4096)
+    allc = np.concatenate([p.count for p in parts])
+    assert np.array_equal(allc, refs.rest)
+
+
+def test_a_halo_gives_units_to_the_segments_after_touched_ones():
+    tr = Trace([0, 1], [Op.READ, Op.READ], [0, 40 * 4096], [4096, 4096])
+    units, unit = tr.to_pages().units(4, halo=1)
+    assert units.segments.tolist() == [0, 1, 10, 11] and unit.tolist() == [0, 8]
+    assert units.pages(np.arange(units.n)).tolist() == [0, 1, 2, 3, 4, 5, 6, 7, 40, 41, 42, 43, 44, 45, 46, 47]
+
+
 def test_delete_ranges_become_unit_ranges():
     # pages 0, 1, 2, 7 are referenced; a trim of pages 1..5 covers the units of pages 1 and 2 only
     tr = Trace([0, 1, 2, 3], [Op.WRITE, Op.WRITE, Op.TRIM, Op.READ], [0, 4096, 4096, 7 * 4096],

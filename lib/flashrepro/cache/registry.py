@@ -28,8 +28,18 @@ class Kernel:
         """Pages per segment of the unit space (1: the policy works on pages)."""
         return 1
 
+    def unit_halo(self, params, page_bytes: int) -> int:
+        """Segments after each touched one that get units too (for a policy that reads ahead past a request)."""
+        return 0
+
+    def observe(self, state) -> dict | None:
+        """Scalars worth following through a run (e.g. an adaptive target), read after each chunk."""
+        return None
+
     def log_rows_per_ref(self, tiers: dict[str, int], params) -> int:
-        """The most I/O log rows one reference can produce (a read and a write-back)."""
+        """The most I/O log rows one reference can produce (a read and a write-back). A kernel that handles a
+        whole request at its first page checks what that request may need itself; when even an empty log
+        is too small the driver keeps doubling it."""
         return 2
 
     def new_state(self, units, tiers: dict[str, int], params) -> tuple:

@@ -39,6 +39,7 @@ class Simulator:
         self.nlog = 0
         self.position = 0  # stream entries consumed
         self._outcomes: list[np.ndarray] = []
+        self.trajectory: list[dict] = []  # Kernel.observe after each chunk
         self.finished = False
 
     def feed(self, part) -> None:
@@ -54,10 +55,14 @@ class Simulator:
                                 self.do_log, self.params)
             if i >= n:
                 break
-            self.log = C.grow_log(self.log, self.nlog + self.headroom)  # it stopped to make room
+            # it stopped to make room (doubling: a request that needs more than the headroom gets it too)
+            self.log = C.grow_log(self.log, max(self.nlog + self.headroom, 2 * self.log.shape[0]))
         if self.do_log:
             self._outcomes.append(outcome)
         self.position += n
+        seen = self.policy.kernel.observe(self.state)
+        if seen is not None:
+            self.trajectory.append({"position": self.position, **seen})
 
     def finish(self) -> None:
         """End of trace: flush or count what is still dirty."""
@@ -152,6 +157,7 @@ class SimResult:
     io_log: IOLog | None = None
     outcome: np.ndarray | None = None  # per page reference, with log_io=True: 0 miss, 1 hit, 2 prefetch hit
     tiers: dict = dataclasses.field(default_factory=dict)
+    trajectory: pl.DataFrame | None = None  # what the policy observes after each chunk (``observe_every``)
 
     @property
     def hit(self) -> np.ndarray | None:
@@ -182,7 +188,8 @@ class SimResult:
 
 
 def simulate(trace: Trace | PageRefs, policy: str, capacity_pages: int | None = None, *, page_bytes: int = 4096,
-             flush_at_end: bool = False, log_io: bool = False, chunk_refs: int | None = None, **params) -> SimResult:
+             flush_at_end: bool = False, log_io: bool = False, chunk_refs: int | None = None,
+             observe_every: int | None = None, **params) -> SimResult:
     """Run one buffer-cache policy over a trace.
 
     Parameters
@@ -202,6 +209,9 @@ def simulate(trace: Trace | PageRefs, policy: str, capacity_pages: int | None = 
         the per-reference outcome (``SimResult.outcome``, ``SimResult.hit``).
     chunk_refs : int, optional
         References per kernel call (results do not depend on it).
+    observe_every : int, optional
+        Record what the policy observes (``Kernel.observe``, e.g. an adaptive target) about every this many
+        references, as ``SimResult.trajectory``.
     **params
         The policy's parameters (see its dataclass); unknown names and wrong types are errors.
 
@@ -217,11 +227,13 @@ def simulate(trace: Trace | PageRefs, policy: str, capacity_pages: int | None = 
     refs = trace.to_pages(page_bytes) if isinstance(trace, Trace) else trace
     if len(refs) == 0:
         raise ValueError(f"trace {refs.name!r} has no read or write page references")
-    units, _ = refs.units(pol.kernel.unit_pages(p, refs.page_bytes))
+    halo = pol.kernel.unit_halo(p, refs.page_bytes)
+    units, _ = refs.units(pol.kernel.unit_pages(p, refs.page_bytes), halo)
     sim = Simulator(policy, units, tiers, p, flush_at_end=flush_at_end, log_io=log_io)
     events = pol.caps.flushes and refs.events is not None
     index = []
-    for part, idx in refs.stream(units.unit_pages, events=events, chunk=chunk_refs or DEFAULT_CHUNK):
+    chunk = min(chunk_refs or DEFAULT_CHUNK, observe_every or DEFAULT_CHUNK)
+    for part, idx in refs.stream(units.unit_pages, events=events, chunk=chunk, halo=halo):
         sim.feed(part)
         if log_io and events:
             index.append(idx)
@@ -243,4 +255,5 @@ def simulate(trace: Trace | PageRefs, policy: str, capacity_pages: int | None = 
         io_log = IOLog(ref=ref.copy(), req=req, op=rows[:, 1].astype(np.int8), cause=rows[:, 2].astype(np.int8),
                        first_page=units.pages(rows[:, 3]), n_pages=rows[:, 4].copy(), tier=rows[:, 5].astype(np.int8),
                        page_bytes=refs.page_bytes)
-    return SimResult(policy, p, sum(tiers.values()), refs.name, sim.counter_dict(), io_log, outcome, tiers)
+    trajectory = pl.DataFrame(sim.trajectory) if sim.trajectory else None
+    return SimResult(policy, p, sum(tiers.values()), refs.name, sim.counter_dict(), io_log, outcome, tiers, trajectory)

@@ -166,7 +166,7 @@ class Trace:
 def _expand(trace: Trace, page_bytes: int) -> PageRefs:
     if page_bytes <= 0:
         raise ValueError(f"page_bytes must be positive, got {page_bytes}")
-    page, is_write, req = _expand_kernel(trace.op, trace.offset_bytes, trace.size_bytes, page_bytes)
+    page, is_write, req, rest = _expand_kernel(trace.op, trace.offset_bytes, trace.size_bytes, page_bytes)
     ev = np.flatnonzero(trace.op >= Op.FLUSH)
     events = None
     if ev.size:
@@ -180,7 +180,8 @@ def _expand(trace: Trace, page_bytes: int) -> PageRefs:
                         time_s=trace.time_s[ev],
                         file=np.full(ev.size, -1, np.int32) if trace.file is None else trace.file[ev])
     return PageRefs(page=page, is_write=is_write, req=req, page_bytes=page_bytes, name=trace.name,
-                    time_s=trace.time_s[req], file=None if trace.file is None else trace.file[req], events=events)
+                    time_s=trace.time_s[req], file=None if trace.file is None else trace.file[req], events=events,
+                    rest=rest)
 
 
 @njit(cache=True)
@@ -193,6 +194,7 @@ def _expand_kernel(op, offset, size, page_bytes):
     page = np.empty(total, np.int64)
     is_write = np.empty(total, np.bool_)
     req = np.empty(total, np.int64)
+    rest = np.empty(total, np.int64)  # pages of the request from this one on (this one included)
     k = 0
     for i in range(n):
         if (op[i] == 0 or op[i] == 1) and size[i] > 0:
@@ -202,8 +204,9 @@ def _expand_kernel(op, offset, size, page_bytes):
                 page[k] = q
                 is_write[k] = op[i] == 1
                 req[k] = i
+                rest[k] = last - q + 1
                 k += 1
-    return page, is_write, req
+    return page, is_write, req, rest
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -230,8 +233,10 @@ class RefStream(typing.NamedTuple):
 
     ``unit`` is the dense unit number (see :class:`Units`; for a DELETE the first unit of its range, -1 for
     a sync), ``event`` an :class:`Event` code (for page references simply 0 = read, 1 = write), ``time_s``
-    seconds, ``file`` the file (-1: none), ``count`` the number of units a DELETE covers (1 for a page
-    reference, 0 for a sync)."""
+    seconds, ``file`` the file (-1: none), and ``count`` the units the entry's request covers from it on:
+    for a page reference, the pages of its request from this one to the last (so a request's first entry
+    says the whole request is units ``[unit, unit + count)``, all in the same chunk); for a DELETE the units
+    of its range; 0 for a sync."""
 
     unit: np.ndarray  # int64
     event: np.ndarray  # int8
@@ -286,8 +291,9 @@ class Units:
 @dataclasses.dataclass(frozen=True, eq=False)
 class PageRefs:
     """Page references: ``page[i]`` (page number = byte offset // page_bytes), ``is_write[i]``, ``req[i]``
-    (the request it came from), ``time_s[i]`` and ``file[i]`` (None when the trace has no files), plus
-    the trace's sync / trim / delete :class:`Events` between them (None when there are none)."""
+    (the request it came from), ``rest[i]`` (the pages of that request from this one on), ``time_s[i]`` and
+    ``file[i]`` (None when the trace has no files), plus the trace's sync / trim / delete :class:`Events`
+    between them (None when there are none)."""
 
     page: np.ndarray
     is_write: np.ndarray
@@ -297,10 +303,13 @@ class PageRefs:
     time_s: np.ndarray | None = None
     file: np.ndarray | None = None
     events: Events | None = None
+    rest: np.ndarray | None = None  # pages of the request from each page on (None: one page per request)
 
     def __post_init__(self):
         if self.time_s is None:
             object.__setattr__(self, "time_s", np.zeros(len(self.page)))
+        if self.rest is None:
+            object.__setattr__(self, "rest", np.ones(len(self.page), np.int64))
 
     def __len__(self) -> int:
         return len(self.page)
@@ -327,53 +336,57 @@ class PageRefs:
     def n_unique(self) -> int:
         return len(self.unique_pages)
 
-    def units(self, unit_pages: int = 1) -> tuple[Units, np.ndarray]:
-        """The unit space at ``unit_pages`` pages per segment and every reference's unit (cached)."""
+    def units(self, unit_pages: int = 1, halo: int = 0) -> tuple[Units, np.ndarray]:
+        """The unit space at ``unit_pages`` pages per segment and every reference's unit (cached). With
+        ``halo`` = h, the h segments after each touched one have units too (a read-ahead past the end of a
+        request lands in them)."""
         cache = self.__dict__.setdefault("_units", {})
-        k = int(unit_pages)
-        if k < 1:
-            raise ValueError(f"unit_pages must be at least 1, got {k}")
-        if k not in cache:
-            if k == 1:
+        k, h = int(unit_pages), int(halo)
+        if k < 1 or h < 0:
+            raise ValueError(f"unit_pages must be at least 1 and halo at least 0, got {k}, {h}")
+        if (k, h) not in cache:
+            if k == 1 and h == 0:
                 rank, segs = self.dense, self.unique_pages
-            else:
+            elif h == 0:
                 rank, segs = dense_remap(self.page // k)
                 rank = rank * k + self.page % k
+            else:
+                touched = np.unique(self.page // k)
+                segs = np.unique(np.concatenate([touched + j for j in range(h + 1)]))
+                rank = np.searchsorted(segs, self.page // k) * k + self.page % k
             ufile = None
             if self.file is not None:
                 ufile = np.full(len(segs) * k, -1, np.int32)
                 np.maximum.at(ufile, rank, self.file)
-            cache[k] = (Units(k, segs, ufile), rank)
-        return cache[k]
+            cache[(k, h)] = (Units(k, segs, ufile), rank)
+        return cache[(k, h)]
 
-    def _fillers(self, m: int) -> tuple[np.ndarray, np.ndarray]:
-        """Constant columns of a chunk without events (count 1, file -1), made once per PageRefs."""
-        got = self.__dict__.get("_filler")
-        if got is None or len(got[0]) < m:
-            got = (np.ones(m, np.int64), np.full(m, -1, np.int32))
-            self.__dict__["_filler"] = got
-        return got
-
-    def stream(self, unit_pages: int = 1, events: bool = False, chunk: int | None = None):
+    def stream(self, unit_pages: int = 1, events: bool = False, chunk: int | None = None, halo: int = 0):
         """The kernel input in chunks of about ``chunk`` entries: ``(RefStream, ref_index)`` pairs.
 
         Without ``events`` the stream holds the page references only, its chunks are views of cached
         arrays, and ``ref_index`` is None (entry j of the chunk starting at reference s is reference s + j).
         With ``events``, the trace's syncs, flushes and deletes sit between the references as they came, a
         DELETE's page range translated to units, and ``ref_index[j]`` is the page reference of entry ``j``
-        or -1 for an event."""
-        units, unit = self.units(unit_pages)
+        or -1 for an event. A chunk never ends inside a request."""
+        units, unit = self.units(unit_pages, halo)
         n = len(self)
         chunk = max(n, 1) if chunk is None else max(1, int(chunk))
         ev = self.events if events else None
-        ones, no_file = self._fillers(min(chunk, max(n, 1)))
+        no_file = np.full(min(chunk, max(n, 1)), -1, np.int32) if self.file is None else None
         lo_ev = 0
-        for start in range(0, max(n, 1), chunk):
+        start = 0
+        while True:
             stop = min(start + chunk, n)
+            if 0 < stop < n:  # move the end to the next request's first page
+                stop = int(np.searchsorted(self.req, self.req[stop - 1], side="right"))
             m = stop - start
             idx = None
+            file = self.file[start:stop] if self.file is not None else no_file[:m]
+            if len(file) < m:  # a chunk stretched to the end of a long request
+                file = np.full(m, -1, np.int32)
             part = RefStream(unit[start:stop], self.is_write[start:stop].view(np.int8), self.time_s[start:stop],
-                             self.file[start:stop] if self.file is not None else no_file[:m], ones[:m])
+                             file, self.rest[start:stop])
             if ev is not None:
                 idx = np.arange(start, stop, dtype=np.int64)
                 # an event before reference `at` goes with the chunk holding `at`; trailing ones with the last
@@ -390,6 +403,9 @@ class PageRefs:
                     idx = np.insert(idx, pos, -1)
                 lo_ev = hi_ev
             yield part, idx
+            start = stop
+            if start >= n:
+                break
 
 
 def dense_remap(page: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -198,6 +198,11 @@ def stack_distances(pages):
     return out
 
 
+# Policies whose reference works on whole requests, not page lists, and is compared in its own test file.
+SEPARATE_TESTS = {"seg_lru": "test_segment.py", "seg_prefetch": "test_segment.py",
+                  "seg_cull_fixed": "test_segment.py", "seg_cull_adaptive": "test_segment.py",
+                  "linux_readahead": "test_segment.py"}
+
 # policy name -> (reference function, parameter names it accepts)
 REFERENCES = {"lru": (lru, ()), "clock": (clock, ("insert_referenced",)), "cflru": (cflru, ()),
               "spatial_clock": (spatial_clock, ("insert_referenced",)),

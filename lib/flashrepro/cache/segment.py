@@ -1,0 +1,475 @@
+"""Segment prefetching with fixed and adaptive cache culling (paper 2: Baek 2011, Sec. 4), and its baselines.
+
+Memory is allocated per 4 KiB block; prefetching and list management are per *segment* of k blocks, the
+SSD's operating unit (8-128 KiB). A request to a cached block is a cache hit; a request to a block that a
+prefetch read and nobody has requested yet is a prefetch hit, and the block becomes cached.
+
+* ``seg_lru`` (the paper's "existing"): one segment LRU, demanded blocks only; a read request is split at
+  segment boundaries and each segment's missing blocks are read as one request per contiguous run (in the
+  paper's RAID driver the segment is the memory unit and the largest I/O).
+* ``seg_prefetch``: a read miss reads the whole aligned segment (blocks before and after the demanded
+  ones); one segment LRU, no culling (Fig. 8's "segment prefetch only").
+* ``seg_cull_fixed`` / ``seg_cull_adaptive`` (Sec. 4.2, Fig. 5): two lists of segments. L1 holds segments
+  read from storage, with cached and prefetched blocks; L2 only cached blocks. A segment read from storage
+  enters L1's MRU end; a cache or prefetch hit in L1 moves it there. When a newly read segment makes L1
+  exceed N1 segments, L1's LRU segment moves to L2's MRU end and its unrequested prefetched blocks are
+  dropped (*culled*). A cache hit in L2 moves the segment to L2's MRU end. When memory is short, L2's LRU
+  segment is evicted. Fixed: N1 = M / 2k. Adaptive: B1 and B2 are the LRU ends of L1 and L2, of b segments
+  each; after every ``update_every`` cache-or-prefetch hits in B1, N1 <- N1 + S (dP - a dC), dP the
+  prefetch hits in B1 and dC the cache hits in B2 since the last update, a = all blocks in B1 / cached
+  blocks in B2.
+
+Choices the paper leaves open (each a parameter or stated here, and shown in notebook 02):
+
+* N1 is real-valued, clamped to [0, M/k], starting at M/2k; b = max(1, round(``window_fraction`` M/k));
+  the update is skipped (its counts reset) when B2 holds no cached block, where a is undefined.
+* Hits are counted per block; a request's blocks are handled together at its first page. The adaptive
+  feedback counts read hits only (the paper's hit rates are about reads).
+* Writes (the paper is silent): no prefetch; the written blocks become cached and dirty without a read; a
+  write to a segment not in memory puts it at L2's MRU end (it holds only cached blocks), a write to a
+  resident segment moves it to the MRU end of its list. Dirty blocks are written back when their segment
+  is evicted, one request per contiguous dirty run.
+* When memory is short and L2 is empty, L1's LRU segment is culled into L2 first.
+* A prefetching read reads the whole aligned segment (the operating unit), blocks already held included.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+
+import numpy as np
+from numba import njit
+
+from .. import jitkit as jk
+from . import contract as C
+from .registry import Kernel, register
+
+ONE = np.uint64(1)
+MODE_LRU, MODE_PREFETCH, MODE_FIXED, MODE_ADAPTIVE = 0, 1, 2, 3
+
+
+def _unit_pages(segment_kib: int, page_bytes: int) -> int:
+    k, r = divmod(segment_kib * 1024, page_bytes)
+    if r or not 1 <= k <= 64:
+        raise ValueError(f"segment_kib={segment_kib} must be 1 to 64 whole pages of {page_bytes} bytes")
+    return k
+
+
+@dataclasses.dataclass(frozen=True)
+class SegmentParams:
+    """Parameters of the segment policies.
+
+    Attributes
+    ----------
+    segment_kib : int
+        The segment (prefetch and list unit): 8-128 KiB in the paper; a whole number of pages, at most 64.
+    """
+
+    segment_kib: int = 32
+
+    def __post_init__(self):
+        if self.segment_kib < 1:
+            raise ValueError(f"segment_kib must be positive, got {self.segment_kib}")
+
+
+@dataclasses.dataclass(frozen=True)
+class AdaptiveParams(SegmentParams):
+    """Parameters of adaptive culling (Sec. 4.2).
+
+    Attributes
+    ----------
+    step : float
+        S, the feedback gain of N1 <- N1 + S (dP - a dC), in segments per block hit. Not given by the paper.
+    window_fraction : float
+        The size of B1 and B2 as a fraction of memory ("about 5%"), at least one segment.
+    update_every : int
+        Cache-or-prefetch hits in B1 between updates (3 in the paper's experiments).
+    """
+
+    step: float = 1.0
+    window_fraction: float = 0.05
+    update_every: int = 3
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.step < 0 or not 0 < self.window_fraction <= 1 or self.update_every < 1:
+            raise ValueError("step must be >= 0, window_fraction in (0, 1], update_every >= 1")
+
+
+class SegState(typing.NamedTuple):
+    link: np.ndarray  # segments on L1 (sentinel n) or L2 (sentinel n + 1), MRU first
+    which: np.ndarray  # int8 per segment: 0 not in memory, 1 L1, 2 L2
+    present: np.ndarray  # uint64 per segment: blocks in memory
+    pf: np.ndarray  # uint64: prefetched blocks nobody has requested yet
+    dirty: np.ndarray  # uint64
+    inw: np.ndarray  # uint8: in its list's LRU window (B1 or B2)
+    sc: np.ndarray  # int64 scalars, see below
+    fsc: np.ndarray  # float64: N1, S
+
+
+(USED, CAP, K, MODE, N_L1, N_L2, W1FRONT, W1COUNT, W2FRONT, W2COUNT, B, HITS_B1, DP, DC, B1_BLOCKS, B2_CACHED,
+ UPDATE_EVERY) = range(17)
+N1, STEP, N1_MAX = 0, 1, 2
+
+# counters after the base ones
+(PF_HITS, PREFETCHED, CULLED, PF_EVICTED, LIST_OPS, N1_UPDATES, N1_SKIPPED, HITS_B1_C, HITS_B2_C, L1_HITS,
+ L2_HITS) = range(C.N_BASE, C.N_BASE + 11)
+SEGMENT_COUNTERS = C.BASE + (
+    C.Counter("prefetch_hits", None, "requested blocks that a prefetch had read (they become cached)"),
+    C.Counter("prefetched_pages", "prefetch", "blocks read by a prefetch that the request did not ask for"),
+    C.Counter("culled_pages", None, "unrequested prefetched blocks dropped when their segment left L1"),
+    C.Counter("prefetch_evicted", None, "unrequested prefetched blocks evicted with their segment"),
+    C.Counter("list_operations", None, "segment list moves (the paper's list overhead, as a count)"),
+    C.Counter("n1_updates", None, "adaptive updates of N1"),
+    C.Counter("n1_skipped", None, "updates skipped because B2 held no cached block"),
+    C.Counter("hits_b1", None, "cache and prefetch hits (blocks) in B1"),
+    C.Counter("hits_b2", None, "cache hits (blocks) in B2"),
+    C.Counter("hits_l1", None, "cache and prefetch hits (blocks) in L1"),
+    C.Counter("hits_l2", None, "cache hits (blocks) in L2"),
+)
+
+
+@njit(cache=True, inline="always")
+def _popcount(x):
+    n = 0
+    while x:
+        x &= x - ONE
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _weight(st, s, lst):
+    """What a segment adds to its window's sum: all its blocks in B1, its cached blocks in B2."""
+    if lst == 1:
+        return _popcount(st.present[s])
+    return _popcount(st.present[s] & ~st.pf[s])
+
+
+@njit(cache=True)
+def _leave(st, s, counters):
+    """Take segment s off its list; if it was in its list's window, the next more recent one joins."""
+    lst = st.which[s]
+    if lst == 0:
+        return
+    sc, link, inw = st.sc, st.link, st.inw
+    S = st.which.shape[0] + lst - 1
+    fr, ct, sm = (W1FRONT, W1COUNT, B1_BLOCKS) if lst == 1 else (W2FRONT, W2COUNT, B2_CACHED)
+    if inw[s]:
+        inw[s] = 0
+        sc[ct] -= 1
+        sc[sm] -= _weight(st, s, lst)
+        y = jk.list_prev(link, sc[fr])  # more recent than the window's front (s == front: than s)
+        if y != S:
+            inw[y] = 1
+            sc[ct] += 1
+            sc[sm] += _weight(st, y, lst)
+            sc[fr] = y
+        elif s == sc[fr]:  # nothing more recent: the window holds the whole list
+            sc[fr] = jk.list_next(link, s) if sc[ct] > 0 else -1
+    jk.list_unlink(link, s)
+    st.which[s] = 0
+    if lst == 1:
+        sc[N_L1] -= 1
+    else:
+        sc[N_L2] -= 1
+    counters[LIST_OPS] += 1
+
+
+@njit(cache=True)
+def _join(st, s, lst, counters):
+    """Put segment s at the MRU end of list ``lst`` (1 or 2); it joins the window while that is not full."""
+    sc = st.sc
+    S = st.which.shape[0] + lst - 1
+    jk.list_push_front(st.link, S, s)
+    st.which[s] = lst
+    fr, ct, sm = (W1FRONT, W1COUNT, B1_BLOCKS) if lst == 1 else (W2FRONT, W2COUNT, B2_CACHED)
+    if sc[ct] < sc[B]:  # not full only while the window holds the whole list
+        st.inw[s] = 1
+        sc[ct] += 1
+        sc[sm] += _weight(st, s, lst)
+        sc[fr] = s
+    if lst == 1:
+        sc[N_L1] += 1
+    else:
+        sc[N_L2] += 1
+    counters[LIST_OPS] += 1
+
+
+@njit(cache=True)
+def _write_runs(mask, s, k, log, nlog, do_log, ref, cause, counters):
+    """One device write per contiguous run of set bits of ``mask`` in segment s."""
+    b = 0
+    while b < k:
+        if (mask >> np.uint64(b)) & ONE:
+            e = b
+            while e + 1 < k and (mask >> np.uint64(e + 1)) & ONE:
+                e += 1
+            counters[C.DEV_WRITE_REQS] += 1
+            if do_log:
+                nlog = C.row(log, nlog, ref, C.IO_WRITE, cause, s * k + b, e - b + 1, 0)
+            b = e + 1
+        else:
+            b += 1
+    return nlog
+
+
+@njit(cache=True)
+def _evict(st, s, counters, log, nlog, do_log, ref):
+    """Evict segment s (already off its list): write back its dirty blocks, free its memory."""
+    k = st.sc[K]
+    d = st.dirty[s]
+    if d:
+        counters[C.DEV_WRITES_EVICT] += _popcount(d)
+        nlog = _write_runs(d, s, k, log, nlog, do_log, ref, C.EVICTION, counters)
+    held = _popcount(st.present[s])
+    counters[C.EVICTIONS] += held
+    counters[PF_EVICTED] += _popcount(st.pf[s])
+    st.sc[USED] -= held
+    st.present[s] = st.pf[s] = st.dirty[s] = 0
+    return nlog
+
+
+@njit(cache=True)
+def _cull(st, s, counters):
+    """Segment s leaves L1 for L2's MRU end without its unrequested prefetched blocks."""
+    _leave(st, s, counters)
+    drop = st.pf[s]
+    n = _popcount(drop)
+    counters[CULLED] += n
+    st.sc[USED] -= n
+    st.present[s] &= ~drop
+    st.pf[s] = 0
+    if st.present[s]:
+        _join(st, s, 2, counters)
+
+
+@njit(cache=True)
+def _make_room(st, need, counters, log, nlog, do_log, ref):
+    """Free memory until ``need`` more blocks fit (the segment being served is off the lists)."""
+    sc = st.sc
+    n = st.which.shape[0]
+    while sc[USED] + need > sc[CAP]:
+        if sc[N_L2] > 0:
+            v = jk.list_back(st.link, n + 1)
+            _leave(st, v, counters)
+            nlog = _evict(st, v, counters, log, nlog, do_log, ref)
+        elif sc[N_L1] > 0:
+            v = jk.list_back(st.link, n)
+            if sc[MODE] >= MODE_FIXED:
+                _cull(st, v, counters)  # into L2, to be evicted from there next
+            else:
+                _leave(st, v, counters)
+                nlog = _evict(st, v, counters, log, nlog, do_log, ref)
+        else:
+            raise RuntimeError("segment cache: a request needs more blocks than the whole memory")
+    return nlog
+
+
+@njit(cache=True)
+def _adapt(st, counters):
+    """Adaptive culling's feedback, after every ``update_every`` cache-or-prefetch hits in B1."""
+    sc, fsc = st.sc, st.fsc
+    if sc[HITS_B1] < sc[UPDATE_EVERY]:
+        return
+    if sc[B2_CACHED] > 0:
+        a = sc[B1_BLOCKS] / sc[B2_CACHED]
+        n1 = fsc[N1] + fsc[STEP] * (sc[DP] - a * sc[DC])
+        fsc[N1] = min(max(n1, 0.0), fsc[N1_MAX])
+        counters[N1_UPDATES] += 1
+    else:
+        counters[N1_SKIPPED] += 1
+    sc[HITS_B1] = sc[DP] = sc[DC] = 0
+
+
+@njit(cache=True)
+def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
+    st = state
+    sc, fsc = st.sc, st.fsc
+    unit, event, count = refs.unit, refs.event, refs.count
+    k = sc[K]
+    mode = sc[MODE]
+    culling = mode >= MODE_FIXED
+    n = unit.shape[0]
+    i = start
+    while i < n:
+        u0 = unit[i]
+        r = count[i]  # the request's pages: units u0 .. u0 + r - 1, all in this chunk
+        # at most a read or a write-back per run of blocks, for each segment touched or evicted
+        if do_log and nlog + (r + 2 * k + r // k + 2) * (k // 2 + 1) > log.shape[0]:
+            return i, nlog  # the driver grows the log (doubling until this request fits)
+        w = event[i] == 1
+        s_first = u0 // k
+        s_last = (u0 + r - 1) // k
+        for s in range(s_first, s_last + 1):
+            lo = max(u0, s * k) - s * k
+            hi = min(u0 + r, (s + 1) * k) - s * k
+            req = ((ONE << np.uint64(hi - lo)) - ONE) << np.uint64(lo) if hi - lo < 64 else ~np.uint64(0)
+            lst = st.which[s]
+            had = st.present[s]
+            hit_mask = req & had
+            pf_hit = req & st.pf[s]
+            in_window = st.inw[s]
+            nh = _popcount(hit_mask)
+            counters[C.REFS] += hi - lo
+            counters[C.HITS] += nh
+            counters[PF_HITS] += _popcount(pf_hit)
+            if w:
+                counters[C.WRITE_REFS] += hi - lo
+                counters[C.WRITE_HITS] += nh
+            # the marginal utilities count read hits (the paper's hit rates are about reads)
+            if lst == 1:
+                counters[L1_HITS] += nh
+                if in_window and not w:
+                    counters[HITS_B1_C] += nh
+                    sc[HITS_B1] += nh
+                    sc[DP] += _popcount(pf_hit)
+            elif lst == 2:
+                counters[L2_HITS] += nh
+                if in_window and not w:
+                    counters[HITS_B2_C] += nh
+                    sc[DC] += nh
+            if do_log:
+                for b in range(lo, hi):
+                    bit = ONE << np.uint64(b)
+                    outcome[i + s * k + b - u0] = 2 if pf_hit & bit else (1 if had & bit else 0)
+            _leave(st, s, counters)  # off its list (and window) while its blocks change
+            st.pf[s] &= ~req
+            missing = req & ~had
+            read_from_storage = False
+            if w:
+                if missing:
+                    nlog = _make_room(st, _popcount(missing), counters, log, nlog, do_log, base + i)
+                    st.present[s] |= missing
+                    sc[USED] += _popcount(missing)
+                new_dirty = req & ~st.dirty[s]
+                counters[C.DIRTYINGS] += _popcount(new_dirty)
+                st.dirty[s] |= req
+            elif missing:
+                read_from_storage = True
+                if mode == MODE_LRU:  # the demanded blocks only, one request per contiguous run
+                    nlog = _make_room(st, _popcount(missing), counters, log, nlog, do_log, base + i)
+                    b = 0
+                    while b < k:
+                        if (missing >> np.uint64(b)) & ONE:
+                            e = b
+                            while e + 1 < k and (missing >> np.uint64(e + 1)) & ONE:
+                                e += 1
+                            counters[C.DEV_READS] += e - b + 1
+                            counters[C.DEV_READ_REQS] += 1
+                            if do_log:
+                                nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, s * k + b, e - b + 1, 0)
+                            b = e + 1
+                        else:
+                            b += 1
+                    st.present[s] |= missing
+                    sc[USED] += _popcount(missing)
+                else:  # the whole aligned segment, in one request
+                    full = (ONE << np.uint64(k)) - ONE if k < 64 else ~np.uint64(0)
+                    new = full & ~st.present[s]
+                    nlog = _make_room(st, _popcount(new), counters, log, nlog, do_log, base + i)
+                    counters[C.DEV_READS] += k
+                    counters[C.DEV_READ_REQS] += 1
+                    counters[PREFETCHED] += _popcount(new & ~req)
+                    if do_log:
+                        nlog = C.row(log, nlog, base + i, C.IO_READ, C.PREFETCH, s * k, k, 0)
+                    st.pf[s] |= new & ~req
+                    st.present[s] |= new
+                    sc[USED] += _popcount(new)
+            # where the segment goes
+            if not culling:
+                _join(st, s, 1, counters)
+            elif read_from_storage or lst == 1:
+                _join(st, s, 1, counters)
+                if read_from_storage:
+                    while sc[N_L1] > fsc[N1]:
+                        _cull(st, jk.list_back(st.link, st.which.shape[0]), counters)
+            else:  # a cache hit in L2, or a write to a segment in L2 or not in memory
+                _join(st, s, 2, counters)
+            if mode == MODE_ADAPTIVE:
+                _adapt(st, counters)
+        i += r
+    return n, nlog
+
+
+_MODES = {"seg_lru": MODE_LRU, "seg_prefetch": MODE_PREFETCH, "seg_cull_fixed": MODE_FIXED,
+          "seg_cull_adaptive": MODE_ADAPTIVE}
+
+
+class _SegmentKernel(Kernel):
+    counters = SEGMENT_COUNTERS
+    caps = C.Caps(prefetches=True)
+    mode = MODE_LRU
+
+    def unit_pages(self, params, page_bytes):
+        return _unit_pages(params.segment_kib, page_bytes)
+
+    def new_state(self, units, tiers, params):
+        k = units.unit_pages
+        cap = tiers["capacity_pages"]
+        if cap < k:
+            raise ValueError(f"capacity_pages={cap} cannot hold one segment of {k} pages")
+        n = units.n // k
+        sc = np.zeros(17, np.int64)
+        sc[CAP], sc[K], sc[MODE] = cap, k, self.mode
+        sc[W1FRONT] = sc[W2FRONT] = -1
+        sc[UPDATE_EVERY] = getattr(params, "update_every", 3)
+        frac = getattr(params, "window_fraction", 0.05)
+        sc[B] = max(1, int(round(frac * cap / k)))
+        fsc = np.zeros(3, np.float64)
+        fsc[N1] = cap / (2 * k)  # half of the memory, in segments (fixed; adaptive starts there)
+        fsc[STEP] = getattr(params, "step", 0.0)
+        fsc[N1_MAX] = cap / k
+        if self.mode == MODE_FIXED:
+            fsc[N1] = float(cap // (2 * k))
+        return SegState(jk.list_new(n, 2), np.zeros(n, np.int8), np.zeros(n, np.uint64), np.zeros(n, np.uint64),
+                        np.zeros(n, np.uint64), np.zeros(n, np.uint8), sc, fsc)
+
+    def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
+        return _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log)
+
+    def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
+        k = int(state.sc[K])
+        n = state.which.shape[0]
+        order, dirty = [], []
+        for S in (n + 1, n):  # L2 then L1, least recent first
+            segs = jk.list_back_to_front(state.link, S, int(state.sc[N_L2] if S == n + 1 else state.sc[N_L1]))
+            for s in segs:
+                for b in range(k):
+                    if (int(state.present[s]) >> b) & 1:
+                        order.append(s * k + b)
+                        dirty.append((int(state.dirty[s]) >> b) & 1)
+        return C.end_of_trace(np.array(order, np.int64), np.array(dirty, np.uint8), flush_at_end, counters, log,
+                              nlog, do_log, last_ref, 0)
+
+    def observe(self, state):
+        return {"n1": float(state.fsc[N1]), "l1_segments": int(state.sc[N_L1]), "l2_segments": int(state.sc[N_L2])}
+
+
+@register("seg_lru", SegmentParams)
+class SegLRU(_SegmentKernel):
+    """Segment LRU over demanded blocks, reads split at segment boundaries (paper 2's "existing")."""
+
+    mode = MODE_LRU
+
+
+@register("seg_prefetch", SegmentParams)
+class SegPrefetch(_SegmentKernel):
+    """A read miss reads the whole aligned segment; one segment LRU, no culling (paper 2, Fig. 8)."""
+
+    mode = MODE_PREFETCH
+
+
+@register("seg_cull_fixed", SegmentParams)
+class SegCullFixed(_SegmentKernel):
+    """Segment prefetch with culling into a second list, L1 fixed at half the memory (paper 2, Fig. 8)."""
+
+    mode = MODE_FIXED
+
+
+@register("seg_cull_adaptive", AdaptiveParams)
+class SegCullAdaptive(_SegmentKernel):
+    """Segment prefetch with adaptive cache culling: L1's size follows the marginal hits of B1 and B2 (paper 2)."""
+
+    mode = MODE_ADAPTIVE

@@ -1,0 +1,136 @@
+"""Paper 2's segment policies against tests/reference_segment.py, request by request, and the paper's
+worked example (Fig. 5's lists: 4 blocks per segment, L1/L2 with B1/B2)."""
+
+import numpy as np
+import pytest
+from conftest import random_trace
+from reference_segment import readahead as ref_readahead
+from reference_segment import segment as ref_segment
+
+from flashrepro.cache import simulate
+from flashrepro.traces import Op, Trace
+
+MODES = {"seg_lru": "lru", "seg_prefetch": "prefetch", "seg_cull_fixed": "fixed", "seg_cull_adaptive": "adaptive"}
+
+
+def local_trace(seed, n=2500, span=400):
+    """Short runs of nearby requests (so prefetching pays off sometimes), 1-6 pages each, 30% writes."""
+    rng = np.random.default_rng(seed)
+    out, t = [], 0
+    while len(out) < n:
+        base = int(rng.integers(0, span))
+        for _ in range(int(rng.integers(1, 8))):
+            size = int(rng.integers(1, 7))
+            off = base * 4096 + int(rng.integers(0, 2)) * 2048  # some requests straddle pages
+            out.append((t, Op.WRITE if rng.random() < 0.3 else Op.READ, off, size * 4096 - (off % 4096 > 0) * 100))
+            base += size + int(rng.integers(0, 3))
+            t += 1
+    t, op, off, size = (np.array(c) for c in zip(*out[:n], strict=True))
+    return Trace(t * 1e-3, op.astype(np.int8), off, size, name=f"local-{seed}")
+
+
+def requests_in_units(tr, k, halo=0):
+    refs = tr.to_pages()
+    _, unit = refs.units(k, halo)
+    first = np.r_[True, refs.req[1:] != refs.req[:-1]]
+    return [(int(u), int(r), bool(w)) for u, r, w in zip(unit[first], refs.rest[first], refs.is_write[first],
+                                                         strict=True)]
+
+
+def compare(tr, policy, cap, segment_kib, flush=False, **params):
+    res = simulate(tr, policy, cap, segment_kib=segment_kib, flush_at_end=flush, log_io=True, **params)
+    k = segment_kib // 4
+    units, _ = tr.to_pages().units(k)
+    outcomes, ios, counters = ref_segment(requests_in_units(tr, k), MODES[policy], k, cap, flush, **params)
+    assert res.outcome.tolist() == outcomes
+    log = res.io_log
+    got = list(zip(log.ref.tolist(), log.op.tolist(), log.cause.tolist(), log.first_page.tolist(),
+                   log.n_pages.tolist(), strict=True))
+    want = [(r, op, cause, int(units.pages(np.array([u]))[0]), n) for r, op, cause, u, n in ios]
+    assert got == want
+    assert res.counters == counters
+    return res
+
+
+CASES = [(pol, seed, cap, seg) for pol in MODES for seed in (1, 2) for cap, seg in ((16, 16), (64, 16), (200, 32),
+                                                                                      (40, 4), (128, 64))]
+
+
+@pytest.mark.parametrize("policy,seed,cap,seg", CASES)
+def test_kernel_matches_reference(policy, seed, cap, seg):
+    compare(local_trace(seed), policy, cap, seg, flush=seed == 2)
+
+
+@pytest.mark.parametrize("step,window_fraction,update_every", [(0.25, 0.05, 3), (4.0, 0.2, 1), (1.0, 0.5, 5)])
+def test_adaptive_variants_match_reference(step, window_fraction, update_every):
+    res = compare(local_trace(3), "seg_cull_adaptive", 96, 16, step=step, window_fraction=window_fraction,
+                  update_every=update_every)
+    assert res.counters["n1_updates"] > 0  # the feedback ran
+
+
+def test_one_page_segments_are_lru():
+    """With 4 KiB segments, seg_lru and seg_prefetch see exactly LRU's hits and misses, on any trace."""
+    for seed in (4, 5):
+        tr = random_trace(seed)
+        lru = simulate(tr, "lru", 50, log_io=True)
+        for policy in ("seg_lru", "seg_prefetch"):
+            seg = simulate(tr, policy, 50, segment_kib=4, log_io=True)
+            assert np.array_equal(seg.hit, lru.hit)
+            for key in ("hits", "misses", "device_reads", "device_read_requests", "device_writes", "evictions"):
+                assert seg.counters[key] == lru.counters[key], key
+
+
+def test_fig5_worked_example():
+    """Fig. 5's setting: segments of 4 blocks, memory of 16 blocks, L1 at most 2 segments (fixed culling).
+
+    Segment A (blocks 0-3) is read for block 1: A enters L1 with block 1 cached and 0, 2, 3 prefetched.
+    Segment B (4-7) is read for block 6, segment C (8-11) for block 8: C's arrival makes L1 hold three
+    segments, so L1's LRU segment, A, moves to L2 and its three unrequested prefetched blocks are culled.
+    Block 5 (prefetched with B) is a prefetch hit and moves B to L1's MRU end. Block 2 was culled: a miss that
+    reads A from storage again into L1, which culls L1's LRU segment, now C (blocks 9-11 dropped). Block 1
+    is then a cache hit, and block 9 a miss.
+    """
+    pg = 4096
+
+    def reads(*blocks):
+        n = len(blocks)
+        return Trace(np.arange(n, dtype=float), np.zeros(n, np.int8), np.array(blocks) * pg, np.full(n, pg))
+
+    r = simulate(reads(1, 6, 8), "seg_cull_fixed", 16, segment_kib=16, log_io=True, observe_every=1)
+    c = r.counters
+    assert (c["prefetched_pages"], c["culled_pages"], c["resident_at_end"]) == (9, 3, 9)  # A keeps block 1
+    assert r.trajectory["l1_segments"].to_list()[-1] == 2 and r.trajectory["l2_segments"].to_list()[-1] == 1
+    r = simulate(reads(1, 6, 8, 5, 2, 1, 9), "seg_cull_fixed", 16, segment_kib=16, log_io=True)
+    assert r.outcome.tolist() == [0, 0, 0, 2, 0, 1, 0]
+    assert r.io_log.first_page.tolist() == [0, 4, 8, 0, 8] and set(r.io_log.n_pages.tolist()) == {4}
+    assert r.counters["culled_pages"] == 3 + 3 + 2  # A's, then C's three; then B's two left (9 re-reads C)
+    # without culling (segment prefetch only) blocks 2 and 9 are still there: prefetch hits
+    r = simulate(reads(1, 6, 8, 5, 2, 1, 9), "seg_prefetch", 16, segment_kib=16, log_io=True)
+    assert r.outcome.tolist() == [0, 0, 0, 2, 2, 1, 2]
+
+
+def test_adaptive_target_moves_with_the_marginal_hits():
+    """Prefetch hits in B1 and no cache hits in B2 grow L1 (N1 rises above its start, M / 2k)."""
+    pg = 4096
+    seq = np.arange(0, 4000, 2)  # every other block of a long run: each prefetched neighbour is asked next
+    tr = Trace(np.arange(2 * len(seq), dtype=float), np.zeros(2 * len(seq), np.int8),
+               np.repeat(seq, 2) * pg + np.tile([0, pg], len(seq)), np.full(2 * len(seq), pg))
+    r = simulate(tr, "seg_cull_adaptive", 256, segment_kib=32, observe_every=500, window_fraction=0.5)
+    n1 = r.trajectory["n1"].to_list()
+    assert n1[0] >= 256 / 16 and max(n1) > 256 / 16
+
+
+@pytest.mark.parametrize("seed,cap,min_kib,max_kib", [(1, 64, 16, 128), (2, 30, 8, 32), (3, 200, 16, 64)])
+def test_readahead_matches_reference(seed, cap, min_kib, max_kib):
+    tr = local_trace(seed)
+    res = simulate(tr, "linux_readahead", cap, min_kib=min_kib, max_kib=max_kib, log_io=True, flush_at_end=True)
+    k = max_kib // 4
+    units, _ = tr.to_pages().units(k, 1)
+    outcomes, ios, counters = ref_readahead(requests_in_units(tr, k, halo=1), min_kib // 4, k, units.n, cap, True)
+    assert res.outcome.tolist() == outcomes
+    log = res.io_log
+    got = list(zip(log.ref.tolist(), log.op.tolist(), log.cause.tolist(), log.first_page.tolist(),
+                   log.n_pages.tolist(), strict=True))
+    assert got == [(r, op, cause, int(units.pages(np.array([u]))[0]), n) for r, op, cause, u, n in ios]
+    assert res.counters == counters
+    assert counters["prefetch_hits"] > 0 and counters["prefetched_pages"] > 0

@@ -39,7 +39,7 @@ def _runs(blocks):
 class SegmentCache:
     """mode: "lru" (seg_lru), "prefetch" (seg_prefetch), "fixed" (seg_cull_fixed), "adaptive"."""
 
-    def __init__(self, mode, k, capacity, step=1.0, window_fraction=0.05, update_every=3):
+    def __init__(self, mode, k, capacity, step=1.0, window_fraction=0.05, update_every=3, n1_floor="window"):
         assert capacity >= k
         self.mode, self.k, self.M = mode, k, capacity
         self.L1, self.L2 = OrderedDict(), OrderedDict()  # segment -> None, least recent first
@@ -47,6 +47,9 @@ class SegmentCache:
         self.b = max(1, int(round(window_fraction * capacity / k)))
         self.n1 = float(capacity // (2 * k)) if mode == "fixed" else capacity / (2 * k)
         self.n1_max = capacity / k
+        self.n1_min = float(self.b) if n1_floor == "window" and mode == "adaptive" else 0.0
+        if mode == "adaptive":
+            self.n1 = min(max(self.n1, self.n1_min), self.n1_max)
         self.step, self.update_every = step, update_every
         self.hits_b1 = self.dp = self.dc = 0
         self.c = dict.fromkeys(SEGMENT_COUNTERS, 0)
@@ -57,7 +60,8 @@ class SegmentCache:
         return sum(len(v) for v in self.present.values())
 
     def window(self, lst):
-        return set(list(lst)[:self.b])  # the b least recently used segments
+        """The b least recently used segments (only adaptive culling keeps B1 and B2)."""
+        return set(list(lst)[:self.b]) if self.mode == "adaptive" else set()
 
     def remove(self, s):
         for lst in (self.L1, self.L2):
@@ -109,7 +113,7 @@ class SegmentCache:
         b2 = sum(len(self.present[s] - self.pf[s]) for s in self.window(self.L2))
         if b2 > 0:
             a = b1 / b2
-            self.n1 = min(max(self.n1 + self.step * (self.dp - a * self.dc), 0.0), self.n1_max)
+            self.n1 = min(max(self.n1 + self.step * (self.dp - a * self.dc), self.n1_min), self.n1_max)
             self.c["n1_updates"] += 1
         else:
             self.c["n1_skipped"] += 1

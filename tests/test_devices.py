@@ -40,3 +40,27 @@ def test_io_time_sums_the_log():
     assert t["pages_written"] == res.counters["device_writes_eviction"]
     assert t["write_requests"] == res.counters["device_write_requests"]
     assert t["read_requests"] == res.counters["device_reads"]
+
+
+def test_ssd_read_curves_meet_fig4s_two_facts():
+    from flashrepro.devices import CURVES
+
+    for curve in CURVES.values():
+        t = curve.time(np.array([4, 8, 16, 64, 256]) * 1024)
+        assert t[0] == t[1] == curve.t0_s  # flat up to the operating unit
+        assert t[4] / t[3] == pytest.approx(2.0)  # 4x the size from 64 to 256 KiB: 2x the time
+    s, a = CURVES["U16-sqrt"], CURVES["U16-affine"]
+    assert s.time(32 * 1024) != a.time(32 * 1024)  # the two shapes differ between the facts
+
+
+def test_bandwidth_counts_requested_bytes_over_device_time():
+    from flashrepro.cache import simulate
+    from flashrepro.devices import CURVES, bandwidth
+    from flashrepro.traces import Trace
+
+    # two 4 KiB reads of the same page: one device read, one hit
+    tr = Trace([0, 1], [0, 0], [0, 0], [4096, 4096])
+    res = simulate(tr, "lru", 4, log_io=True)
+    bw = bandwidth(res.io_log, tr, CURVES["U16-sqrt"])
+    assert bw["read_requests"] == 1 and bw["read_s"] == pytest.approx(100e-6)
+    assert bw["read_mb_s"] == pytest.approx(8192 / 100e-6 / 1e6)

@@ -59,3 +59,14 @@ def test_write_sweep(tmp_path):
     assert [r.requests for r in out] == [256, 1]
     assert all(r.bytes_written == 1 << 20 for r in out)
     assert os.path.getsize(tmp_path / "sweep.img") == 1 << 20
+
+
+def test_read_sweep_fills_the_file_and_reads_each_size(tmp_path):
+    from flashrepro.replay import read_sweep
+
+    target = tmp_path / "ssd.img"
+    res = read_sweep(target, [4096, 65536], n_reads=4, spacing=1 << 17)
+    assert [r.bytes_read for r in res] == [4 * 4096, 4 * 65536]
+    assert target.stat().st_size == 4 << 17
+    data = target.read_bytes()
+    assert len(set(data[:4096])) > 200  # random bytes, not a pattern a device could compress

@@ -61,10 +61,11 @@ def test_kernel_matches_reference(policy, seed, cap, seg):
     compare(local_trace(seed), policy, cap, seg, flush=seed == 2)
 
 
-@pytest.mark.parametrize("step,window_fraction,update_every", [(0.25, 0.05, 3), (4.0, 0.2, 1), (1.0, 0.5, 5)])
-def test_adaptive_variants_match_reference(step, window_fraction, update_every):
+@pytest.mark.parametrize("step,window_fraction,update_every,floor", [(0.25, 0.05, 3, "window"), (4.0, 0.2, 1, "zero"),
+                                                                    (1.0, 0.5, 5, "window"), (8.0, 0.1, 2, "zero")])
+def test_adaptive_variants_match_reference(step, window_fraction, update_every, floor):
     res = compare(local_trace(3), "seg_cull_adaptive", 96, 16, step=step, window_fraction=window_fraction,
-                  update_every=update_every)
+                  update_every=update_every, n1_floor=floor)
     assert res.counters["n1_updates"] > 0  # the feedback ran
 
 

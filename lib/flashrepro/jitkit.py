@@ -53,6 +53,19 @@ def prefetch(typingctx, arr, flat_index):
     return sig, codegen
 
 
+@intrinsic
+def popcount(typingctx, x):
+    """The number of set bits of an unsigned 64-bit integer (LLVM ``ctpop``: one instruction)."""
+    sig = types.int64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.IntType(64), [ir.IntType(64)]),
+                                            "llvm.ctpop.i64")
+        return builder.call(fn, [args[0]])
+
+    return sig, codegen
+
+
 # --- intrusive doubly linked lists ---------------------------------------------------------------------
 # One flat int32 array: link[2x] is the node before x, link[2x + 1] the node after it. (A (n, 2) array
 # reads the same but makes Numba multiply by a run-time stride on every step of a pointer chase.)

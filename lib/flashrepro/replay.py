@@ -125,3 +125,29 @@ def write_sweep(target, total_bytes: int, request_bytes: list[int], **kw) -> lis
                    np.full(n, req, np.int64), name=f"sweep-{req}")
         out.append(replay(tr, target, max_bytes=total_bytes, allow_existing=True, **kw))
     return out
+
+
+def read_sweep(target, request_bytes: list[int], n_reads: int = 64, spacing: int = 1 << 20, seed: int = 0,
+               **kw) -> list[ReplayResult]:
+    """Fig. 4's experiment on real storage (paper 2, Sec. 3.4): a file filled with random data (so no SSD
+    deduplication or compression helps), then ``n_reads`` reads of each size, each at the start of its own
+    ``spacing``-aligned slot (1 MiB apart, so the SSD's own read-ahead does not help), with O_DIRECT."""
+    path = Path(target)
+    _check_target(path, kw.pop("allow_existing", False))
+    biggest = max(request_bytes)
+    if biggest > spacing:
+        raise ValueError(f"a read of {biggest} bytes does not fit a {spacing}-byte slot")
+    total = n_reads * spacing
+    rng = np.random.default_rng(seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as f:
+        for _ in range(n_reads):
+            f.write(rng.integers(0, 256, spacing, dtype=np.uint8).tobytes())
+        f.flush()
+        os.fsync(f.fileno())
+    out = []
+    for req in request_bytes:
+        tr = Trace(np.zeros(n_reads), np.full(n_reads, Op.READ, np.int8),
+                   np.arange(n_reads, dtype=np.int64) * spacing, np.full(n_reads, req, np.int64), name=f"reads-{req}")
+        out.append(replay(tr, path, max_bytes=total, allow_existing=True, **kw))
+    return out

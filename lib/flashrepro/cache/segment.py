@@ -21,8 +21,10 @@ prefetch read and nobody has requested yet is a prefetch hit, and the block beco
 
 Choices the paper leaves open (each a parameter or stated here, and shown in notebook 02):
 
-* N1 is real-valued, clamped to [0, M/k], starting at M/2k; b = max(1, round(``window_fraction`` M/k));
-  the update is skipped (its counts reset) when B2 holds no cached block, where a is undefined.
+* N1 is real-valued, starting at M/2k (within its bounds), at most M/k and at least B1's size
+  b = max(1, round(``window_fraction`` M/k)) (``n1_floor="window"``; with a floor of 0 the feedback locks
+  up: see ``AdaptiveParams``); the update is skipped (its counts reset) when B2 holds no cached block, where
+  a is undefined.
 * Hits are counted per block; a request's blocks are handled together at its first page. The adaptive
   feedback counts read hits only (the paper's hit rates are about reads).
 * Writes (the paper is silent): no prefetch; the written blocks become cached and dirty without a read; a
@@ -85,16 +87,24 @@ class AdaptiveParams(SegmentParams):
         The size of B1 and B2 as a fraction of memory ("about 5%"), at least one segment.
     update_every : int
         Cache-or-prefetch hits in B1 between updates (3 in the paper's experiments).
+    n1_floor : str
+        N1's lower bound, which the paper does not give. ``"window"`` (default): B1's size, so L1 always
+        keeps a B1 and the feedback, which runs only on hits in B1, keeps running. ``"zero"``: N1 may reach
+        0; then every new segment is culled at once, B1 is empty, no hit ever lands in it, and N1 stays at 0
+        for the rest of the run (notebook 02 shows this lock-up).
     """
 
     step: float = 1.0
     window_fraction: float = 0.05
     update_every: int = 3
+    n1_floor: str = "window"
 
     def __post_init__(self):
         super().__post_init__()
         if self.step < 0 or not 0 < self.window_fraction <= 1 or self.update_every < 1:
             raise ValueError("step must be >= 0, window_fraction in (0, 1], update_every >= 1")
+        if self.n1_floor not in ("window", "zero"):
+            raise ValueError(f"n1_floor must be 'window' or 'zero', got {self.n1_floor!r}")
 
 
 class SegState(typing.NamedTuple):
@@ -108,9 +118,10 @@ class SegState(typing.NamedTuple):
     fsc: np.ndarray  # float64: N1, S
 
 
-(USED, CAP, K, MODE, N_L1, N_L2, W1FRONT, W1COUNT, W2FRONT, W2COUNT, B, HITS_B1, DP, DC, B1_BLOCKS, B2_CACHED,
- UPDATE_EVERY) = range(17)
-N1, STEP, N1_MAX = 0, 1, 2
+(USED, CAP, K, MODE, N_L1, N_L2, B, HITS_B1, DP, DC, UPDATE_EVERY) = range(11)
+WFRONT, WCOUNT, WSUM = 11, 12, 13  # L1's window (B1): front, count, blocks; L2's (B2) at +3: cached blocks
+N_SC = 17
+N1, STEP, N1_MAX, N1_MIN = 0, 1, 2, 3
 
 # counters after the base ones
 (PF_HITS, PREFETCHED, CULLED, PF_EVICTED, LIST_OPS, N1_UPDATES, N1_SKIPPED, HITS_B1_C, HITS_B2_C, L1_HITS,
@@ -123,77 +134,64 @@ SEGMENT_COUNTERS = C.BASE + (
     C.Counter("list_operations", None, "segment list moves (the paper's list overhead, as a count)"),
     C.Counter("n1_updates", None, "adaptive updates of N1"),
     C.Counter("n1_skipped", None, "updates skipped because B2 held no cached block"),
-    C.Counter("hits_b1", None, "cache and prefetch hits (blocks) in B1"),
-    C.Counter("hits_b2", None, "cache hits (blocks) in B2"),
+    C.Counter("hits_b1", None, "read hits (blocks) in B1 (adaptive culling only)"),
+    C.Counter("hits_b2", None, "read cache hits (blocks) in B2 (adaptive culling only)"),
     C.Counter("hits_l1", None, "cache and prefetch hits (blocks) in L1"),
     C.Counter("hits_l2", None, "cache hits (blocks) in L2"),
 )
-
-
-@njit(cache=True, inline="always")
-def _popcount(x):
-    n = 0
-    while x:
-        x &= x - ONE
-        n += 1
-    return n
 
 
 @njit(cache=True)
 def _weight(st, s, lst):
     """What a segment adds to its window's sum: all its blocks in B1, its cached blocks in B2."""
     if lst == 1:
-        return _popcount(st.present[s])
-    return _popcount(st.present[s] & ~st.pf[s])
+        return jk.popcount(st.present[s])
+    return jk.popcount(st.present[s] & ~st.pf[s])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _leave(st, s, counters):
-    """Take segment s off its list; if it was in its list's window, the next more recent one joins."""
+    """Take segment s off its list; if it was in its list's window, the next more recent one joins.
+
+    (The state's arrays are used through ``st`` and ``_weight`` is not inlined: local aliases of the arrays
+    or an inlined helper that reads them cost the kernel a third of its speed in reference counting,
+    measured, even where the window code never runs.)"""
     lst = st.which[s]
     if lst == 0:
         return
-    sc, link, inw = st.sc, st.link, st.inw
     S = st.which.shape[0] + lst - 1
-    fr, ct, sm = (W1FRONT, W1COUNT, B1_BLOCKS) if lst == 1 else (W2FRONT, W2COUNT, B2_CACHED)
-    if inw[s]:
-        inw[s] = 0
-        sc[ct] -= 1
-        sc[sm] -= _weight(st, s, lst)
-        y = jk.list_prev(link, sc[fr])  # more recent than the window's front (s == front: than s)
+    if st.inw[s]:  # (only adaptive culling keeps windows: B = 0 otherwise)
+        o = 3 * (lst - 1)
+        st.inw[s] = 0
+        st.sc[WCOUNT + o] -= 1
+        st.sc[WSUM + o] -= _weight(st, s, lst)
+        y = jk.list_prev(st.link, st.sc[WFRONT + o])  # more recent than the front (s == front: than s)
         if y != S:
-            inw[y] = 1
-            sc[ct] += 1
-            sc[sm] += _weight(st, y, lst)
-            sc[fr] = y
-        elif s == sc[fr]:  # nothing more recent: the window holds the whole list
-            sc[fr] = jk.list_next(link, s) if sc[ct] > 0 else -1
-    jk.list_unlink(link, s)
+            st.inw[y] = 1
+            st.sc[WCOUNT + o] += 1
+            st.sc[WSUM + o] += _weight(st, y, lst)
+            st.sc[WFRONT + o] = y
+        elif s == st.sc[WFRONT + o]:  # nothing more recent: the window holds the whole list
+            st.sc[WFRONT + o] = jk.list_next(st.link, s) if st.sc[WCOUNT + o] > 0 else -1
+    jk.list_unlink(st.link, s)
     st.which[s] = 0
-    if lst == 1:
-        sc[N_L1] -= 1
-    else:
-        sc[N_L2] -= 1
+    st.sc[N_L1 + lst - 1] -= 1
     counters[LIST_OPS] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _join(st, s, lst, counters):
     """Put segment s at the MRU end of list ``lst`` (1 or 2); it joins the window while that is not full."""
-    sc = st.sc
     S = st.which.shape[0] + lst - 1
     jk.list_push_front(st.link, S, s)
     st.which[s] = lst
-    fr, ct, sm = (W1FRONT, W1COUNT, B1_BLOCKS) if lst == 1 else (W2FRONT, W2COUNT, B2_CACHED)
-    if sc[ct] < sc[B]:  # not full only while the window holds the whole list
+    o = 3 * (lst - 1)
+    if st.sc[WCOUNT + o] < st.sc[B]:  # not full only while the window holds the whole list
         st.inw[s] = 1
-        sc[ct] += 1
-        sc[sm] += _weight(st, s, lst)
-        sc[fr] = s
-    if lst == 1:
-        sc[N_L1] += 1
-    else:
-        sc[N_L2] += 1
+        st.sc[WCOUNT + o] += 1
+        st.sc[WSUM + o] += _weight(st, s, lst)
+        st.sc[WFRONT + o] = s
+    st.sc[N_L1 + lst - 1] += 1
     counters[LIST_OPS] += 1
 
 
@@ -221,11 +219,11 @@ def _evict(st, s, counters, log, nlog, do_log, ref):
     k = st.sc[K]
     d = st.dirty[s]
     if d:
-        counters[C.DEV_WRITES_EVICT] += _popcount(d)
+        counters[C.DEV_WRITES_EVICT] += jk.popcount(d)
         nlog = _write_runs(d, s, k, log, nlog, do_log, ref, C.EVICTION, counters)
-    held = _popcount(st.present[s])
+    held = jk.popcount(st.present[s])
     counters[C.EVICTIONS] += held
-    counters[PF_EVICTED] += _popcount(st.pf[s])
+    counters[PF_EVICTED] += jk.popcount(st.pf[s])
     st.sc[USED] -= held
     st.present[s] = st.pf[s] = st.dirty[s] = 0
     return nlog
@@ -236,7 +234,7 @@ def _cull(st, s, counters):
     """Segment s leaves L1 for L2's MRU end without its unrequested prefetched blocks."""
     _leave(st, s, counters)
     drop = st.pf[s]
-    n = _popcount(drop)
+    n = jk.popcount(drop)
     counters[CULLED] += n
     st.sc[USED] -= n
     st.present[s] &= ~drop
@@ -248,16 +246,15 @@ def _cull(st, s, counters):
 @njit(cache=True)
 def _make_room(st, need, counters, log, nlog, do_log, ref):
     """Free memory until ``need`` more blocks fit (the segment being served is off the lists)."""
-    sc = st.sc
     n = st.which.shape[0]
-    while sc[USED] + need > sc[CAP]:
-        if sc[N_L2] > 0:
+    while st.sc[USED] + need > st.sc[CAP]:
+        if st.sc[N_L2] > 0:
             v = jk.list_back(st.link, n + 1)
             _leave(st, v, counters)
             nlog = _evict(st, v, counters, log, nlog, do_log, ref)
-        elif sc[N_L1] > 0:
+        elif st.sc[N_L1] > 0:
             v = jk.list_back(st.link, n)
-            if sc[MODE] >= MODE_FIXED:
+            if st.sc[MODE] >= MODE_FIXED:
                 _cull(st, v, counters)  # into L2, to be evicted from there next
             else:
                 _leave(st, v, counters)
@@ -270,17 +267,18 @@ def _make_room(st, need, counters, log, nlog, do_log, ref):
 @njit(cache=True)
 def _adapt(st, counters):
     """Adaptive culling's feedback, after every ``update_every`` cache-or-prefetch hits in B1."""
-    sc, fsc = st.sc, st.fsc
-    if sc[HITS_B1] < sc[UPDATE_EVERY]:
+    if st.sc[HITS_B1] < st.sc[UPDATE_EVERY]:
         return
-    if sc[B2_CACHED] > 0:
-        a = sc[B1_BLOCKS] / sc[B2_CACHED]
-        n1 = fsc[N1] + fsc[STEP] * (sc[DP] - a * sc[DC])
-        fsc[N1] = min(max(n1, 0.0), fsc[N1_MAX])
+    if st.sc[WSUM + 3] > 0:
+        a = st.sc[WSUM] / st.sc[WSUM + 3]  # all blocks in B1 / cached blocks in B2
+        n1 = st.fsc[N1] + st.fsc[STEP] * (st.sc[DP] - a * st.sc[DC])
+        st.fsc[N1] = min(max(n1, st.fsc[N1_MIN]), st.fsc[N1_MAX])
         counters[N1_UPDATES] += 1
     else:
         counters[N1_SKIPPED] += 1
-    sc[HITS_B1] = sc[DP] = sc[DC] = 0
+    st.sc[HITS_B1] = 0
+    st.sc[DP] = 0
+    st.sc[DC] = 0
 
 
 @njit(cache=True)
@@ -311,10 +309,10 @@ def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
             hit_mask = req & had
             pf_hit = req & st.pf[s]
             in_window = st.inw[s]
-            nh = _popcount(hit_mask)
+            nh = jk.popcount(hit_mask)
             counters[C.REFS] += hi - lo
             counters[C.HITS] += nh
-            counters[PF_HITS] += _popcount(pf_hit)
+            counters[PF_HITS] += jk.popcount(pf_hit)
             if w:
                 counters[C.WRITE_REFS] += hi - lo
                 counters[C.WRITE_HITS] += nh
@@ -324,7 +322,7 @@ def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
                 if in_window and not w:
                     counters[HITS_B1_C] += nh
                     sc[HITS_B1] += nh
-                    sc[DP] += _popcount(pf_hit)
+                    sc[DP] += jk.popcount(pf_hit)
             elif lst == 2:
                 counters[L2_HITS] += nh
                 if in_window and not w:
@@ -340,16 +338,16 @@ def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
             read_from_storage = False
             if w:
                 if missing:
-                    nlog = _make_room(st, _popcount(missing), counters, log, nlog, do_log, base + i)
+                    nlog = _make_room(st, jk.popcount(missing), counters, log, nlog, do_log, base + i)
                     st.present[s] |= missing
-                    sc[USED] += _popcount(missing)
+                    sc[USED] += jk.popcount(missing)
                 new_dirty = req & ~st.dirty[s]
-                counters[C.DIRTYINGS] += _popcount(new_dirty)
+                counters[C.DIRTYINGS] += jk.popcount(new_dirty)
                 st.dirty[s] |= req
             elif missing:
                 read_from_storage = True
                 if mode == MODE_LRU:  # the demanded blocks only, one request per contiguous run
-                    nlog = _make_room(st, _popcount(missing), counters, log, nlog, do_log, base + i)
+                    nlog = _make_room(st, jk.popcount(missing), counters, log, nlog, do_log, base + i)
                     b = 0
                     while b < k:
                         if (missing >> np.uint64(b)) & ONE:
@@ -364,19 +362,19 @@ def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
                         else:
                             b += 1
                     st.present[s] |= missing
-                    sc[USED] += _popcount(missing)
+                    sc[USED] += jk.popcount(missing)
                 else:  # the whole aligned segment, in one request
                     full = (ONE << np.uint64(k)) - ONE if k < 64 else ~np.uint64(0)
                     new = full & ~st.present[s]
-                    nlog = _make_room(st, _popcount(new), counters, log, nlog, do_log, base + i)
+                    nlog = _make_room(st, jk.popcount(new), counters, log, nlog, do_log, base + i)
                     counters[C.DEV_READS] += k
                     counters[C.DEV_READ_REQS] += 1
-                    counters[PREFETCHED] += _popcount(new & ~req)
+                    counters[PREFETCHED] += jk.popcount(new & ~req)
                     if do_log:
                         nlog = C.row(log, nlog, base + i, C.IO_READ, C.PREFETCH, s * k, k, 0)
                     st.pf[s] |= new & ~req
                     st.present[s] |= new
-                    sc[USED] += _popcount(new)
+                    sc[USED] += jk.popcount(new)
             # where the segment goes
             if not culling:
                 _join(st, s, 1, counters)
@@ -411,16 +409,20 @@ class _SegmentKernel(Kernel):
         if cap < k:
             raise ValueError(f"capacity_pages={cap} cannot hold one segment of {k} pages")
         n = units.n // k
-        sc = np.zeros(17, np.int64)
+        sc = np.zeros(N_SC, np.int64)
         sc[CAP], sc[K], sc[MODE] = cap, k, self.mode
-        sc[W1FRONT] = sc[W2FRONT] = -1
+        sc[WFRONT] = sc[WFRONT + 3] = -1
         sc[UPDATE_EVERY] = getattr(params, "update_every", 3)
         frac = getattr(params, "window_fraction", 0.05)
-        sc[B] = max(1, int(round(frac * cap / k)))
-        fsc = np.zeros(3, np.float64)
+        b = max(1, int(round(frac * cap / k)))
+        sc[B] = b if self.mode == MODE_ADAPTIVE else 0  # only adaptive culling needs B1 and B2
+        fsc = np.zeros(4, np.float64)
         fsc[N1] = cap / (2 * k)  # half of the memory, in segments (fixed; adaptive starts there)
         fsc[STEP] = getattr(params, "step", 0.0)
         fsc[N1_MAX] = cap / k
+        fsc[N1_MIN] = float(b) if getattr(params, "n1_floor", "zero") == "window" else 0.0
+        if self.mode == MODE_ADAPTIVE:
+            fsc[N1] = min(max(fsc[N1], fsc[N1_MIN]), fsc[N1_MAX])  # the start respects the bounds too
         if self.mode == MODE_FIXED:
             fsc[N1] = float(cap // (2 * k))
         return SegState(jk.list_new(n, 2), np.zeros(n, np.int8), np.zeros(n, np.uint64), np.zeros(n, np.uint64),
@@ -432,16 +434,13 @@ class _SegmentKernel(Kernel):
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         k = int(state.sc[K])
         n = state.which.shape[0]
-        order, dirty = [], []
-        for S in (n + 1, n):  # L2 then L1, least recent first
-            segs = jk.list_back_to_front(state.link, S, int(state.sc[N_L2] if S == n + 1 else state.sc[N_L1]))
-            for s in segs:
-                for b in range(k):
-                    if (int(state.present[s]) >> b) & 1:
-                        order.append(s * k + b)
-                        dirty.append((int(state.dirty[s]) >> b) & 1)
-        return C.end_of_trace(np.array(order, np.int64), np.array(dirty, np.uint8), flush_at_end, counters, log,
-                              nlog, do_log, last_ref, 0)
+        segs = np.concatenate([jk.list_back_to_front(state.link, n + 1, int(state.sc[N_L2])),  # L2, then L1,
+                               jk.list_back_to_front(state.link, n, int(state.sc[N_L1]))])  # least recent first
+        b = np.arange(k, dtype=np.uint64)
+        held = ((state.present[segs][:, None] >> b) & ONE).astype(bool)
+        order = (segs[:, None] * k + np.arange(k))[held]
+        dirty = ((state.dirty[segs][:, None] >> b) & ONE).astype(np.uint8)[held]
+        return C.end_of_trace(order, dirty, flush_at_end, counters, log, nlog, do_log, last_ref, 0)
 
     def observe(self, state):
         return {"n1": float(state.fsc[N1]), "l1_segments": int(state.sc[N_L1]), "l2_segments": int(state.sc[N_L2])}

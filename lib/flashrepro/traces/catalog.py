@@ -124,6 +124,13 @@ for _w, _desc in (("web-browsing", "web browsing"), ("video-streaming", "video s
     add(Workload(f"bsclock/{_w}", f"S-Clock {_desc} (BS-CLOCK Table 2), calibrated synthetic model",
                  model="flashrepro.papers.bs_clock.workloads:model_trace", model_args=(_w,), papers=(1,)))
 
+for _w, _desc in (("T1-general-usage", "general usage: runs of small reads and writes in Zipf-popular files"),
+                  ("T2-application-loading", "application loading: files read sequentially, 17% writes"),
+                  ("T3-xp-startup", "Windows XP startup: many small files read sequentially, 10% writes"),
+                  ("T4-virus-scan", "virus scan: every file read once")):
+    add(Workload(f"pcmark/{_w}", f"PCMark05 {_desc} (paper 2), seeded model",
+                 model="flashrepro.papers.ssd_prefetch.workloads:model_trace", model_args=(_w,), papers=(2,)))
+
 # --- real stand-ins (see ../shared/traces/MANIFEST.md for provenance) ------------------------------------
 _REAL = [
     ("real/personal_pc/mayun", "personal_pc_diskmon/mayun.txt", "diskmon", (), "DiskMon log of a personal PC",

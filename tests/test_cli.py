@@ -85,3 +85,10 @@ def test_replay_command(capsys, data_dir, tmp_path):
     assert set(d["model"]) == {"samsung", "sandisk"} and target.stat().st_size <= 8 * 2**20
     code, _, err = run(capsys, *args)  # the target now holds data
     assert code == 2 and "allow_existing" in err
+
+
+def test_simulate_a_segment_policy_with_its_parameter(data_dir, isolated_interim, capsys):
+    code = main(["simulate", "--policy", "seg_cull_adaptive", "--param", "segment_kib=32", "--trace",
+                 str(data_dir / "formats" / "sample.spc"), "--capacity-pages", "64"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["params"]["segment_kib"] == 32 and "prefetch_hits" in out

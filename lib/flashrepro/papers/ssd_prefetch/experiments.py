@@ -11,6 +11,7 @@ the tables carry every curve and the read-only bandwidth too.
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 from tqdm.auto import tqdm
 
@@ -27,6 +28,7 @@ FIG8_SENSITIVITY_PAGES = 128 * 256  # 128 MiB: 128 KiB holds a single 128 KiB se
 PROPOSED, EXISTING = "seg_cull_adaptive", "seg_lru"
 FIG8_POLICIES = ["seg_cull_adaptive", "seg_cull_fixed", "seg_prefetch"]
 S_SWEEP = [0.0, 0.25, 1.0, 4.0, 16.0]
+READ_SIZE_BUCKETS_KIB = [4, 8, 16, 32, 64, 128, 256]
 
 
 def run(trace: Trace, policy: str, capacity_pages: int, segment_kib: int | None = None, **params) -> dict:
@@ -48,6 +50,13 @@ def run(trace: Trace, policy: str, capacity_pages: int, segment_kib: int | None 
         row[f"write_s_{name}"] = bw["write_s"]
         row[f"mb_s_{name}"] = bw["all_mb_s"]
         row[f"read_mb_s_{name}"] = bw["read_mb_s"]
+    # device reads by size (requests of 4, 8, ..., 256 KiB; larger ones in the last column)
+    log = res.io_log
+    kib = log.n_pages[log.device & (log.op == 0)] * log.page_bytes // 1024
+    for b in READ_SIZE_BUCKETS_KIB:
+        row[f"reads_{b}kib"] = int(np.count_nonzero((kib <= b) & (kib > b // 2))) if b > 4 else int(
+            np.count_nonzero(kib <= 4))
+    row["reads_larger"] = int(np.count_nonzero(kib > READ_SIZE_BUCKETS_KIB[-1]))
     row["mb_s"] = row[f"mb_s_{DEFAULT_CURVE}"]
     row["read_mb_s"] = row[f"read_mb_s_{DEFAULT_CURVE}"]
     return row

@@ -161,5 +161,13 @@ _REAL = [
     ("real/kv/ycsb-btrfs", "kv_ycsb_blktrace/blkparseout_btrfs.txt", "blkparse", (), "YCSB on btrfs, blkparse",
      (4,)),
 ]
+_REAL += [  # paper 5: file-level traces (a folder of SQL statements replayed through SQLite; a syscall log)
+    *((f"real/android_sql/{_app}", f"android_sql/{_app}", "android-sql", (),
+       f"Android {_label} app SQL statements (DICL/mobile-traces) replayed through SQLite, rollback journal",
+       (5,)) for _app, _label in (("calendar", "Calendar"), ("facebook", "Facebook"),
+                                  ("google-play", "Google Play services"), ("map", "Maps"))),
+    ("real/android/mobigen-facebook", "android/mobigen.out.facebook", "mobibench", (),
+     "Facebook app syscall log (Mobibench MobiGen, 2013), file-level", (5,)),
+]
 for _name, _rel, _fmt, _opts, _desc, _papers in _REAL:
     add(Workload(_name, _desc, real=RealSource(_rel, _fmt, _opts), papers=_papers))

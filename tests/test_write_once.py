@@ -11,31 +11,13 @@ from hypothesis import strategies as st
 from reference_write_once import entries, flush_cache
 
 from flashrepro.cache import POLICIES, Simulator, contract, make_params, simulate
+from flashrepro.papers.write_once import claims as C
+from flashrepro.papers.write_once import experiments as E
+from flashrepro.papers.write_once import workloads as W
 from flashrepro.traces import Op, Trace
 
 PG = 4096
-A, B = 0, 1  # the two blocks of Figs. 3-4
-
-
-class W:  # (moves to the paper package with the notebook)
-    @staticmethod
-    def fig3_trace():
-        t = [0.0, 2.0, 3.0, 7.0, 9.0, 11.0]
-        op = [Op.WRITE, Op.WRITE, Op.READ, Op.WRITE, Op.WRITE, Op.READ]
-        return Trace(t, op, [A * PG, B * PG, A * PG, B * PG, B * PG, A * PG], [PG] * 6, name="fig3")
-
-    @staticmethod
-    def timeline(tr, policy, capacity, **params):
-        import polars as pl
-        refs = tr.to_pages()
-        units, _ = refs.units()
-        sim = Simulator(policy, units, {"capacity_pages": capacity}, make_params(policy, **params))
-        rows = []
-        for part, _ in refs.stream(1, events=True, chunk=1):
-            sim.feed(part)
-            for block, s in POLICIES[policy].kernel.describe(sim.state, units).items():
-                rows.append({"time_s": float(part.time_s[0]), "block": block, **s})
-        return pl.DataFrame(rows)
+A, B = W.A_BLOCK, W.B_BLOCK  # the two blocks of Figs. 3-4 (the notebook draws this same run)
 
 
 # --- Figs. 3 and 4 ---------------------------------------------------------------------------------------
@@ -63,7 +45,7 @@ def test_fig4_write_once_evicts_b_at_the_flush_and_history_keeps_it():
     c = r.counters
     assert (c["flush_evictions"], c["history_hits"], c["misses"], c["device_reads"]) == (1, 1, 3, 0)
     assert c["device_writes_periodic_flush"] == 3 and c["resident_at_end"] == 2
-    states = W.timeline(tr, "write_once", 10)
+    states = E.timeline(tr, "write_once", 10)
     flag = {(row["time_s"], row["block"]): row["flag"] for row in states.iter_rows(named=True)}
     assert flag[(0.0, A)] and not flag[(3.0, A)]  # the read clears A's flag
     assert flag[(2.0, B)]  # written once, never read
@@ -84,7 +66,7 @@ def test_a_reference_at_a_grid_point_comes_after_its_flush():
 
 
 def test_timeline_table_matches_the_io_log():
-    tl = W.timeline(W.fig3_trace(), "lru_flush", 10)
+    tl = E.timeline(W.fig3_trace(), "lru_flush", 10)
     assert set(tl["block"].to_list()) == {A, B}
     assert not tl.filter(tl["time_s"] == 7.0)["dirty"].to_list()[0]  # A clean after the 5 s flush
 
@@ -245,3 +227,39 @@ def test_flagged_blocks_are_always_dirty():
         sim.feed(part)
         for s in pol.kernel.describe(sim.state, units).values():
             assert not s["flag"] or (s["resident"] and s["dirty"])
+
+
+# --- the paper package -------------------------------------------------------------------------------------
+def test_table1_time_and_energy():
+    # one reference, one flash read, one flash write, a 1 GiB cache: T and energy by hand from Table 1
+    got = E.time_energy(1, 1, 1, 2**30 // 4096, span_s=100.0)
+    t = 50e-9 + 284.2e-6 + 1833e-6
+    assert got["time_s"] == pytest.approx(t)
+    assert got["dynamic_j"] == pytest.approx(0.1e-9 * 32768 + 9.5e-6 + 76.1e-6)
+    assert got["energy_j"] == pytest.approx(got["dynamic_j"] + 1.0 * t)
+    assert got["energy_span_j"] == pytest.approx(got["dynamic_j"] + 100.0)
+
+
+@pytest.mark.parametrize("name", ["Facebook", "Worldwar", "Mix2"])
+def test_models_meet_their_calibration_targets(name):
+    m = W.model(name)
+    tr = W.generate(m, 8000)
+    st = W.characterise(tr)
+    assert st["references"] == 8000
+    assert st["write_share"] == pytest.approx(m.writes_per_read / (1 + m.writes_per_read), abs=1e-3)
+    assert st["written_once_share"] == pytest.approx(0.95, abs=2e-3)
+    assert 0.95 * m.span_s < st["span_s"] <= m.span_s
+    assert np.array_equal(W.generate(m, 8000).offset_bytes, tr.offset_bytes)  # seeded
+
+
+def test_claims_cover_every_paper_number():
+    traces = {f"writeonce/{w}": W.generate(W.model(w), 3000) for w in ("Facebook", "Mix1")}
+    tab2 = W.table2(traces)
+    curves = E.miss_curves(traces, fractions=(0.02, 0.1))
+    q78 = E.quarter_cache(traces, fractions=(0.1, 0.5))
+    eq6 = E.equal_miss_sizes(traces["writeonce/Mix1"], fractions=(0.01, 0.05, 0.2))
+    df = C.claims(tab2, E.reductions(curves), eq6, q78)
+    sources = set(df["source"].to_list())
+    for fig in ("Table 2", "Fig. 1", "Fig. 2", "Fig. 5", "Fig. 7", "Fig. 8"):
+        assert any(s.startswith(fig) for s in sources), fig
+    assert df.height >= 15 and set(df["verdict"]) <= {"holds", "partly", "does not hold", "not comparable"}

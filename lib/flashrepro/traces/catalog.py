@@ -124,6 +124,10 @@ for _w, _desc in (("web-browsing", "web browsing"), ("video-streaming", "video s
     add(Workload(f"bsclock/{_w}", f"S-Clock {_desc} (BS-CLOCK Table 2), calibrated synthetic model",
                  model="flashrepro.papers.bs_clock.workloads:model_trace", model_args=(_w,), papers=(1,)))
 
+for _w in ("Browser", "Facebook", "Farmstory", "No5", "Navermap", "Tictoc", "Worldwar", "Mix1", "Mix2"):
+    add(Workload(f"writeonce/{_w}", f"{_w} app file references (write-only-once paper, Table 2), calibrated model",
+                 model="flashrepro.papers.write_once.workloads:model_trace", model_args=(_w,), papers=(5,)))
+
 # --- real stand-ins (see ../shared/traces/MANIFEST.md for provenance) ------------------------------------
 _REAL = [
     ("real/personal_pc/mayun", "personal_pc_diskmon/mayun.txt", "diskmon", (), "DiskMon log of a personal PC",

@@ -34,7 +34,8 @@ def plot_fig1_fig2(tab2: pl.DataFrame):
 
 def plot_timeline(tl: pl.DataFrame, io: pl.DataFrame):
     """Figs. 3-4: each block's references, its flag after each one ('o' flagged, 'x' not), and the device
-    writes (squares; a cross where write_once evicts after the write)."""
+    writes (squares). The eviction of B after its 5 s write-back is not drawn; the timeline table shows it
+    (B not resident at 7 s until its write)."""
     import matplotlib.pyplot as plt
 
     pols = tl["policy"].unique(maintain_order=True).to_list()

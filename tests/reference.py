@@ -207,6 +207,9 @@ SEPARATE_TESTS = {"seg_lru": "test_segment.py", "seg_prefetch": "test_segment.py
 REFERENCES = {"lru": (lru, ()), "clock": (clock, ("insert_referenced",)), "cflru": (cflru, ()),
               "spatial_clock": (spatial_clock, ("insert_referenced",)),
               "bs_clock": (bs_clock, ("insert_referenced", "max_counts_victim"))}
+from reference_write_once import REFERENCES_WRITE_ONCE  # noqa: E402  (paper 5's references live there)
+
+REFERENCES.update(REFERENCES_WRITE_ONCE)
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -61,7 +61,8 @@ def cmd_ftl_policies() -> dict:
 
 def _policy_args(s):
     s.add_argument("--policy", required=True)
-    s.add_argument("--trace", required=True, help="trace file (plain, .gz, .bz2, .xz, .zst)")
+    s.add_argument("--trace", required=True, help="trace file (plain, .gz, .bz2, .xz, .zst), or a folder for a "
+                   "folder format (android-sql)")
     s.add_argument("--format", default=None, help="trace format (default: sniffed from the file)")
     s.add_argument("--capacity-pages", type=int, required=True)
     s.add_argument("--page-bytes", type=int, default=4096)

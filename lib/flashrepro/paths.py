@@ -31,10 +31,11 @@ def trace_dirs() -> list[Path]:
 
 
 def find_trace(relpath: str) -> Path | None:
-    """The first existing ``<dir>/<relpath>`` over :func:`trace_dirs`, or None."""
+    """The first existing ``<dir>/<relpath>`` (a file, or a folder for folder formats such as android-sql)
+    over :func:`trace_dirs`, or None."""
     for d in trace_dirs():
         p = d / relpath
-        if p.is_file():
+        if p.is_file() or p.is_dir():
             return p
     return None
 

@@ -131,6 +131,10 @@ for _w, _desc in (("T1-general-usage", "general usage: runs of small reads and w
     add(Workload(f"pcmark/{_w}", f"PCMark05 {_desc} (paper 2), seeded model",
                  model="flashrepro.papers.ssd_prefetch.workloads:model_trace", model_args=(_w,), papers=(2,)))
 
+for _w in ("Browser", "Facebook", "Farmstory", "No5", "Navermap", "Tictoc", "Worldwar", "Mix1", "Mix2"):
+    add(Workload(f"writeonce/{_w}", f"{_w} app file references (write-only-once paper, Table 2), calibrated model",
+                 model="flashrepro.papers.write_once.workloads:model_trace", model_args=(_w,), papers=(5,)))
+
 # --- real stand-ins (see ../shared/traces/MANIFEST.md for provenance) ------------------------------------
 _REAL = [
     ("real/personal_pc/mayun", "personal_pc_diskmon/mayun.txt", "diskmon", (), "DiskMon log of a personal PC",
@@ -167,6 +171,14 @@ _REAL = [
     ("real/kv/ycsb-f2fs", "kv_ycsb_blktrace/blkparseout_f2fs.txt", "blkparse", (), "YCSB on f2fs, blkparse", (4,)),
     ("real/kv/ycsb-btrfs", "kv_ycsb_blktrace/blkparseout_btrfs.txt", "blkparse", (), "YCSB on btrfs, blkparse",
      (4,)),
+]
+_REAL += [  # paper 5: file-level traces (a folder of SQL statements replayed through SQLite; a syscall log)
+    *((f"real/android_sql/{_app}", f"android_sql/{_app}", "android-sql", (),
+       f"Android {_label} app SQL statements (DICL/mobile-traces) replayed through SQLite, rollback journal",
+       (5,)) for _app, _label in (("calendar", "Calendar"), ("facebook", "Facebook"),
+                                  ("google-play", "Google Play services"), ("map", "Maps"))),
+    ("real/android/mobigen-facebook", "android/mobigen.out.facebook", "mobibench", (),
+     "Facebook app syscall log (Mobibench MobiGen, 2013), file-level", (5,)),
 ]
 for _name, _rel, _fmt, _opts, _desc, _papers in _REAL:
     add(Workload(_name, _desc, real=RealSource(_rel, _fmt, _opts), papers=_papers))

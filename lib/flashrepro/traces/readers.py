@@ -48,6 +48,8 @@ class Format:
     skip: str = r"^\s*(#.*)?$"
     strict: bool = True  # False: lines that do not match are skipped (blkparse's summary sections)
     sniff: str | None = ""  # regex the first records must match for format=None; "" = pattern, None = never
+    folder: Callable | None = None  # a format that reads a folder, not lines: ``folder(path, **opts) -> Trace``
+    is_folder: Callable | None = None  # ``is_folder(path) -> bool``: sniffs a folder of this format
 
 
 FORMATS: dict[str, Format] = {}
@@ -157,13 +159,32 @@ def read_trace(path, format: str | None = None, **opts) -> Trace:
     :func:`flashrepro.traces.load_trace`, which caches the parsed arrays.
     """
     path = Path(path)
+    if path.is_dir():
+        return read_folder(path, format, **opts)
     if not path.is_file():
         raise FileNotFoundError(f"no trace file at {path}")
+    if format and get_format(format).folder is not None:
+        raise TraceFormatError(f"{path}: format {format!r} reads a folder, not a file")
     data = read_bytes(path)
     if not data.strip():
         raise TraceFormatError(f"{path}: the file is empty (empty trace)")
     fmt = get_format(format) if format else sniff_format(data, path)
     return parse_lines(data, path, fmt, **opts)
+
+
+def read_folder(path: Path, format: str | None = None, **opts) -> Trace:
+    """A trace stored as a folder (``android-sql``: an app's SQL statement files, replayed through SQLite)."""
+    if format:
+        fmt = get_format(format)
+    else:
+        found = [f for f in FORMATS.values() if f.is_folder is not None and f.is_folder(path)]
+        if not found:
+            raise TraceFormatError(f"{path} is a folder, and no folder format recognises it; folder formats: "
+                                   f"{', '.join(f.name for f in FORMATS.values() if f.folder is not None)}")
+        fmt = found[0]
+    if fmt.folder is None:
+        raise TraceFormatError(f"{path} is a folder; format {fmt.name!r} reads a file")
+    return fmt.folder(path, **opts)
 
 
 def sniff_format(data: bytes, path: Path) -> Format:
@@ -415,3 +436,118 @@ register_format(Format("tencent", "Tencent CBS CSV: timestamp,offset(512 B),size
                        _ROW, functools.partial(_csv, layout="tencent"), sniff=r"^\d+,\d+,\d+,[01],\d+\s*$"))
 register_format(Format("systor17", "SYSTOR'17 CSV: Timestamp,Response,IOType,LUN,Offset(B),Size(B)", _ROW,
                        functools.partial(_csv, layout="systor17"), sniff=r"^Timestamp,Response,IOType,LUN"))
+
+
+# --- file-level traces ------------------------------------------------------------------------------------
+def _android_sql(path, **opts):
+    from .android_sql import read_folder as replay_folder
+
+    return replay_folder(path, **opts)
+
+
+def _is_app_folder(path):
+    from .android_sql import is_app_folder
+
+    return is_app_folder(Path(path))
+
+
+def _no_lines(f, **opts):
+    raise TraceFormatError(f"{f.path}: this format reads a folder")
+
+
+register_format(Format(
+    "android-sql", "a folder of Android app SQL statement traces (loading.sql, threads/*.sql, benchset/*.sql), "
+    "replayed through SQLite into a file-level block trace with syncs and deletes (paper 5)", r"^$", _no_lines,
+    sniff=None, folder=_android_sql, is_folder=_is_app_folder))
+
+
+_PSEUDO = re.compile(r'^"?/?(proc|dev|sys)/')
+
+
+def _mobibench(f, file_identity="open", unopened="skip", merge_writes=True):
+    """MobiGen syscall lines -> a file-level block trace: file positions tracked per fd (there is no lseek in
+    these logs), each open a new file (``file_identity="open"``; the logs anonymise most paths, e.g. 464
+    opens of ``data/data``) or one file per path until it is unlinked (``"path"``); I/O on fds opened before
+    the log starts (sockets and pipes: 1,448-byte reads, -1 results) skipped (``unopened="skip"``) or taken
+    as files (``"keep"``); /proc, /dev and /sys files and directories carry no data blocks."""
+    from .filelevel import FileBlocks
+
+    if file_identity not in ("open", "path"):
+        raise TraceFormatError(f"{f.path}: file_identity must be 'open' or 'path', got {file_identity!r}")
+    if unopened not in ("skip", "keep"):
+        raise TraceFormatError(f"{f.path}: unopened must be 'skip' or 'keep', got {unopened!r}")
+    t_us = f.num("time")
+    order = np.argsort(t_us, kind="stable")  # the log is grouped by thread; the fd table is the process's
+    ops = f.df["op"].to_list()
+    rests = f.df["rest"].fill_null("").to_list()
+    fb = FileBlocks(merge_writes)
+    fds: dict = {}  # fd -> [file id or None (no data), position]
+    by_path: dict = {}  # path -> file id (the path's current file)
+    skipped = {"unopened_fd_calls": 0, "pseudo_file_calls": 0, "failed_calls": 0, "other_calls": 0,
+               "unlinks_matched": 0, "unlinks_unmatched": 0}
+    for i in order.tolist():
+        op, args, t = ops[i], rests[i].split(), t_us[i] * 1e-6
+        try:
+            if op == "open":
+                path, flags, fd = " ".join(args[:-2]), args[-2], int(args[-1])
+                if fd < 0:
+                    skipped["failed_calls"] += 1
+                    continue
+                pseudo = bool(_PSEUDO.match(path)) or "O_DIRECTORY" in flags
+                if file_identity == "path" and path in by_path:
+                    fid = by_path[path]
+                    if "O_TRUNC" in flags:
+                        fb.truncate(t, fid, 0)
+                else:
+                    fid = fb.new_file(path)
+                    by_path[path] = fid
+                fds[fd] = [fid, 0, pseudo]
+            elif op == "close":
+                fds.pop(int(args[0]), None)
+            elif op == "unlink":
+                path = " ".join(args[:-1])
+                fid = by_path.pop(path, None)
+                if fid is None:
+                    skipped["unlinks_unmatched"] += 1
+                else:
+                    skipped["unlinks_matched"] += 1
+                    fb.delete(t, fid)
+            elif op in ("read", "write", "pread", "pwrite", "fsync", "fdatasync"):
+                fd = int(args[0])
+                if fd not in fds:
+                    if unopened == "skip":
+                        skipped["unopened_fd_calls"] += 1
+                        continue
+                    fds[fd] = [fb.new_file(f"<fd {fd}>"), 0, False]
+                entry = fds[fd]
+                if op in ("fsync", "fdatasync"):
+                    fb.sync(t, entry[0])
+                    continue
+                n = int(args[-1])
+                if n <= 0:
+                    skipped["failed_calls"] += 1
+                    continue
+                if entry[2]:
+                    skipped["pseudo_file_calls"] += 1
+                    continue
+                if op in ("pread", "pwrite"):
+                    offset = int(args[1])
+                else:
+                    offset = entry[1]
+                    entry[1] += n
+                (fb.write if op.endswith("write") else fb.read)(t, entry[0], offset, n)
+            else:
+                skipped["other_calls"] += 1
+        except (IndexError, ValueError):
+            f.fail(i, f"cannot read the arguments of {op!r}")
+    tr = fb.trace("mobibench", str(f.path), {})
+    return {"time_s": tr.time_s, "op": tr.op, "offset_bytes": tr.offset_bytes, "size_bytes": tr.size_bytes,
+            "file": tr.file, "meta": {**skipped, "files": len(tr.meta["files"]),
+                                      "merged_block_writes": tr.meta["merged_block_writes"],
+                                      "file_identity": file_identity, "unopened": unopened}}
+
+
+register_format(Format(
+    "mobibench", "MobiGen/Mobibench syscall log: thread time_us op args (open path flags fd, read|write fd n, "
+    "pread|pwrite fd offset n, fsync fd, unlink path, ...); a file-level block trace (paper 5)",
+    r"^\s*(?P<tid>\d+)\s+(?P<time>\d+)\s+(?P<op>[a-z][a-z_0-9]*)(?:\s+(?P<rest>.*?))?\s*$", _mobibench))

@@ -39,6 +39,9 @@ def load_trace(path, format: str | None = None, *, name: str | None = None, cach
     temporary name, then renamed); later calls with the same file content and options load them.
     """
     path = Path(path)
+    if path.is_dir():  # a folder format (android-sql) caches its own result, keyed by every file in it
+        tr = read_trace(path, format, **({"cache": cache} | opts))
+        return tr.renamed(name) if name else tr
     if not path.is_file():
         raise FileNotFoundError(f"no trace file at {path}")
     if not cache:
@@ -49,11 +52,12 @@ def load_trace(path, format: str | None = None, *, name: str | None = None, cach
             with np.load(target, allow_pickle=False) as z:
                 meta = json.loads(str(z["meta"]))
                 tr = Trace(z["time_s"], z["op"], z["offset_bytes"], z["size_bytes"], name=meta["name"],
-                           source=str(path), meta=meta["meta"])
+                           source=str(path), meta=meta["meta"], file=z["file_id"] if "file_id" in z.files else None)
         else:
             tr = read_trace(path, format, **opts)
             meta = json.dumps({"name": tr.name, "meta": tr.meta})
             with atomic_path(target) as tmp, open(tmp, "wb") as f:
+                files = {} if tr.file is None else {"file_id": tr.file}  # file-level traces (savez takes file=)
                 np.savez(f, time_s=tr.time_s, op=tr.op, offset_bytes=tr.offset_bytes,
-                         size_bytes=tr.size_bytes, meta=np.array(meta))
+                         size_bytes=tr.size_bytes, meta=np.array(meta), **files)
     return tr.renamed(name) if name else tr

@@ -1,0 +1,330 @@
+"""Paper 5 (Kim and Bahn 2016): an LRU buffer cache flushed every 5 s and at syncs (``lru_flush``), and the
+same cache that evicts write-only-once blocks right after their write-back at a flush (``write_once``).
+
+Both work on 4 KiB blocks (units) and declare ``Caps(flushes=True)``: they see the time of every
+reference and the trace's sync and delete events.
+
+* **Flush.** Dirty blocks are written back at every point of a fixed grid ``period_s, 2 period_s, ...``
+  (Sec. II.2: "every 5 seconds"; Fig. 3 flushes at 5 s and 10 s), noticed at the first stream entry whose
+  time reaches it, and at every sync event. ``sync_scope`` says what a sync writes: ``"file"`` the synced
+  file's dirty blocks (``fsync``; a flush event of the whole device writes everything), ``"all"``
+  everything, ``"none"`` nothing (syncs are ignored). A flush writes the dirty blocks oldest dirtying
+  first, one device write each, and leaves them clean and resident. Periodic and sync write-backs are
+  counted apart from eviction write-backs (:data:`~flashrepro.cache.contract.FLUSH_COUNTERS`).
+* **Deletes** (``on_delete``): ``"keep"`` leaves the blocks of a deleted or truncated file where they
+  are until LRU evicts them (Sec. I: the stale journal "remains in the buffer cache"); ``"drop"`` removes
+  them at once, dirty ones without a write.
+* **The eviction flag** (``write_once``, Sec. II.2, Fig. 4): a block is flagged while it has had exactly
+  one write and no read since it entered the cache (the read miss that loaded it counts as a read). At a
+  flush, a flagged block is written back and then evicted. A FIFO history of ``history_pages`` blocks
+  remembers the blocks evicted this way; a block that re-enters and is found there does not get the
+  flag for that stay. Open choices, each a parameter: ``history_all_written`` (the history also records
+  every written block that LRU evicts), ``consume_history`` (a history entry is removed when its block
+  re-enters; default: kept), ``history_pages=None`` (as many blocks as the cache holds). A block put
+  into the history while already there moves to its newest end.
+
+With ``period_s=0``, ``sync_scope="none"`` and ``history_pages=0`` both equal ``lru`` reference by
+reference (``tests/test_write_once.py``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+
+import numpy as np
+from numba import njit
+
+from .. import jitkit as jk
+from ..traces.trace import Event
+from . import contract as C
+from .registry import Kernel, register
+
+SCOPES = {"file": 0, "all": 1, "none": 2}
+ON_DELETE = {"keep": 0, "drop": 1}
+
+
+@dataclasses.dataclass(frozen=True)
+class LRUFlushParams:
+    """period_s: seconds between periodic flushes (0: none); sync_scope: "file" | "all" | "none";
+    on_delete: "keep" | "drop"."""
+
+    period_s: float = 5.0
+    sync_scope: str = "file"
+    on_delete: str = "keep"
+
+
+@dataclasses.dataclass(frozen=True)
+class WriteOnceParams(LRUFlushParams):
+    """LRU-flush parameters plus the history: history_pages (None: the cache's capacity; 0: no history),
+    history_all_written, consume_history."""
+
+    history_pages: int | None = None
+    history_all_written: bool = False
+    consume_history: bool = False
+
+
+class FlushState(typing.NamedTuple):
+    link: np.ndarray  # LRU list over units, most recent at the front; sentinel = n units
+    dlink: np.ndarray  # dirty units, most recently dirtied at the front
+    hlink: np.ndarray  # the history FIFO, newest at the front
+    flags: np.ndarray  # uint8 per unit: F_READ, F_W1, F_W2, F_NOFLAG since it entered
+    file: np.ndarray  # int32 per unit (-1: none)
+    sc: np.ndarray  # int64: USED, CAPACITY, HISTORY (entries), HISTORY_CAP
+    next_flush: np.ndarray  # float64[1]: the next grid point
+
+
+USED, CAP, HIST, HCAP = range(4)
+F_READ, F_W1, F_W2, F_NOFLAG = 1, 2, 4, 8
+FLAG_MASK = F_READ | F_W1 | F_W2 | F_NOFLAG
+
+# counter slots after BASE
+PERIODIC_W, SYNC_W, FLUSHES, SYNCS = range(C.N_BASE, C.N_BASE + 4)
+DELETES, DELETED, DELETED_DIRTY, FLUSH_EVICT, HIST_HITS = range(C.N_BASE + 4, C.N_BASE + 9)
+
+FLUSH_BASE = C.BASE + C.FLUSH_COUNTERS + (
+    C.Counter("deletes", None, "delete (or truncate) events seen"),
+    C.Counter("deleted_pages", None, "resident pages a delete removed (on_delete='drop')"),
+    C.Counter("deleted_dirty", None, "dirty pages a delete removed without a write (on_delete='drop')"),
+)
+WRITE_ONCE_COUNTERS = FLUSH_BASE + (
+    C.Counter("flush_evictions", None, "flagged pages evicted right after their write-back at a flush"),
+    C.Counter("history_hits", None, "pages that entered the cache while in the history (no flag)"),
+)
+
+
+def new_state(units, capacity: int, history_pages: int) -> FlushState:
+    n = units.n
+    file = units.file if units.file is not None else np.full(n, -1, np.int32)
+    sc = np.array([0, capacity, 0, history_pages], np.int64)
+    return FlushState(jk.list_new(n), jk.list_new(n), jk.list_new(n), np.zeros(n, np.uint8),
+                      np.ascontiguousarray(file, np.int32), sc, np.zeros(1))
+
+
+@njit(cache=True, inline="always")
+def _remember(hlink, sc, x, S):
+    """Put ``x`` at the newest end of the history FIFO (moving it if there), dropping the oldest past the cap."""
+    if sc[HCAP] <= 0:
+        return
+    if jk.list_contains(hlink, x):
+        jk.list_unlink(hlink, x)
+    else:
+        sc[HIST] += 1
+    jk.list_push_front(hlink, S, x)
+    if sc[HIST] > sc[HCAP]:
+        jk.list_unlink(hlink, jk.list_back(hlink, S))
+        sc[HIST] -= 1
+
+
+@njit(cache=True)
+def _flush(state, counters, log, nlog, do_log, ref, only_file, cause, wo):
+    """Write back the dirty units (of ``only_file``; all when it is < 0), oldest dirtying first; with ``wo``
+    evict the flagged ones after their write. Returns ``nlog``."""
+    link, dlink, hlink, flags, file, sc, nf = state
+    S = flags.shape[0]
+    k = 0
+    gone = 0
+    x = jk.list_back(dlink, S)
+    while x != S:
+        before = jk.list_prev(dlink, x)
+        if only_file < 0 or file[x] == only_file:
+            jk.list_unlink(dlink, x)
+            k += 1
+            if do_log:
+                nlog = C.row(log, nlog, ref, C.IO_WRITE, cause, x, 1, 0)
+            if wo and (flags[x] & FLAG_MASK) == F_W1:
+                jk.list_unlink(link, x)
+                flags[x] = 0
+                sc[USED] -= 1
+                gone += 1
+                _remember(hlink, sc, x, S)
+        x = before
+    counters[PERIODIC_W if cause == C.PERIODIC_FLUSH else SYNC_W] += k
+    counters[C.DEV_WRITE_REQS] += k
+    counters[FLUSH_EVICT] += gone
+    return nlog
+
+
+@njit(cache=True)
+def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, period, scope, drop, wo, hist_all,
+          consume):
+    unit, event, time_s, rfile, count = refs.unit, refs.event, refs.time_s, refs.file, refs.count
+    link, dlink, hlink, flags, file, sc, nf = state
+    S = flags.shape[0]
+    cap = sc[CAP]
+    room = min(cap, S) + 2  # a flush may write every cached page, then a read and an eviction write
+    hits = write_hits = write_refs = dev_reads = dev_write_evict = dirtyings = evictions = nrefs = 0
+    hist_hits = 0
+    n = unit.shape[0]
+    stop = n
+    for i in range(start, n):
+        if do_log and nlog + room > log.shape[0]:
+            stop = i
+            break
+        t = time_s[i]
+        if period > 0.0 and t >= nf[0]:
+            while t >= nf[0]:  # every grid point passed, those with nothing dirty included
+                nlog = _flush(state, counters, log, nlog, do_log, base + i, -1, C.PERIODIC_FLUSH, wo)
+                counters[FLUSHES] += 1
+                nf[0] += period
+        e = event[i]
+        if e >= Event.SYNC_FILE:
+            if e == Event.DELETE:
+                counters[DELETES] += 1
+                if drop:
+                    for u in range(unit[i], unit[i] + count[i]):
+                        if jk.list_contains(link, u):
+                            jk.list_unlink(link, u)
+                            sc[USED] -= 1
+                            counters[DELETED] += 1
+                            flags[u] = 0
+                            if jk.list_contains(dlink, u):
+                                jk.list_unlink(dlink, u)
+                                counters[DELETED_DIRTY] += 1
+            else:
+                counters[SYNCS] += 1
+                if scope != 2:
+                    only = rfile[i] if (e == Event.SYNC_FILE and scope == 0) else -1
+                    nlog = _flush(state, counters, log, nlog, do_log, base + i, only, C.SYNC_FLUSH, wo)
+            continue
+        if i + jk.PREFETCH_DISTANCE < n:
+            jk.prefetch(link, 2 * max(unit[i + jk.PREFETCH_DISTANCE], 0))
+        p = unit[i]
+        w = np.uint8(e)
+        nrefs += 1
+        hit = jk.list_contains(link, p)
+        if do_log:
+            outcome[i] = hit
+        hits += hit
+        write_hits += hit & w
+        write_refs += w
+        if hit:
+            jk.list_unlink(link, p)
+            if wo:
+                f = flags[p]
+                if w:
+                    flags[p] = f | (F_W2 if f & F_W1 else F_W1)
+                else:
+                    flags[p] = f | F_READ
+        else:
+            if not w:
+                dev_reads += 1
+                if do_log:
+                    nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
+            if sc[USED] >= cap:
+                v = jk.list_back(link, S)
+                jk.list_unlink(link, v)
+                evictions += 1
+                if jk.list_contains(dlink, v):
+                    jk.list_unlink(dlink, v)
+                    dev_write_evict += 1
+                    if do_log:
+                        nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, 0)
+                if wo and hist_all and flags[v] & (F_W1 | F_W2):
+                    _remember(hlink, sc, v, S)
+                flags[v] = 0
+            else:
+                sc[USED] += 1
+            if wo:
+                f = F_W1 if w else F_READ
+                if sc[HCAP] > 0 and jk.list_contains(hlink, p):
+                    f |= F_NOFLAG
+                    hist_hits += 1
+                    if consume:
+                        jk.list_unlink(hlink, p)
+                        sc[HIST] -= 1
+                flags[p] = f
+        jk.list_push_front(link, S, p)
+        if w and not jk.list_contains(dlink, p):
+            jk.list_push_front(dlink, S, p)
+            dirtyings += 1
+    C.add_base(counters, nrefs, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_evict,
+               dev_write_evict, dirtyings, evictions)
+    if wo:
+        counters[HIST_HITS] += hist_hits
+    return stop, nlog
+
+
+@njit(cache=True)
+def _order(state):
+    """Resident units least recently used first, and their dirty flags (the order an end flush writes)."""
+    S = state.flags.shape[0]
+    order = jk.list_back_to_front(state.link, S, state.sc[USED])
+    dirty = np.empty(order.shape[0], np.uint8)
+    for k in range(order.shape[0]):
+        dirty[k] = jk.list_contains(state.dlink, order[k])
+    return order, dirty
+
+
+def _codes(params) -> tuple[int, int]:
+    if params.sync_scope not in SCOPES:
+        raise ValueError(f"sync_scope must be one of {', '.join(SCOPES)}, got {params.sync_scope!r}")
+    if params.on_delete not in ON_DELETE:
+        raise ValueError(f"on_delete must be one of {', '.join(ON_DELETE)}, got {params.on_delete!r}")
+    if params.period_s < 0 or not np.isfinite(params.period_s):
+        raise ValueError(f"period_s must be a finite number >= 0, got {params.period_s}")
+    return SCOPES[params.sync_scope], ON_DELETE[params.on_delete]
+
+
+class _FlushKernel(Kernel):
+    caps = C.Caps(flushes=True, evicts_without_miss=True)
+    write_once = False
+
+    def history_pages(self, tiers, params) -> int:
+        return 0
+
+    def new_state(self, units, tiers, params):
+        _codes(params)
+        state = new_state(units, tiers["capacity_pages"], self.history_pages(tiers, params))
+        state.next_flush[0] = params.period_s
+        return state
+
+    def log_rows_per_ref(self, tiers, params):
+        return tiers["capacity_pages"] + 2
+
+    def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
+        scope, drop = _codes(params)
+        wo = self.write_once
+        return _step(refs, start, state, counters, log, nlog, outcome, base, do_log, float(params.period_s), scope,
+                     drop, wo, wo and params.history_all_written, wo and params.consume_history)
+
+    def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
+        order, dirty = _order(state)
+        return C.end_of_trace(order, dirty, flush_at_end, counters, log, nlog, do_log, last_ref, 0)
+
+    def describe(self, state, units) -> dict:
+        """Per unit (by original page): resident, dirty, flagged, in history (for timelines and tests)."""
+        S = state.flags.shape[0]
+        out = {}
+        for u in range(S):
+            page = int(units.pages(np.array([u]))[0])
+            out[page] = {"resident": bool(jk.list_contains(state.link, u)),
+                         "dirty": bool(jk.list_contains(state.dlink, u)),
+                         "flag": bool(self.write_once and jk.list_contains(state.link, u)
+                                      and (state.flags[u] & FLAG_MASK) == F_W1),
+                         "in_history": bool(jk.list_contains(state.hlink, u))}
+        return out
+
+
+@register("lru_flush", LRUFlushParams)
+class LRUFlush(_FlushKernel):
+    """LRU over 4 KiB blocks, dirty blocks written back every period_s seconds and at syncs (paper 5's baseline)."""
+
+    counters = FLUSH_BASE
+
+
+@register("write_once", WriteOnceParams)
+class WriteOnce(_FlushKernel):
+    """LRU with flushes that also evicts blocks written once and never read since they entered, after their
+    write-back at a flush; a FIFO history keeps such blocks from being flagged again (Kim and Bahn 2016)."""
+
+    counters = WRITE_ONCE_COUNTERS
+    write_once = True
+
+    def history_pages(self, tiers, params) -> int:
+        h = params.history_pages
+        if h is None:
+            return int(tiers["capacity_pages"])
+        if h < 0:
+            raise ValueError(f"history_pages must be >= 0 or None, got {h}")
+        return int(h)

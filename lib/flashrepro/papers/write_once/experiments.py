@@ -1,0 +1,265 @@
+"""Paper 5 experiments: miss ratio over cache sizes (Fig. 5), the cache size for equal miss ratio (Fig. 6),
+execution time and energy at a quarter of the cache (Figs. 7-8, Table 1's costs), the history-size and
+replay-setting sweeps, the open choices, and the Figs. 3-4 timeline.
+
+Cache sizes are fractions of each workload's footprint (distinct blocks): the paper's axis labels are in
+the figure images, which we do not have, so the grid is ours (``FRACTIONS``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import polars as pl
+from tqdm.auto import tqdm
+
+from ...cache import POLICIES, Simulator, make_params, simulate
+from ...traces import Trace
+from .workloads import characterise
+
+FRACTIONS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)  # cache size / footprint
+FINE = tuple(float(x) for x in np.geomspace(0.0025, 0.5, 25))  # for Fig. 6's equal-miss-ratio search
+BASELINE, PROPOSED = "lru_flush", "write_once"
+GiB = 2**30
+
+
+@dataclasses.dataclass(frozen=True)
+class Costs:
+    """Table 1 (per 4 KiB block): DRAM 50 ns and 0.1 nJ/bit per access, refresh 1 W/GB; flash read 284.2 us
+    and 9.5 uJ, write 1,833 us and 76.1 uJ. ``gb`` is the bytes of the refresh's GB (2^30: DRAM sizes are
+    binary)."""
+
+    dram_access_s: float = 50e-9
+    dram_j_per_block: float = 0.1e-9 * 8 * 4096  # 3.28 uJ
+    refresh_w_per_gb: float = 1.0
+    flash_read_s: float = 284.2e-6
+    flash_read_j: float = 9.5e-6
+    flash_write_s: float = 1833e-6
+    flash_write_j: float = 76.1e-6
+    gb: int = GiB
+
+
+COSTS = Costs()
+
+
+def time_energy(refs: int, flash_reads: int, flash_writes: int, cache_blocks: int, span_s: float,
+                costs: Costs = COSTS) -> dict:
+    """Execution time T = refs x 50 ns + flash reads x 284.2 us + flash writes x 1,833 us; energy = DRAM access +
+    flash + refresh (1 W/GB x cache size x T). ``energy_span_j`` charges the refresh over the trace's
+    wall-clock span instead of T."""
+    t = refs * costs.dram_access_s + flash_reads * costs.flash_read_s + flash_writes * costs.flash_write_s
+    dynamic = refs * costs.dram_j_per_block + flash_reads * costs.flash_read_j + flash_writes * costs.flash_write_j
+    watts = costs.refresh_w_per_gb * cache_blocks * 4096 / costs.gb
+    return {"time_s": t, "energy_j": dynamic + watts * t, "energy_span_j": dynamic + watts * span_s,
+            "refresh_j": watts * t, "dynamic_j": dynamic}
+
+
+def run(tr: Trace, policy: str, capacity: int, **params) -> dict:
+    """One simulation: miss ratio over all references, flash reads and writes, Table 1's time and energy."""
+    c = simulate(tr, policy, capacity, flush_at_end=True, **params).counters
+    span = float(tr.time_s.max() - tr.time_s.min())
+    row = {"workload": tr.name, "policy": policy, "capacity_blocks": capacity, **params,
+           "miss_ratio": c["misses"] / c["references"], "flash_read_ratio": c["device_reads"] / c["references"],
+           "flash_reads": c["device_reads"], "flash_writes": c["device_writes"], "write_misses": c["write_misses"],
+           "flush_evictions": c.get("flush_evictions", 0), "history_hits": c.get("history_hits", 0)}
+    row.update(time_energy(c["references"], c["device_reads"], c["device_writes"], capacity, span))
+    return row
+
+
+def _cap(footprint: int, fraction: float) -> int:
+    return max(4, int(round(fraction * footprint)))
+
+
+def miss_curves(traces: dict[str, Trace], fractions=FRACTIONS, **params) -> pl.DataFrame:
+    """Fig. 5: both policies over cache sizes (fractions of the footprint) on every workload."""
+    rows = []
+    for tr in tqdm(traces.values(), desc="Fig. 5", leave=False):
+        fp = tr.to_pages().n_unique
+        for f in fractions:
+            for pol in (BASELINE, PROPOSED):
+                rows.append({**run(tr, pol, _cap(fp, f), **(params if pol == PROPOSED else {})),
+                             "fraction": f, "footprint_blocks": fp})
+    return pl.DataFrame(rows)
+
+
+def reductions(curves: pl.DataFrame) -> pl.DataFrame:
+    """Per workload and size: the relative miss-ratio and flash-read reductions of write_once against lru_flush
+    (1 - ours / theirs)."""
+    keys = ["workload", "fraction"]
+    b = curves.filter(pl.col("policy") == BASELINE).select(*keys, "capacity_blocks", "miss_ratio", "flash_reads")
+    p = curves.filter(pl.col("policy") == PROPOSED).select(*keys, pl.col("miss_ratio").alias("miss_ratio_wo"),
+                                                           pl.col("flash_reads").alias("flash_reads_wo"))
+    return (b.join(p, on=keys, maintain_order="left")
+            .with_columns((1 - pl.col("miss_ratio_wo") / pl.col("miss_ratio")).alias("miss_reduction"),
+                          (1 - pl.col("flash_reads_wo") / pl.col("flash_reads").clip(1)).alias("flash_read_reduction")))
+
+
+def equal_miss_sizes(tr: Trace, fractions=FINE, **params) -> pl.DataFrame:
+    """Fig. 6: for each lru_flush size, the write_once size with the same miss ratio (linear in log size
+    between the two fine-grid points around it); ``size_ratio`` = that size / lru_flush's."""
+    fp = tr.to_pages().n_unique
+    caps = sorted({_cap(fp, f) for f in fractions})
+    base = [run(tr, BASELINE, c)["miss_ratio"] for c in caps]
+    prop = [run(tr, PROPOSED, c, **params)["miss_ratio"] for c in caps]
+    rows = []
+    for c, m in zip(caps, base, strict=True):
+        size = None
+        for k in range(len(caps) - 1):  # the first crossing, smallest size first
+            a, b = prop[k], prop[k + 1]
+            if (a - m) * (b - m) <= 0 and a != b:
+                x0, x1 = np.log(caps[k]), np.log(caps[k + 1])
+                size = float(np.exp(x0 + (m - a) / (b - a) * (x1 - x0)))
+                break
+            if a == m:
+                size = float(caps[k])
+                break
+        rows.append({"workload": tr.name, "capacity_blocks": c, "fraction": c / fp, "miss_ratio": m,
+                     "write_once_blocks": size, "size_ratio": None if size is None else size / c})
+    curve = pl.DataFrame({"capacity_blocks": caps, "lru_flush": base, "write_once": prop})
+    return pl.DataFrame(rows).join(curve.select("capacity_blocks", pl.col("write_once").alias("write_once_same_size")),
+                                   on="capacity_blocks")
+
+
+def quarter_cache(traces: dict[str, Trace], fractions=FRACTIONS, shrink: int = 4, **params) -> pl.DataFrame:
+    """Figs. 7-8: lru_flush at C against write_once at C / ``shrink``: time and energy (Table 1)."""
+    rows = []
+    for tr in tqdm(traces.values(), desc="Figs. 7-8", leave=False):
+        fp = tr.to_pages().n_unique
+        for f in fractions:
+            c = _cap(fp, f)
+            b = run(tr, BASELINE, c)
+            p = run(tr, PROPOSED, max(1, c // shrink), **params)
+            rows.append({"workload": tr.name, "fraction": f, "capacity_blocks": c,
+                         "write_once_blocks": max(1, c // shrink),
+                         "miss_ratio": b["miss_ratio"], "miss_ratio_wo": p["miss_ratio"],
+                         "time_s": b["time_s"], "time_wo_s": p["time_s"], "time_ratio": p["time_s"] / b["time_s"],
+                         "energy_j": b["energy_j"], "energy_wo_j": p["energy_j"],
+                         "energy_reduction": 1 - p["energy_j"] / b["energy_j"],
+                         "energy_reduction_span": 1 - p["energy_span_j"] / b["energy_span_j"],
+                         "refresh_share": b["refresh_j"] / b["energy_j"]})
+    return pl.DataFrame(rows)
+
+
+def history_sweep(traces: dict[str, Trace], fraction: float = 0.05, multiples=(0, 0.25, 1, 4, 16)) -> pl.DataFrame:
+    """write_once's miss ratio as the history grows from none to 16x the cache (H is not given by the paper)."""
+    rows = []
+    for tr in traces.values():
+        c = _cap(tr.to_pages().n_unique, fraction)
+        base = run(tr, BASELINE, c)
+        for k in multiples:
+            r = run(tr, PROPOSED, c, history_pages=int(round(k * c)))
+            rows.append({"workload": tr.name, "capacity_blocks": c, "history_multiple": k,
+                         "history_pages": int(round(k * c)), "miss_ratio": r["miss_ratio"],
+                         "miss_ratio_lru_flush": base["miss_ratio"], "flash_reads": r["flash_reads"],
+                         "history_hits": r["history_hits"], "flush_evictions": r["flush_evictions"],
+                         "miss_reduction": 1 - r["miss_ratio"] / base["miss_ratio"]})
+    return pl.DataFrame(rows)
+
+
+REPLAY_VARIANTS = {  # the replay settings the issue names, each against the default
+    "default (FULL, cache 500, merged, journal per generation)": {},
+    "synchronous NORMAL": {"synchronous": "normal"},
+    "SQLite cache 100 pages": {"cache_pages": 100},
+    "SQLite cache 2000 pages": {"cache_pages": 2000},
+    "writes not merged (per syscall)": {"merge_writes": False},
+    "journal by path": {"journal_identity": "path"},
+    "benchset streams": {"source": "benchset"},
+    "span 15 min": {"span_s": 900.0},
+    "span 20 min": {"span_s": 1200.0},
+}
+
+
+def pragma_sweep(folders: dict, fraction: float = 0.05, variants=REPLAY_VARIANTS) -> pl.DataFrame:
+    """The replay settings (PRAGMAs, write merging, journal identity, statement source, span): the trace's
+    statistics and write_once against lru_flush at one cache size."""
+    from ...traces.android_sql import replay
+
+    rows = []
+    for app, folder in tqdm(folders.items(), desc="replay settings", leave=False):
+        for label, over in variants.items():
+            tr = replay(folder, name=f"real/android_sql/{app}", **over)
+            st = characterise(tr)
+            c = _cap(st["footprint_blocks"], fraction)
+            b, p = run(tr, BASELINE, c), run(tr, PROPOSED, c)
+            rows.append({"app": app, "setting": label, "statements": tr.meta["statements"],
+                         "failed": tr.meta["failed"], "references": st["references"],
+                         "write_share": st["write_share"], "written_once_share": st["written_once_share"],
+                         "syncs": st["syncs"], "capacity_blocks": c, "miss_ratio": b["miss_ratio"],
+                         "miss_ratio_wo": p["miss_ratio"], "miss_reduction": 1 - p["miss_ratio"] / b["miss_ratio"],
+                         "flash_reads": b["flash_reads"], "flash_reads_wo": p["flash_reads"]})
+    return pl.DataFrame(rows)
+
+
+AMBIGUITIES = {  # label -> (parameters of write_once, note)
+    "default: sync one file, deletes keep, H = cache, entries kept": ({}, ""),
+    "a sync flushes everything": ({"sync_scope": "all"}, ""),
+    "syncs ignored (5 s flushes only)": ({"sync_scope": "none"}, ""),
+    "deletes drop the file's blocks": ({"on_delete": "drop"}, "applies to lru_flush too"),
+    "history also records written blocks LRU evicts": ({"history_all_written": True}, ""),
+    "history entry consumed on re-entry": ({"consume_history": True}, ""),
+    "no history (H = 0)": ({"history_pages": 0}, ""),
+}
+
+
+def ambiguities(traces: dict[str, Trace], fraction: float = 0.05) -> pl.DataFrame:
+    """How much each open choice of the policy changes write_once against lru_flush (the baseline gets the same
+    sync and delete settings)."""
+    rows = []
+    for tr in traces.values():
+        c = _cap(tr.to_pages().n_unique, fraction)
+        for label, (params, _) in AMBIGUITIES.items():
+            shared = {k: v for k, v in params.items() if k in ("sync_scope", "on_delete")}
+            b, p = run(tr, BASELINE, c, **shared), run(tr, PROPOSED, c, **params)
+            rows.append({"workload": tr.name, "choice": label, "capacity_blocks": c, "miss_ratio": b["miss_ratio"],
+                         "miss_ratio_wo": p["miss_ratio"], "miss_reduction": 1 - p["miss_ratio"] / b["miss_ratio"],
+                         "flash_read_reduction": 1 - p["flash_reads"] / max(b["flash_reads"], 1),
+                         "flush_evictions": p["flush_evictions"]})
+    return pl.DataFrame(rows)
+
+
+def model_ambiguities(make, names, fraction: float = 0.05) -> pl.DataFrame:
+    """The model's own open inputs: the written-once share (Fig. 2 gives only its maximum), the locality
+    (not stated), the span (15 or 20 min). ``make(name, **overrides) -> Trace``."""
+    variants = {"default (95% once, 5% of refs hot, Zipf 0.9, 17.5 min)": {}, "50% written once": {"once_share": 0.5},
+                "80% written once": {"once_share": 0.8}, "hot set 2% of refs": {"hot_per_ref": 0.02},
+                "hot set 20% of refs": {"hot_per_ref": 0.2}, "Zipf 0.6": {"alpha": 0.6}, "Zipf 1.2": {"alpha": 1.2},
+                "span 15 min": {"span_s": 900.0}, "span 20 min": {"span_s": 1200.0}}
+    rows = []
+    for name in names:
+        for label, over in variants.items():
+            tr = make(name, **over)
+            c = _cap(tr.to_pages().n_unique, fraction)
+            b, p = run(tr, BASELINE, c), run(tr, PROPOSED, c)
+            rows.append({"workload": tr.name, "model input": label, "capacity_blocks": c,
+                         "miss_ratio": b["miss_ratio"], "miss_ratio_wo": p["miss_ratio"],
+                         "miss_reduction": 1 - p["miss_ratio"] / b["miss_ratio"],
+                         "flash_read_reduction": 1 - p["flash_reads"] / max(b["flash_reads"], 1)})
+    return pl.DataFrame(rows)
+
+
+def timeline(tr: Trace, policy: str, capacity: int, **params) -> pl.DataFrame:
+    """Figs. 3-4: the state of every block after each entry of the stream (resident, dirty, flagged, in the
+    history), fed one entry at a time through the kernel contract."""
+    refs = tr.to_pages()
+    units, _ = refs.units()
+    sim = Simulator(policy, units, {"capacity_pages": capacity}, make_params(policy, **params))
+    describe = POLICIES[policy].kernel.describe
+    rows = []
+    for part, idx in refs.stream(1, events=True, chunk=1):
+        sim.feed(part)
+        ref = int(idx[0]) if idx is not None else -1
+        for block, s in describe(sim.state, units).items():
+            rows.append({"policy": policy, "time_s": float(part.time_s[0]),
+                         "op": "write" if part.event[0] == 1 else "read", "ref_block": int(units.pages(part.unit)[0]),
+                         "ref": ref, "block": block, **s})
+    return pl.DataFrame(rows)
+
+
+def timeline_io(tr: Trace, policy: str, capacity: int, period_s: float = 5.0, **params) -> pl.DataFrame:
+    """Figs. 3-4: the device writes of the timeline, periodic ones at their grid time."""
+    r = simulate(tr, policy, capacity, log_io=True, period_s=period_s, **params)
+    t = tr.time_s[r.io_log.req]
+    grid = np.floor(t / period_s) * period_s
+    return pl.DataFrame({"policy": policy, "time_s": np.where(r.io_log.cause == 4, grid, t),
+                         "block": r.io_log.first_page, "op": r.io_log.op, "cause": r.io_log.cause})

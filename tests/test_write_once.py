@@ -1,0 +1,265 @@
+"""Paper 5's policies: the worked timeline of Figs. 3-4, the kernels against tests/reference_write_once.py
+reference by reference on traces with time, syncs, flushes and deletes, and the equivalences the issue asks
+for (no flushes and no history: write_once = lru_flush = lru)."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from reference_write_once import entries, flush_cache
+
+from flashrepro.cache import POLICIES, Simulator, contract, make_params, simulate
+from flashrepro.papers.write_once import claims as C
+from flashrepro.papers.write_once import experiments as E
+from flashrepro.papers.write_once import workloads as W
+from flashrepro.traces import Op, Trace
+
+PG = 4096
+A, B = W.A_BLOCK, W.B_BLOCK  # the two blocks of Figs. 3-4 (the notebook draws this same run)
+
+
+# --- Figs. 3 and 4 ---------------------------------------------------------------------------------------
+def test_fig3_existing_cache_writes_a_and_b_back_and_keeps_them():
+    """Fig. 3: A written at 0 s and read at 3 s, B written at 2 s; the 5 s flush writes both back and both
+    stay; B written at 7 s and 9 s is written back once, at 10 s, with its 9 s content."""
+    tr = W.fig3_trace()
+    r = simulate(tr, "lru_flush", 10, log_io=True)
+    assert r.outcome.tolist() == [0, 0, 1, 1, 1, 1]  # B's writes at 7 s and 9 s hit
+    log = r.io_log
+    rows = list(zip(tr.time_s[log.req].tolist(), log.cause.tolist(), log.first_page.tolist(), strict=True))
+    assert rows == [(7.0, contract.PERIODIC_FLUSH, A), (7.0, contract.PERIODIC_FLUSH, B),  # the 5 s flush
+                    (11.0, contract.PERIODIC_FLUSH, B)]  # the 10 s flush, noticed at the next request
+    c = r.counters
+    assert (c["misses"], c["device_reads"], c["device_writes"], c["periodic_flushes"]) == (2, 0, 3, 2)
+
+
+def test_fig4_write_once_evicts_b_at_the_flush_and_history_keeps_it():
+    """Fig. 4: at 5 s A (read at 3 s) is written back and stays; B (one write, no read: flag 'o') is written
+    back and evicted; at 7 s B re-enters, is found in the history and gets flag 'x', so the 10 s flush
+    writes it back and keeps it."""
+    tr = W.fig3_trace()
+    r = simulate(tr, "write_once", 10, log_io=True)
+    assert r.outcome.tolist() == [0, 0, 1, 0, 1, 1]  # B's write at 7 s misses: it left at 5 s
+    c = r.counters
+    assert (c["flush_evictions"], c["history_hits"], c["misses"], c["device_reads"]) == (1, 1, 3, 0)
+    assert c["device_writes_periodic_flush"] == 3 and c["resident_at_end"] == 2
+    states = E.timeline(tr, "write_once", 10)
+    flag = {(row["time_s"], row["block"]): row["flag"] for row in states.iter_rows(named=True)}
+    assert flag[(0.0, A)] and not flag[(3.0, A)]  # the read clears A's flag
+    assert flag[(2.0, B)]  # written once, never read
+    after5 = states.filter(states["time_s"] == 7.0)
+    assert after5.filter(after5["block"] == B)["flag"].to_list() == [False]  # found in the history
+    assert after5.filter(after5["block"] == B)["in_history"].to_list() == [True]  # entries are kept
+    # without the history B is flagged again at 7 s, its 9 s write clears it (two writes), same outcome
+    r0 = simulate(tr, "write_once", 10, history_pages=0)
+    assert r0.counters["history_hits"] == 0 and r0.counters["flush_evictions"] == 1
+
+
+def test_a_reference_at_a_grid_point_comes_after_its_flush():
+    tr = Trace([0.0, 5.0], [Op.WRITE, Op.READ], [0, 0], [PG, PG])
+    assert simulate(tr, "write_once", 4).outcome is None
+    r = simulate(tr, "write_once", 4, log_io=True)
+    assert r.outcome.tolist() == [0, 0] and r.counters["flush_evictions"] == 1
+    assert simulate(tr, "lru_flush", 4, log_io=True).outcome.tolist() == [0, 1]
+
+
+def test_timeline_table_matches_the_io_log():
+    tl = E.timeline(W.fig3_trace(), "lru_flush", 10)
+    assert set(tl["block"].to_list()) == {A, B}
+    assert not tl.filter(tl["time_s"] == 7.0)["dirty"].to_list()[0]  # A clean after the 5 s flush
+
+
+# --- kernel against reference, reference by reference -----------------------------------------------------
+def event_trace(seed, n=700, n_files=3, pages_per_file=40, span_s=60.0, p=(0.45, 0.43, 0.03, 0.06, 0.03)):
+    """Reads and writes over a few files, flushes, per-file syncs and deletes of a file's range, over
+    ``span_s`` seconds (several 5 s grid points)."""
+    rng = np.random.default_rng(seed)
+    op = rng.choice([Op.READ, Op.WRITE, Op.FLUSH, Op.SYNC, Op.TRIM], n, p=list(p)).astype(np.int8)
+    file = rng.integers(0, n_files, n)
+    hot = rng.random(n) < 0.6
+    block = np.where(hot, rng.integers(0, pages_per_file // 8, n), rng.integers(0, pages_per_file, n))
+    size = np.where(op == Op.TRIM, rng.integers(1, pages_per_file // 2, n), rng.integers(1, 3, n)) * PG
+    size = np.where((op == Op.FLUSH) | (op == Op.SYNC), 0, size)
+    time = np.sort(np.round(rng.uniform(0, span_s, n), 1))  # some fall on grid points
+    page = (file << 32) | block
+    return Trace(time, op, page * PG, size, name=f"wo-{seed}", file=file.astype(np.int32))
+
+
+VARIANTS = [{}, {"sync_scope": "all"}, {"sync_scope": "none"}, {"on_delete": "drop"}, {"period_s": 0.0},
+            {"period_s": 2.5, "on_delete": "drop", "sync_scope": "all"}]
+WO_VARIANTS = [{}, {"history_pages": 0}, {"history_pages": 3}, {"history_all_written": True},
+               {"consume_history": True}, {"history_pages": 5, "history_all_written": True, "consume_history": True}]
+CASES = ([("lru_flush", v) for v in VARIANTS]
+         + [("write_once", {**v, **h}) for v, h in itertools.product(VARIANTS, WO_VARIANTS)])
+
+
+def compare(tr, policy, capacity, flush_at_end, **params):
+    res = simulate(tr, policy, capacity, flush_at_end=flush_at_end, log_io=True, **params)
+    hits, ios, counters = flush_cache(entries(tr), capacity, flush_at_end, write_once=policy == "write_once",
+                                      **params)
+    differ = np.flatnonzero(res.hit != np.array(hits, bool))
+    assert differ.size == 0, f"first differing page reference: {differ[:1]}"
+    log = res.io_log
+    got = list(zip(log.ref.tolist(), log.op.tolist(), log.cause.tolist(), log.first_page.tolist(),
+                   log.n_pages.tolist(), strict=True))
+    assert got == ios
+    assert res.counters == counters  # every counter the kernel reports
+    return res
+
+
+@pytest.mark.parametrize("policy,params", CASES)
+@pytest.mark.parametrize("seed,capacity", [(1, 4), (2, 17), (3, 60)])
+def test_kernel_matches_reference_with_time_and_events(policy, params, seed, capacity):
+    res = compare(event_trace(seed), policy, capacity, seed % 2 == 0, **params)
+    c = res.counters
+    assert c["periodic_flushes"] > 0 or params.get("period_s") == 0.0
+    assert c["syncs"] > 0 and c["deletes"] > 0
+
+
+def test_the_comparison_exercises_every_rule():
+    """The seeded traces reach the flag, the history and its re-entries, deletes of dirty pages, and
+    evictions: a reference that got any of them wrong would differ."""
+    totals = dict.fromkeys(("flush_evictions", "history_hits", "deleted_dirty", "evictions",
+                            "device_writes_sync_flush", "device_writes_periodic_flush"), 0)
+    for seed, cap in [(1, 4), (2, 17), (3, 60)]:
+        c = simulate(event_trace(seed), "write_once", cap, on_delete="drop").counters
+        for k in totals:
+            totals[k] += c[k]
+    assert all(v > 0 for v in totals.values()), totals
+
+
+def test_chunked_write_once_equals_whole():
+    tr = event_trace(5, n=2000)
+    whole = simulate(tr, "write_once", 20, log_io=True, flush_at_end=True)
+    part = simulate(tr, "write_once", 20, log_io=True, flush_at_end=True, chunk_refs=3)
+    assert whole.counters == part.counters
+    assert np.array_equal(whole.io_log.first_page, part.io_log.first_page)
+
+
+def test_a_file_sync_writes_only_that_file():
+    # file 0 block 0 and file 1 block 0 written; fsync(file 1) writes only file 1's block and (write_once)
+    # evicts it; the flush of everything then writes file 0's block
+    p0, p1 = 0, (1 << 32)
+    tr = Trace([0, 1, 2, 3], [Op.WRITE, Op.WRITE, Op.SYNC, Op.FLUSH], [p0 * PG, p1 * PG, 0, 0], [PG, PG, 0, 0],
+               file=[0, 1, 1, -1])
+    r = simulate(tr, "write_once", 10, log_io=True)
+    sync = r.io_log.cause == contract.SYNC_FLUSH
+    assert r.io_log.first_page[sync].tolist() == [p1, p0]
+    assert r.counters["flush_evictions"] == 2 and r.counters["resident_at_end"] == 0
+    r_all = simulate(tr, "write_once", 10, log_io=True, sync_scope="all")
+    assert r_all.io_log.first_page[r_all.io_log.cause == contract.SYNC_FLUSH].tolist() == [p0, p1]
+    assert simulate(tr, "write_once", 10, sync_scope="none").counters["device_writes_sync_flush"] == 0
+
+
+def test_bad_parameters_are_errors():
+    tr = W.fig3_trace()
+    with pytest.raises(ValueError, match="sync_scope"):
+        simulate(tr, "lru_flush", 4, sync_scope="some")
+    with pytest.raises(ValueError, match="on_delete"):
+        simulate(tr, "write_once", 4, on_delete="later")
+    with pytest.raises(ValueError, match="history_pages"):
+        simulate(tr, "write_once", 4, history_pages=-1)
+    with pytest.raises(ValueError, match="period_s"):
+        simulate(tr, "lru_flush", 4, period_s=-5.0)
+
+
+# --- equivalences -----------------------------------------------------------------------------------------
+@st.composite
+def file_traces(draw, max_len=200):
+    n = draw(st.integers(1, max_len))
+    op = draw(st.lists(st.sampled_from([Op.READ, Op.WRITE, Op.WRITE, Op.READ, Op.SYNC, Op.FLUSH, Op.TRIM]),
+                       min_size=n, max_size=n))
+    file = draw(st.lists(st.integers(0, 2), min_size=n, max_size=n))
+    block = draw(st.lists(st.integers(0, 25), min_size=n, max_size=n))
+    size = draw(st.lists(st.integers(1, 4), min_size=n, max_size=n))
+    gaps = draw(st.lists(st.floats(0, 4), min_size=n, max_size=n))
+    op = np.array(op, np.int8)
+    size = np.where((op == Op.SYNC) | (op == Op.FLUSH), 0, np.array(size) * PG)
+    page = (np.array(file, np.int64) << 32) | np.array(block)
+    return Trace(np.cumsum(gaps), op, page * PG, size, name="hyp-files", file=np.array(file, np.int32))
+
+
+NO_FLUSH = {"period_s": 0.0, "sync_scope": "none"}
+COMMON = [c.name for c in contract.BASE]
+
+
+@settings(max_examples=60, deadline=None)
+@given(tr=file_traces(), cap=st.integers(1, 40), flush=st.booleans())
+def test_without_flushes_write_once_is_lru_flush_is_lru(tr, cap, flush):
+    if not ((tr.op == Op.READ) | (tr.op == Op.WRITE)).any():
+        return
+    lru = simulate(tr, "lru", cap, flush_at_end=flush, log_io=True)
+    lf = simulate(tr, "lru_flush", cap, flush_at_end=flush, log_io=True, **NO_FLUSH)
+    wo = simulate(tr, "write_once", cap, flush_at_end=flush, log_io=True, history_pages=0, **NO_FLUSH)
+    for r in (lf, wo):
+        assert np.array_equal(r.outcome, lru.outcome)
+        assert {k: r.counters[k] for k in COMMON} == {k: lru.counters[k] for k in COMMON}
+        assert np.array_equal(r.io_log.first_page, lru.io_log.first_page)
+        assert np.array_equal(r.io_log.cause, lru.io_log.cause)
+    assert wo.counters["flush_evictions"] == 0 and lf.counters["periodic_flushes"] == 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(tr=file_traces(), cap=st.integers(1, 40))
+def test_every_dirtying_is_written_once_with_flushes_and_deletes(tr, cap):
+    """Same writes, always: every dirtying is written once, on eviction, at a flush or at the end."""
+    if not ((tr.op == Op.READ) | (tr.op == Op.WRITE)).any():
+        return
+    for pol, extra in (("lru_flush", {}), ("write_once", {"history_pages": 0}), ("write_once", {})):
+        for drop in ("keep", "drop"):
+            c = simulate(tr, pol, cap, flush_at_end=True, on_delete=drop, **extra).counters
+            assert c["dirtyings"] == c["device_writes"] + c["deleted_dirty"]
+            assert c["hits"] + c["misses"] == c["references"]
+            assert c["resident_at_end"] <= cap
+
+
+def test_flagged_blocks_are_always_dirty():
+    """The flag needs a write since entry and a flush that cleans a block evicts it when flagged, so a
+    resident flagged block is dirty; checked on the states after every entry of a seeded trace."""
+    tr = event_trace(7, n=300)
+    pol = POLICIES["write_once"]
+    refs = tr.to_pages()
+    units, _ = refs.units()
+    sim = Simulator("write_once", units, {"capacity_pages": 12}, make_params("write_once"))
+    for part, _ in refs.stream(1, events=True, chunk=1):
+        sim.feed(part)
+        for s in pol.kernel.describe(sim.state, units).values():
+            assert not s["flag"] or (s["resident"] and s["dirty"])
+
+
+# --- the paper package -------------------------------------------------------------------------------------
+def test_table1_time_and_energy():
+    # one reference, one flash read, one flash write, a 1 GiB cache: T and energy by hand from Table 1
+    got = E.time_energy(1, 1, 1, 2**30 // 4096, span_s=100.0)
+    t = 50e-9 + 284.2e-6 + 1833e-6
+    assert got["time_s"] == pytest.approx(t)
+    assert got["dynamic_j"] == pytest.approx(0.1e-9 * 32768 + 9.5e-6 + 76.1e-6)
+    assert got["energy_j"] == pytest.approx(got["dynamic_j"] + 1.0 * t)
+    assert got["energy_span_j"] == pytest.approx(got["dynamic_j"] + 100.0)
+
+
+@pytest.mark.parametrize("name", ["Facebook", "Worldwar", "Mix2"])
+def test_models_meet_their_calibration_targets(name):
+    m = W.model(name)
+    tr = W.generate(m, 8000)
+    st = W.characterise(tr)
+    assert st["references"] == 8000
+    assert st["write_share"] == pytest.approx(m.writes_per_read / (1 + m.writes_per_read), abs=1e-3)
+    assert st["written_once_share"] == pytest.approx(0.95, abs=2e-3)
+    assert 0.95 * m.span_s < st["span_s"] <= m.span_s
+    assert np.array_equal(W.generate(m, 8000).offset_bytes, tr.offset_bytes)  # seeded
+
+
+def test_claims_cover_every_paper_number():
+    traces = {f"writeonce/{w}": W.generate(W.model(w), 3000) for w in ("Facebook", "Mix1")}
+    tab2 = W.table2(traces)
+    curves = E.miss_curves(traces, fractions=(0.02, 0.1))
+    q78 = E.quarter_cache(traces, fractions=(0.1, 0.5))
+    eq6 = E.equal_miss_sizes(traces["writeonce/Mix1"], fractions=(0.01, 0.05, 0.2))
+    df = C.claims(tab2, E.reductions(curves), eq6, q78)
+    sources = set(df["source"].to_list())
+    for fig in ("Table 2", "Fig. 1", "Fig. 2", "Fig. 5", "Fig. 7", "Fig. 8"):
+        assert any(s.startswith(fig) for s in sources), fig
+    assert df.height >= 15 and set(df["verdict"]) <= {"holds", "partly", "does not hold", "not comparable"}

@@ -39,7 +39,8 @@ def _runs(blocks):
 class SegmentCache:
     """mode: "lru" (seg_lru), "prefetch" (seg_prefetch), "fixed" (seg_cull_fixed), "adaptive"."""
 
-    def __init__(self, mode, k, capacity, step=1.0, window_fraction=0.05, update_every=3, n1_floor="window"):
+    def __init__(self, mode, k, capacity, step=1.0, window_fraction=0.05, update_every=3, n1_floor="window",
+                 cull_when="always"):
         assert capacity >= k
         self.mode, self.k, self.M = mode, k, capacity
         self.L1, self.L2 = OrderedDict(), OrderedDict()  # segment -> None, least recent first
@@ -51,6 +52,7 @@ class SegmentCache:
         if mode == "adaptive":
             self.n1 = min(max(self.n1, self.n1_min), self.n1_max)
         self.step, self.update_every = step, update_every
+        self.short_only = cull_when == "memory_short" and mode in ("fixed", "adaptive")
         self.hits_b1 = self.dp = self.dc = 0
         self.c = dict.fromkeys(SEGMENT_COUNTERS, 0)
         self.outcomes, self.ios = [], []
@@ -90,9 +92,11 @@ class SegmentCache:
         if self.present[s]:
             self.insert(s, self.L2)
 
-    def make_room(self, need, ref):
+    def make_room(self, need, ref, to_l1):
         while self.used() + need > self.M:
-            if self.L2:
+            if self.short_only and self.L1 and len(self.L1) + to_l1 > self.n1:
+                self.cull(next(iter(self.L1)))
+            elif self.L2:
                 v = next(iter(self.L2))
                 self.remove(v)
                 self.evict(v, ref)
@@ -157,14 +161,14 @@ class SegmentCache:
             from_storage = False
             if w:
                 if missing:
-                    self.make_room(len(missing), ref)
+                    self.make_room(len(missing), ref, in_l1)
                     self.present[s] |= missing
                 self.c["dirtyings"] += len(req - self.dirty[s])
                 self.dirty[s] |= req
             elif missing:
                 from_storage = True
                 if self.mode == "lru":
-                    self.make_room(len(missing), ref)
+                    self.make_room(len(missing), ref, False)
                     for b, m in _runs(missing):
                         self.ios.append((ref, 0, DEMAND, s * k + b, m))
                         self.c["device_reads"] += m
@@ -172,7 +176,7 @@ class SegmentCache:
                     self.present[s] |= missing
                 else:
                     new = set(range(k)) - self.present[s]
-                    self.make_room(len(new), ref)
+                    self.make_room(len(new), ref, True)
                     self.ios.append((ref, 0, PREFETCH, s * k, k))
                     self.c["device_reads"] += k
                     self.c["device_read_requests"] += 1
@@ -183,7 +187,7 @@ class SegmentCache:
                 self.insert(s, self.L1)
             elif from_storage or in_l1:
                 self.insert(s, self.L1)
-                if from_storage:
+                if from_storage and not self.short_only:
                     while len(self.L1) > self.n1:
                         self.cull(next(iter(self.L1)))
             else:

@@ -45,12 +45,25 @@ def test_io_time_sums_the_log():
 def test_ssd_read_curves_meet_fig4s_two_facts():
     from flashrepro.devices import CURVES
 
-    for curve in CURVES.values():
+    for curve in (c for c in CURVES.values() if not c.bus_mb_s):
         t = curve.time(np.array([4, 8, 16, 64, 256]) * 1024)
         assert t[0] == t[1] == curve.t0_s  # flat up to the operating unit
         assert t[4] / t[3] == pytest.approx(2.0)  # 4x the size from 64 to 256 KiB: 2x the time
     s, a = CURVES["U16-sqrt"], CURVES["U16-affine"]
     assert s.time(32 * 1024) != a.time(32 * 1024)  # the two shapes differ between the facts
+
+
+def test_a_bus_floor_binds_only_where_the_bytes_take_longer():
+    from flashrepro.devices import CURVES, ReadCurve
+
+    bus = CURVES["U16-sqrt-bus300"]
+    assert bus.time(16 * 1024) == CURVES["U16-sqrt"].time(16 * 1024)  # 55 us on the bus < t0 = 100 us
+    assert bus.time(256 * 1024) == pytest.approx(256 * 1024 / 300e6)  # 874 us > 4 t0
+    # the floor consistent with Fig. 4's second fact: t0 >= 256 KiB / 4 / 300 MB/s, and then it never binds
+    t0 = 256 * 1024 / 4 / 300e6
+    ok = ReadCurve("x", 16, "sqrt", t0_s=t0, bus_mb_s=300.0)
+    sizes = np.array([4, 16, 64, 128, 256]) * 1024
+    assert np.allclose(ok.time(sizes), ReadCurve("y", 16, "sqrt", t0_s=t0).time(sizes))
 
 
 def test_bandwidth_counts_requested_bytes_over_device_time():

@@ -4,6 +4,8 @@ worked example (Fig. 5's lists: 4 blocks per segment, L1/L2 with B1/B2)."""
 import numpy as np
 import pytest
 from conftest import random_trace
+from hypothesis import given, settings
+from hypothesis import strategies as hst
 from reference_segment import readahead as ref_readahead
 from reference_segment import segment as ref_segment
 
@@ -69,6 +71,25 @@ def test_adaptive_variants_match_reference(step, window_fraction, update_every, 
     assert res.counters["n1_updates"] > 0  # the feedback ran
 
 
+@pytest.mark.parametrize("policy,cap,seg", [("seg_cull_fixed", 16, 16), ("seg_cull_fixed", 200, 32),
+                                            ("seg_cull_adaptive", 96, 16), ("seg_cull_adaptive", 128, 64)])
+def test_culling_when_memory_is_short_matches_reference(policy, cap, seg):
+    res = compare(local_trace(6), policy, cap, seg, cull_when="memory_short")
+    always = simulate(local_trace(6), policy, cap, segment_kib=seg).counters
+    if policy == "seg_cull_fixed":  # with N1 fixed, waiting for memory to run short culls fewer blocks
+        assert res.counters["culled_pages"] < always["culled_pages"]
+    else:  # (adaptive: N1 itself follows a different path)
+        assert res.counters["culled_pages"] != always["culled_pages"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=hst.integers(0, 10_000), policy=hst.sampled_from(sorted(MODES)), seg=hst.sampled_from([4, 8, 16, 32]),
+       cap_segments=hst.integers(1, 12), cull_when=hst.sampled_from(["always", "memory_short"]))
+def test_kernel_matches_reference_on_drawn_traces(seed, policy, seg, cap_segments, cull_when):
+    extra = {"cull_when": cull_when} if policy in ("seg_cull_fixed", "seg_cull_adaptive") else {}
+    compare(local_trace(seed, n=300, span=120), policy, cap_segments * seg // 4, seg, flush=seed % 2 == 0, **extra)
+
+
 def test_one_page_segments_are_lru():
     """With 4 KiB segments, seg_lru and seg_prefetch see exactly LRU's hits and misses, on any trace."""
     for seed in (4, 5):
@@ -108,6 +129,53 @@ def test_fig5_worked_example():
     # without culling (segment prefetch only) blocks 2 and 9 are still there: prefetch hits
     r = simulate(reads(1, 6, 8, 5, 2, 1, 9), "seg_prefetch", 16, segment_kib=16, log_io=True)
     assert r.outcome.tolist() == [0, 0, 0, 2, 2, 1, 2]
+
+
+def test_fig5_setting_with_culling_only_when_memory_is_short():
+    """The same lists with cull_when="memory_short": L1 outgrows N1 = 2 while the 16 blocks have room.
+    A, B, C, D (blocks 1, 6, 8, 12) fill memory with no culling; E (block 16) needs 4 blocks: L1 would hold 5
+    segments, so its LRU segment A is culled (3 blocks freed, not enough), then B (3 more): 10 blocks used,
+    E fits, and L1 keeps C, D, E."""
+    pg = 4096
+    blocks = [1, 6, 8, 12]
+    tr = Trace(np.arange(4.0), np.zeros(4, np.int8), np.array(blocks) * pg, np.full(4, pg))
+    r = simulate(tr, "seg_cull_fixed", 16, segment_kib=16, cull_when="memory_short", observe_every=1)
+    assert r.counters["culled_pages"] == 0 and r.trajectory["l1_segments"].to_list()[-1] == 4
+    tr = Trace(np.arange(5.0), np.zeros(5, np.int8), np.array(blocks + [16]) * pg, np.full(5, pg))
+    r = simulate(tr, "seg_cull_fixed", 16, segment_kib=16, cull_when="memory_short", observe_every=1)
+    assert r.counters["culled_pages"] == 6 and r.counters["evictions"] == 0
+    assert (r.trajectory["l1_segments"].to_list()[-1], r.trajectory["l2_segments"].to_list()[-1]) == (3, 2)
+
+
+def test_one_adaptive_update_by_hand():
+    """N1 <- N1 + S (dP - a dC), worked by hand. Memory 32 blocks, 4-block segments (k = 4, M/k = 8),
+    window_fraction 0.125 (B1 and B2 of one segment each), N1 starts at M/2k = 4, S = 0.5, update after
+    every 3 hits in B1, one-block reads only.
+
+    Reads of blocks 0, 4, 8, 12, 16 bring segments 0-4 into L1 (one demanded block, 3 prefetched each); the
+    fifth makes L1 exceed 4, so segment 0 is culled into L2 with block 0 alone. L1 = [4, 3, 2, 1] MRU first:
+    B1 = segment 1 (4 blocks), B2 = segment 0 (1 cached block), so a = 4 / 1.
+    A read of block 0 is a cache hit in B2: dC = 1 (segment 0 stays L2's only segment, still B2).
+    Block 5 is a prefetch hit in B1 (dP = 1, one hit in B1) and moves segment 1 to L1's MRU end: L1 = [1, 4, 3,
+    2], B1 = segment 2. Blocks 6 and 7 are prefetch hits in L1 outside B1 (they count for nothing). Block 9 is a
+    prefetch hit in B1 (dP = 2); L1 = [2, 1, 4, 3]. Block 13 is the third (dP = 3); L1 = [3, 2, 1, 4].
+    The update: a = blocks in B1 / cached blocks in B2, taken now: B1 is segment 4 (blocks 16-19, 4 blocks),
+    B2 segment 0 (block 0 cached): a = 4. N1 = 4 + 0.5 (3 - 4 * 1) = 3.5."""
+    pg = 4096
+    blocks = [0, 4, 8, 12, 16, 0, 5, 6, 7, 9, 13]
+    n = len(blocks)
+    tr = Trace(np.arange(float(n)), np.zeros(n, np.int8), np.array(blocks) * pg, np.full(n, pg))
+    r = simulate(tr, "seg_cull_adaptive", 32, segment_kib=16, step=0.5, window_fraction=0.125, update_every=3,
+                 observe_every=1, log_io=True)
+    c = r.counters
+    assert r.outcome.tolist() == [0] * 5 + [1] + [2] * 5
+    assert (c["hits_b1"], c["hits_b2"], c["n1_updates"], c["culled_pages"]) == (3, 1, 1, 3)
+    n1 = r.trajectory["n1"].to_list()
+    assert n1[-2] == 4.0 and n1[-1] == 3.5
+    # the reference agrees, step by step
+    outcomes, _, counters = ref_segment([(b, 1, False) for b in blocks], "adaptive", 4, 32, step=0.5,
+                                        window_fraction=0.125, update_every=3)
+    assert counters["n1_updates"] == 1 and outcomes == r.outcome.tolist()
 
 
 def test_adaptive_target_moves_with_the_marginal_hits():

@@ -32,6 +32,9 @@ Choices the paper leaves open (each a parameter or stated here, and shown in not
   resident segment moves it to the MRU end of its list. Dirty blocks are written back when their segment
   is evicted, one request per contiguous dirty run.
 * When memory is short and L2 is empty, L1's LRU segment is culled into L2 first.
+* When culling happens (``cull_when``): the paper culls as soon as a newly read segment makes L1 exceed N1
+  (``"always"``, the default). ``"memory_short"`` is the other reading, where L1 may outgrow N1 while
+  memory is free and is cut back to N1 only when a block needs room (before L2 gives up a segment).
 * A prefetching read reads the whole aligned segment (the operating unit), blocks already held included.
 """
 
@@ -49,6 +52,7 @@ from .registry import Kernel, register
 
 ONE = np.uint64(1)
 MODE_LRU, MODE_PREFETCH, MODE_FIXED, MODE_ADAPTIVE = 0, 1, 2, 3
+CULL_WHEN = {"always": 0, "memory_short": 1}
 
 
 def _unit_pages(segment_kib: int, page_bytes: int) -> int:
@@ -76,11 +80,33 @@ class SegmentParams:
 
 
 @dataclasses.dataclass(frozen=True)
-class AdaptiveParams(SegmentParams):
+class CullParams(SegmentParams):
+    """Parameters of culling with L1 fixed at half the memory.
+
+    Attributes
+    ----------
+    cull_when : str
+        ``"always"`` (the paper's text): a newly read segment that makes L1 exceed N1 culls L1's LRU segment
+        at once. ``"memory_short"``: L1 may exceed N1 while memory is free; it is cut back to N1 only when a
+        block needs room.
+    """
+
+    cull_when: str = "always"
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.cull_when not in CULL_WHEN:
+            raise ValueError(f"cull_when must be one of {sorted(CULL_WHEN)}, got {self.cull_when!r}")
+
+
+@dataclasses.dataclass(frozen=True)
+class AdaptiveParams(CullParams):
     """Parameters of adaptive culling (Sec. 4.2).
 
     Attributes
     ----------
+    cull_when : str
+        As for ``seg_cull_fixed`` (``CullParams``).
     step : float
         S, the feedback gain of N1 <- N1 + S (dP - a dC), in segments per block hit. Not given by the paper.
     window_fraction : float
@@ -120,7 +146,8 @@ class SegState(typing.NamedTuple):
 
 (USED, CAP, K, MODE, N_L1, N_L2, B, HITS_B1, DP, DC, UPDATE_EVERY) = range(11)
 WFRONT, WCOUNT, WSUM = 11, 12, 13  # L1's window (B1): front, count, blocks; L2's (B2) at +3: cached blocks
-N_SC = 17
+SHORT_ONLY = 17  # cull_when="memory_short"
+N_SC = 18
 N1, STEP, N1_MAX, N1_MIN = 0, 1, 2, 3
 
 # counters after the base ones
@@ -244,11 +271,14 @@ def _cull(st, s, counters):
 
 
 @njit(cache=True)
-def _make_room(st, need, counters, log, nlog, do_log, ref):
-    """Free memory until ``need`` more blocks fit (the segment being served is off the lists)."""
+def _make_room(st, need, to_l1, counters, log, nlog, do_log, ref):
+    """Free memory until ``need`` more blocks fit (the segment being served is off the lists and joins L1
+    afterwards if ``to_l1``)."""
     n = st.which.shape[0]
     while st.sc[USED] + need > st.sc[CAP]:
-        if st.sc[N_L2] > 0:
+        if st.sc[SHORT_ONLY] and st.sc[N_L1] > 0 and st.sc[N_L1] + to_l1 > st.fsc[N1]:
+            _cull(st, jk.list_back(st.link, n), counters)  # L1 back to N1 before L2 gives up a segment
+        elif st.sc[N_L2] > 0:
             v = jk.list_back(st.link, n + 1)
             _leave(st, v, counters)
             nlog = _evict(st, v, counters, log, nlog, do_log, ref)
@@ -338,7 +368,7 @@ def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
             read_from_storage = False
             if w:
                 if missing:
-                    nlog = _make_room(st, jk.popcount(missing), counters, log, nlog, do_log, base + i)
+                    nlog = _make_room(st, jk.popcount(missing), lst == 1, counters, log, nlog, do_log, base + i)
                     st.present[s] |= missing
                     sc[USED] += jk.popcount(missing)
                 new_dirty = req & ~st.dirty[s]
@@ -347,7 +377,7 @@ def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
             elif missing:
                 read_from_storage = True
                 if mode == MODE_LRU:  # the demanded blocks only, one request per contiguous run
-                    nlog = _make_room(st, jk.popcount(missing), counters, log, nlog, do_log, base + i)
+                    nlog = _make_room(st, jk.popcount(missing), False, counters, log, nlog, do_log, base + i)
                     b = 0
                     while b < k:
                         if (missing >> np.uint64(b)) & ONE:
@@ -366,7 +396,7 @@ def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
                 else:  # the whole aligned segment, in one request
                     full = (ONE << np.uint64(k)) - ONE if k < 64 else ~np.uint64(0)
                     new = full & ~st.present[s]
-                    nlog = _make_room(st, jk.popcount(new), counters, log, nlog, do_log, base + i)
+                    nlog = _make_room(st, jk.popcount(new), True, counters, log, nlog, do_log, base + i)
                     counters[C.DEV_READS] += k
                     counters[C.DEV_READ_REQS] += 1
                     counters[PREFETCHED] += jk.popcount(new & ~req)
@@ -380,7 +410,7 @@ def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
                 _join(st, s, 1, counters)
             elif read_from_storage or lst == 1:
                 _join(st, s, 1, counters)
-                if read_from_storage:
+                if read_from_storage and not sc[SHORT_ONLY]:
                     while sc[N_L1] > fsc[N1]:
                         _cull(st, jk.list_back(st.link, st.which.shape[0]), counters)
             else:  # a cache hit in L2, or a write to a segment in L2 or not in memory
@@ -413,6 +443,7 @@ class _SegmentKernel(Kernel):
         sc[CAP], sc[K], sc[MODE] = cap, k, self.mode
         sc[WFRONT] = sc[WFRONT + 3] = -1
         sc[UPDATE_EVERY] = getattr(params, "update_every", 3)
+        sc[SHORT_ONLY] = CULL_WHEN[getattr(params, "cull_when", "always")]
         frac = getattr(params, "window_fraction", 0.05)
         b = max(1, int(round(frac * cap / k)))
         sc[B] = b if self.mode == MODE_ADAPTIVE else 0  # only adaptive culling needs B1 and B2
@@ -460,7 +491,7 @@ class SegPrefetch(_SegmentKernel):
     mode = MODE_PREFETCH
 
 
-@register("seg_cull_fixed", SegmentParams)
+@register("seg_cull_fixed", CullParams)
 class SegCullFixed(_SegmentKernel):
     """Segment prefetch with culling into a second list, L1 fixed at half the memory (paper 2, Fig. 8)."""
 

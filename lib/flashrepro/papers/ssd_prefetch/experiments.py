@@ -27,6 +27,8 @@ FIG8_CACHE_PAGES = 32  # 128 KiB, as printed
 FIG8_SENSITIVITY_PAGES = 128 * 256  # 128 MiB: 128 KiB holds a single 128 KiB segment
 PROPOSED, EXISTING = "seg_cull_adaptive", "seg_lru"
 FIG8_POLICIES = ["seg_cull_adaptive", "seg_cull_fixed", "seg_prefetch"]
+ALL_POLICIES = [EXISTING, *FIG8_POLICIES[::-1]]  # existing, prefetch only, fixed culling, adaptive culling
+AMBIGUITY_CACHES_MIB = [512, 32]  # the main cache, and one where T1's memory is short
 S_SWEEP = [0.0, 0.25, 1.0, 4.0, 16.0]
 READ_SIZE_BUCKETS_KIB = [4, 8, 16, 32, 64, 128, 256]
 
@@ -76,6 +78,14 @@ def improvement(rows: pl.DataFrame, by: list[str], proposed: str = PROPOSED, exi
                            for c in cols])
 
 
+def improvements(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+    """:func:`improvement` of every prefetching policy in ``rows`` over the existing one, with a ``policy``
+    column: which part of the proposal (prefetch, culling, adaptation) brings what."""
+    parts = [improvement(rows, by, p).with_columns(policy=pl.lit(p)) for p in ALL_POLICIES[1:]
+             if p in set(rows["policy"])]
+    return pl.concat(parts).select("policy", pl.all().exclude("policy"))
+
+
 # --- Fig. 4 -------------------------------------------------------------------------------------------------
 def fig4_model(sizes_kib=(4, 8, 16, 32, 64, 128, 256, 512, 1024)) -> pl.DataFrame:
     return pl.DataFrame([{"curve": name, "size_kib": s, "ms": float(c.time(s * 1024)) * 1e3, "source": "model"}
@@ -93,16 +103,18 @@ def fig4_replay(target, sizes_kib=(4, 8, 16, 32, 64, 128, 256, 512), n_reads: in
 
 
 # --- Figs. 6-8 ----------------------------------------------------------------------------------------------
-def fig6(traces: dict[str, Trace], segments=FIG6_SEGMENTS_KIB, capacity_pages: int = CACHE_PAGES) -> pl.DataFrame:
-    """Bandwidth against segment size, proposed and existing, every workload, 512 MiB."""
+def fig6(traces: dict[str, Trace], segments=FIG6_SEGMENTS_KIB, capacity_pages: int = CACHE_PAGES,
+         policies=ALL_POLICIES) -> pl.DataFrame:
+    """Bandwidth against segment size, every workload, 512 MiB: the existing scheme, the proposal, and the
+    proposal's parts (prefetch alone, prefetch with fixed culling)."""
     cases = [(tr, p, capacity_pages, {"segment_kib": s}) for tr in traces.values() for s in segments
-             for p in (EXISTING, PROPOSED)]
+             for p in policies]
     return _grid(cases, "Fig. 6")
 
 
-def fig7(t1: Trace, caches_mib=FIG7_CACHES_MIB, segments=FIG6_SEGMENTS_KIB) -> pl.DataFrame:
-    """T1's improvement against cache size, one series per segment size."""
-    cases = [(t1, p, m * 256, {"segment_kib": s}) for m in caches_mib for s in segments for p in (EXISTING, PROPOSED)]
+def fig7(t1: Trace, caches_mib=FIG7_CACHES_MIB, segments=FIG6_SEGMENTS_KIB, policies=ALL_POLICIES) -> pl.DataFrame:
+    """T1's improvement against cache size, one series per segment size (every policy, as in Fig. 6)."""
+    cases = [(t1, p, m * 256, {"segment_kib": s}) for m in caches_mib for s in segments for p in policies]
     return _grid(cases, "Fig. 7")
 
 
@@ -143,25 +155,45 @@ def s_sweep(t1: Trace, t1x5: Trace, steps=S_SWEEP, segment_kib: int = 32) -> pl.
     return _grid(cases, "S sweep")
 
 
-def large_read_sensitivity(seed: int, segments=FIG6_SEGMENTS_KIB, capacity_pages: int = CACHE_PAGES,
-                           n: int | None = None) -> pl.DataFrame:
-    """T2 and T3 with their sequential reads issued as 64-128 KiB requests instead of 4-64 KiB ones (a
-    declared assumption the paper does not fix): the improvement per segment size."""
+def _model_variants(cases, seed: int, segments, capacity_pages: int, n: int | None) -> pl.DataFrame:
+    """Improvement of the proposal over the existing scheme per segment size, on variants of the PCMark
+    models: ``cases`` are (label columns, workload, model fields to change)."""
     import dataclasses
 
     from ...traces.pcmark import MODELS, generate
 
     rows = []
-    for w in ("T2-application-loading", "T3-xp-startup"):
-        for label, sizes in (("4-64 KiB requests (default)", (4, 8, 16, 32, 64)), ("64-128 KiB requests", (64, 128))):
-            m = dataclasses.replace(MODELS[w], seq_request_kib=sizes)
-            tr = generate(m, seed, n_requests=n, name=f"pcmark/{w}")
-            for s in segments:
-                a, b = run(tr, PROPOSED, capacity_pages, s), run(tr, EXISTING, capacity_pages, s)
-                rows.append({"workload": tr.name, "requests": label, "segment_kib": s,
-                             "improvement": a["mb_s"] / b["mb_s"] - 1,
-                             "read_improvement": a["read_mb_s"] / b["read_mb_s"] - 1})
+    for labels, w, change in cases:
+        tr = generate(dataclasses.replace(MODELS[w], **change), seed, n_requests=n, name=f"pcmark/{w}")
+        for s in segments:
+            a, b = run(tr, PROPOSED, capacity_pages, s), run(tr, EXISTING, capacity_pages, s)
+            rows.append({"workload": tr.name, **labels, "segment_kib": s, "improvement": a["mb_s"] / b["mb_s"] - 1,
+                         "read_improvement": a["read_mb_s"] / b["read_mb_s"] - 1,
+                         "hit_ratio_existing": b["hit_ratio"], "hit_ratio_proposed": a["hit_ratio"]})
     return pl.DataFrame(rows)
+
+
+def large_read_sensitivity(seed: int, segments=FIG6_SEGMENTS_KIB, capacity_pages: int = CACHE_PAGES,
+                           n: int | None = None) -> pl.DataFrame:
+    """T2 and T3 with their sequential reads issued as 64-128 KiB requests instead of 4-64 KiB ones (a
+    declared assumption the paper does not fix): the improvement per segment size."""
+    cases = [({"requests": label}, w, {"seq_request_kib": sizes}) for w in ("T2-application-loading", "T3-xp-startup")
+             for label, sizes in (("4-64 KiB requests (default)", (4, 8, 16, 32, 64)),
+                                  ("64-128 KiB requests", (64, 128)))]
+    return _model_variants(cases, seed, segments, capacity_pages, n)
+
+
+T1_LOCALITY = [("default (zipf_s 0.9, p_continue 0.7)", {}), ("p_continue 0.5", {"p_continue": 0.5}),
+               ("p_continue 0.9", {"p_continue": 0.9}), ("zipf_s 0.6", {"zipf_s": 0.6}),
+               ("zipf_s 1.2", {"zipf_s": 1.2})]
+
+
+def t1_locality_sensitivity(seed: int, segments=FIG6_SEGMENTS_KIB, capacity_pages: int = CACHE_PAGES,
+                            n: int | None = None, variants=T1_LOCALITY) -> pl.DataFrame:
+    """T1 is uncalibrated: its improvement per segment size when its file popularity (``zipf_s``) and the
+    chance a request continues the previous one (``p_continue``) change."""
+    return _model_variants([({"t1_variant": label}, "T1-general-usage", change) for label, change in variants],
+                           seed, segments, capacity_pages, n)
 
 
 def readahead_baseline(traces: dict[str, Trace], capacity_pages: int = CACHE_PAGES) -> pl.DataFrame:
@@ -169,22 +201,25 @@ def readahead_baseline(traces: dict[str, Trace], capacity_pages: int = CACHE_PAG
     return _grid([(tr, "linux_readahead", capacity_pages, {}) for tr in traces.values()], "read-ahead")
 
 
-def ambiguities(t1: Trace, t2: Trace, segment_kib: int = 32, capacity_pages: int = CACHE_PAGES) -> pl.DataFrame:
-    """What the open choices change, on T1 and T2 (improvement of the proposed policy over the existing one,
-    on every read-time curve, for all requests and for reads only)."""
+def ambiguities(t1: Trace, t2: Trace, segment_kib: int = 32, caches_mib=AMBIGUITY_CACHES_MIB) -> pl.DataFrame:
+    """What the open choices change, on T1 and T2 at the main cache and at one where memory is short
+    (improvement of the proposed policy over the existing one, on every read-time curve, for all requests and
+    for reads only)."""
     rows = []
-    variants = [("default (S=1, B = 5%, every 3 hits, N1 >= B1)", {}),
+    variants = [("default (S=1, B = 5%, every 3 hits, N1 >= B1, cull at once)", {}),
                 ("N1 may fall to 0 (the feedback can lock up)", {"n1_floor": "zero"}),
                 ("S = 0 (N1 stays at M/2k)", {"step": 0.0}),
                 ("B1/B2 = 2% of memory", {"window_fraction": 0.02}),
                 ("B1/B2 = 10% of memory", {"window_fraction": 0.10}), ("update every hit", {"update_every": 1}),
-                ("update every 10 hits", {"update_every": 10})]
-    for tr in (t1, t2):
-        base = run(tr, EXISTING, capacity_pages, segment_kib)
-        for label, params in variants:
-            r = run(tr, PROPOSED, capacity_pages, segment_kib, **params)
-            for curve in CURVES:
-                rows.append({"workload": tr.name, "variant": label, "curve": curve,
-                             "improvement_all": r[f"mb_s_{curve}"] / base[f"mb_s_{curve}"] - 1,
-                             "improvement_reads": r[f"read_mb_s_{curve}"] / base[f"read_mb_s_{curve}"] - 1})
+                ("update every 10 hits", {"update_every": 10}),
+                ("cull only when memory is short", {"cull_when": "memory_short"})]
+    for cache in caches_mib:
+        for tr in (t1, t2):
+            base = run(tr, EXISTING, cache * 256, segment_kib)
+            for label, params in variants:
+                r = run(tr, PROPOSED, cache * 256, segment_kib, **params)
+                for curve in CURVES:
+                    rows.append({"cache_mib": cache, "workload": tr.name, "variant": label, "curve": curve,
+                                 "improvement_all": r[f"mb_s_{curve}"] / base[f"mb_s_{curve}"] - 1,
+                                 "improvement_reads": r[f"read_mb_s_{curve}"] / base[f"read_mb_s_{curve}"] - 1})
     return pl.DataFrame(rows)

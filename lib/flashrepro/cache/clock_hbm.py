@@ -39,6 +39,7 @@ import typing
 import numpy as np
 from numba import njit
 
+from .. import jitkit as jk
 from . import contract as C
 from . import hybrid as H
 from .registry import Kernel, register
@@ -134,107 +135,19 @@ COUNTERS = C.BASE + H.TIER_COUNTERS + (
 )
 
 
-@njit(cache=True, inline="always")
-def _evaluate(lvl, cnt, x, counters):
-    old = lvl[x]
-    new = _NEXT[old * 4 + cnt[x]]
-    cnt[x] = 0
-    if new != old:
-        lvl[x] = new
-        if new > old:
-            counters[LEVEL_UPS] += 1
-        else:
-            counters[LEVEL_DOWNS] += 1
-
-
-@njit(cache=True)
-def _dram_pick(state, counters, levels, sweep, dram_ref):
-    """The DRAM hand's victim frame (a page at level 1 or 2, unreferenced with ``dram_ref``); the hand ends
-    past it, so the frame's next page is the last the hand reaches."""
-    ref, cnt, lvl, sc = state.ref, state.cnt, state.lvl, state.sc
-    D = sc[H.DCAP]
-    h = sc[H.DHAND]
-    while True:
-        x = h
-        if levels and not sweep:
-            _evaluate(lvl, cnt, x, counters)
-        found = False
-        if dram_ref and ref[x]:
-            ref[x] = 0
-        elif lvl[x] <= 2:
-            found = True
-        h += 1
-        if h == D:
-            h = 0
-            if levels and sweep:  # one rotation ends: every page re-evaluated at once (the leaving victim aside)
-                for y in range(D):
-                    if not (found and y == x):
-                        _evaluate(lvl, cnt, y, counters)
-        if found:
-            sc[H.DHAND] = h
-            return x
-
-
-@njit(cache=True)
-def _nvm_take(state, counters, log, nlog, do_log, ref_no):
-    """A free NVM frame in ``sc[TAKEN]``: from the free stack, a never-used frame, or the NVM hand's victim
-    (the first eviction candidate unread since the hand's last pass; the hand reclassifies the pages it
-    passes). Returns ``nlog``."""
-    where, funit, dirty, ref, cnt, lvl, free, sc = state
-    x = H.nvm_free_frame(free, sc)
-    if x >= 0:
-        sc[H.TAKEN] = x
-        return nlog
-    D, N = sc[H.DCAP], sc[H.NCAP]
-    h = sc[H.NHAND]
-    while True:
-        x = D + h
-        if lvl[x] == EVICTION_CAND and cnt[x] == 0:
-            break
-        new = MIGRATION_CAND if cnt[x] else EVICTION_CAND
-        if new != lvl[x]:
-            lvl[x] = new
-            counters[TO_MIGRATION if new == MIGRATION_CAND else TO_EVICTION] += 1
-        cnt[x] = 0
-        ref[x] = 0
-        h += 1
-        if h == N:
-            h = 0
-    nlog = H.evict_frame(where, funit, dirty, x, H.NVM, counters, log, nlog, do_log, ref_no)
-    h += 1
-    if h == N:
-        h = 0
-    sc[H.NHAND] = h
-    sc[H.TAKEN] = x
-    return nlog
-
-
-@njit(cache=True, inline="always")
-def _to_nvm(state, x, g, l1_class, l2_class, counters, log, nlog, do_log, ref_no):
-    """The page in DRAM frame ``x`` moves to NVM frame ``g`` (a migration copy); its class from its level."""
-    where, funit, dirty, ref, cnt, lvl, free, sc = state
-    v = funit[x]
-    funit[g] = v
-    where[v] = g
-    dirty[g] = dirty[x]
-    ref[g] = 0
-    cnt[g] = 0
-    lvl[g] = l1_class if lvl[x] <= 1 else l2_class
-    funit[x] = -1
-    counters[H.MIG_DN] += 1
-    if do_log:
-        nlog = C.row(log, nlog, ref_no, C.IO_WRITE, C.MIGRATION, v, 1, H.NVM)
-    return nlog
-
-
 @njit(cache=True)
 def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, levels, sweep, read_level, write_level,
               promote_level, l1_class, l2_class, promote_before, dram_ref, nvm_to_dram):
+    # Written out in one function: helpers that take the state's arrays (even inlined ones) cost this loop half
+    # its speed (measured), so each step of Algorithm 1 appears once, with flags saying which case it serves.
     unit, event = refs.unit, refs.event
     where, funit, dirty, ref, cnt, lvl, free, sc = state
-    D = sc[H.DCAP]
+    D, N = sc[H.DCAP], sc[H.NCAP]
+    promote = nvm_to_dram and D > 0
     hits = write_hits = write_refs = dev_reads = dirtyings = 0
     hits_d = hits_n = writes_d = writes_n = write_hits_n = 0
+    evictions = written = wb_d = wb_n = mig_dn = mig_nd = swaps = fills = 0
+    ups = downs = to_mig = to_evict = 0
     rl = np.uint8(read_level if levels else 1)
     wl = np.uint8(write_level if levels else 1)
     pl_ = np.uint8(promote_level if levels else 1)
@@ -244,6 +157,8 @@ def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, le
         if do_log and nlog + 3 > log.shape[0]:  # a read, an NVM eviction and a migration at most
             stop = i
             break
+        if i + jk.PREFETCH_DISTANCE < n:
+            jk.prefetch(where, unit[i + jk.PREFETCH_DISTANCE])
         p = unit[i]
         w = np.uint8(event[i])
         f = where[p]
@@ -253,87 +168,185 @@ def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, le
         hits += hit
         write_hits += hit & w
         write_refs += w
-        if not hit:
-            if not w:  # a swap: the page is read from flash
-                dev_reads += 1
-                counters[H.FILLS_D if D > 0 else H.FILLS_N] += 1
-                if do_log:
-                    nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, H.DRAM if D > 0 else H.NVM)
-            if D > 0:
-                if sc[H.DUSED] < D:
-                    f = sc[H.DUSED]
-                    sc[H.DUSED] += 1
-                else:  # MigrateToNVMsBuffer
-                    f = _dram_pick(state, counters, levels, sweep, dram_ref)
-                    if sc[H.NCAP] > 0:
-                        nlog = _nvm_take(state, counters, log, nlog, do_log, base + i)
-                        nlog = _to_nvm(state, f, sc[H.TAKEN], l1_class, l2_class, counters, log, nlog, do_log,
-                                       base + i)
-                    else:
-                        nlog = H.evict_frame(where, funit, dirty, f, H.DRAM, counters, log, nlog, do_log, base + i)
-                lvl[f] = wl if w else rl
-            else:  # no DRAM at all: the page enters NVM
-                nlog = _nvm_take(state, counters, log, nlog, do_log, base + i)
-                f = sc[H.TAKEN]
-                lvl[f] = l1_class if (wl if w else rl) <= 1 else l2_class
-            funit[f] = p
-            where[p] = f
-            dirty[f] = 0
-            ref[f] = 0
-            cnt[f] = 0
-        # SetPageBitFlags(p, op)
-        if f < D:
-            hits_d += hit
+        # --- line 7, SetPageBitFlags, for a page found in the buffer -------------------------------------
+        if hit and f < D:
+            hits_d += 1
             writes_d += w
             ref[f] = 1
             if w:
-                if cnt[f] < 3:
-                    cnt[f] += 1
+                cnt[f] = min(cnt[f] + 1, 3)
                 dirtyings += 1 - dirty[f]
                 dirty[f] = 1
             continue
-        hits_n += hit
-        was_referenced = ref[f]
-        ref[f] = 1
-        if not w:
-            cnt[f] = 1  # read since the NVM hand last passed
-            continue
-        write_hits_n += hit
-        dirtyings += 1 - dirty[f]
-        if not (nvm_to_dram and D > 0 and (was_referenced or not promote_before)):
-            dirty[f] = 1
-            writes_n += 1
-            continue
-        # MigrateToDRAMBuffer: p leaves NVM frame f for DRAM
-        if sc[H.DUSED] < D:
-            g = sc[H.DUSED]
-            sc[H.DUSED] += 1
-            funit[f] = -1
-            free[sc[H.NFREE]] = f
-            sc[H.NFREE] += 1
-            counters[H.MIG_ND] += 1
+        src = -1  # p's NVM frame when a write moves it to DRAM (lines 8-11)
+        if hit:
+            hits_n += 1
+            was_referenced = ref[f]
+            ref[f] = 1
+            if not w:
+                cnt[f] = 1  # read since the NVM hand last passed
+                continue
+            write_hits_n += 1
+            dirtyings += 1 - dirty[f]
+            if not (promote and (was_referenced or not promote_before)):
+                dirty[f] = 1
+                writes_n += 1
+                continue
+            src = f  # MigrateToDRAMBuffer
+            mig_nd += 1
             if do_log:
                 nlog = C.row(log, nlog, base + i, C.IO_READ, C.MIGRATION, p, 1, H.DRAM)
-        else:  # DRAM is full: p swaps places with the DRAM hand's victim
-            g = _dram_pick(state, counters, levels, sweep, dram_ref)
-            counters[H.MIG_ND] += 1
-            counters[PROMOTE_SWAPS] += 1
+        elif not w:  # a miss that reads the page from flash: a swap
+            dev_reads += 1
+            fills += 1
             if do_log:
-                nlog = C.row(log, nlog, base + i, C.IO_READ, C.MIGRATION, p, 1, H.DRAM)
-            nlog = _to_nvm(state, g, f, l1_class, l2_class, counters, log, nlog, do_log, base + i)
-        funit[g] = p
-        where[p] = g
-        dirty[g] = 1
-        ref[g] = 1
-        cnt[g] = 1  # this write
-        lvl[g] = pl_
-        writes_d += 1
-    C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, 0, 0, dirtyings, 0)
+                nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, H.DRAM if D > 0 else H.NVM)
+        # --- p needs a DRAM frame g (lines 1-6 and 10); the DRAM hand's victim leaves g when DRAM is full ----
+        g = -1
+        victim = -1  # the DRAM page leaving g
+        if D > 0:
+            if sc[H.DUSED] < D:
+                g = sc[H.DUSED]
+                sc[H.DUSED] += 1
+            else:  # the DRAM hand: Table 2 once per rotation, the first page at level 1 or 2
+                h = sc[H.DHAND]
+                while True:
+                    x = h
+                    if levels and not sweep:
+                        old = lvl[x]
+                        new = _NEXT[old * 4 + cnt[x]]
+                        cnt[x] = 0
+                        if new != old:
+                            lvl[x] = new
+                            ups += new > old
+                            downs += new < old
+                    found = False
+                    if dram_ref and ref[x]:
+                        ref[x] = 0
+                    elif lvl[x] <= 2:
+                        found = True
+                    h += 1
+                    if h == D:
+                        h = 0
+                        if levels and sweep:  # a rotation ends: every page re-evaluated (the leaving victim aside)
+                            for y in range(D):
+                                if found and y == x:
+                                    continue
+                                old = lvl[y]
+                                new = _NEXT[old * 4 + cnt[y]]
+                                cnt[y] = 0
+                                if new != old:
+                                    lvl[y] = new
+                                    ups += new > old
+                                    downs += new < old
+                    if found:
+                        break
+                sc[H.DHAND] = h
+                g = x
+                victim = funit[g]
+        # --- an NVM frame t: for the DRAM victim (it migrates) or, with no DRAM, for p itself ------------------
+        t = -1
+        if src >= 0:
+            if victim >= 0:
+                t = src  # swap: the DRAM victim takes the NVM frame p leaves
+                swaps += 1
+            else:
+                funit[src] = -1  # DRAM had room: p's NVM frame is free
+                free[sc[H.NFREE]] = src
+                sc[H.NFREE] += 1
+        elif N > 0 and (victim >= 0 or D == 0):
+            t = H.nvm_free_frame(free, sc)
+            if t < 0:  # the NVM hand: the first eviction candidate unread since its last pass
+                h = sc[H.NHAND]
+                while True:
+                    t = D + h
+                    if lvl[t] == EVICTION_CAND and cnt[t] == 0:
+                        break
+                    if cnt[t]:
+                        to_mig += lvl[t] != MIGRATION_CAND
+                        lvl[t] = MIGRATION_CAND
+                    else:
+                        to_evict += lvl[t] != EVICTION_CAND
+                        lvl[t] = EVICTION_CAND
+                    cnt[t] = 0
+                    ref[t] = 0
+                    h += 1
+                    if h == N:
+                        h = 0
+                h += 1
+                if h == N:
+                    h = 0
+                sc[H.NHAND] = h
+                v = funit[t]  # only NVM pages are evicted to flash: a dirty one is written, a clean one dropped
+                where[v] = -1
+                evictions += 1
+                if dirty[t]:
+                    written += 1
+                    wb_n += 1
+                    if do_log:
+                        nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, H.NVM)
+        # --- the DRAM victim moves to NVM frame t, or leaves for flash when there is no NVM ------------------
+        if victim >= 0:
+            if t >= 0:
+                funit[t] = victim
+                where[victim] = t
+                dirty[t] = dirty[g]
+                ref[t] = 0
+                cnt[t] = 0
+                lvl[t] = l1_class if lvl[g] <= 1 else l2_class
+                mig_dn += 1
+                if do_log:
+                    nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.MIGRATION, victim, 1, H.NVM)
+            else:
+                where[victim] = -1
+                evictions += 1
+                if dirty[g]:
+                    written += 1
+                    wb_d += 1
+                    if do_log:
+                        nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, victim, 1, H.DRAM)
+        # --- p takes its frame, with this access's bits set ----------------------------------------------------
+        if g >= 0:
+            funit[g] = p
+            where[p] = g
+            ref[g] = 1
+            if src >= 0:  # moved up by this write
+                dirty[g] = 1
+                cnt[g] = 1
+                lvl[g] = pl_
+                writes_d += 1
+            else:
+                dirty[g] = w
+                cnt[g] = w
+                lvl[g] = wl if w else rl
+                writes_d += w
+                dirtyings += w
+        else:  # no DRAM: p enters NVM frame t
+            funit[t] = p
+            where[p] = t
+            ref[t] = 1
+            dirty[t] = w
+            cnt[t] = 1 - w  # a read is a read since the NVM hand last passed
+            lvl[t] = l1_class if (wl if w else rl) <= 1 else l2_class
+            writes_n += w
+            dirtyings += w
+    C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, written, written,
+               dirtyings, evictions)
     counters[H.HITS_D] += hits_d
     counters[H.HITS_N] += hits_n
     counters[H.WRITES_D] += writes_d
     counters[H.WRITES_N] += writes_n
     counters[H.WRITE_HITS_N] += write_hits_n
+    counters[H.MIG_DN] += mig_dn
+    counters[H.MIG_ND] += mig_nd
+    counters[H.FILLS_D if D > 0 else H.FILLS_N] += fills
+    counters[H.WB_D] += wb_d
+    counters[H.WB_N] += wb_n
+    counters[LEVEL_UPS] += ups
+    counters[LEVEL_DOWNS] += downs
+    counters[TO_MIGRATION] += to_mig
+    counters[TO_EVICTION] += to_evict
+    counters[PROMOTE_SWAPS] += swaps
     return stop, nlog
 
 

@@ -43,7 +43,7 @@ HAND, USED, CAPACITY = 0, 1, 2
 
 
 @njit(cache=True)
-def _clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log, insert_referenced, cache_reads):
+def _clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log, insert_referenced, no_read_alloc):
     unit, event = refs.unit, refs.event
     page_frame, frame_page, ref, dirty, sc = state
     capacity = sc[CAPACITY]
@@ -69,12 +69,13 @@ def _clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log, 
         write_refs += w
         if hit:
             ref[f] = 1
-        elif not (w or cache_reads):  # a read that bypasses the cache: read from the device, the hand stays
-            dev_reads += 1
-            if do_log:
-                nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
-            continue
         else:
+            if no_read_alloc is not None:  # (pruned at compile time when None: the default keeps its code)
+                if not w:  # a read that bypasses the cache: read from the device, the hand stays
+                    dev_reads += 1
+                    if do_log:
+                        nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
+                    continue
             dev_reads += 1 - w  # a write miss covers the whole page: no read needed
             if do_log and not w:
                 nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
@@ -126,7 +127,7 @@ class Clock(Kernel):
 
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
         return _clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log, params.insert_referenced,
-                           params.cache_reads)
+                           None if params.cache_reads else 1)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         hand, used, capacity = state.sc[HAND], state.sc[USED], state.sc[CAPACITY]

@@ -13,7 +13,7 @@ QUICK := $(patsubst notebooks/%.ipynb,build/quick/%.ipynb,$(NOTEBOOKS))
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: all quick test lint bench lab clean nbval-refresh install lock paper0 paper1 paper4 fit4
+.PHONY: all quick test lint bench lab clean nbval-refresh install lock paper0 paper1 paper3 paper4 fit4
 
 all: results/claims.csv  ## every notebook at paper scale: results/*.csv, figures/*.png|pdf, results/claims.csv
 	@echo "done: tables in results/, figures in figures/, executed notebooks in build/paper/"
@@ -51,6 +51,7 @@ quick: $(QUICK)  ## every notebook at a small scale
 
 paper0: build/paper/00_workloads.ipynb  ## one notebook at paper scale
 paper1: build/paper/01_bs_clock.ipynb
+paper3: build/paper/03_clock_hbm.ipynb
 paper4: build/paper/04_2rpp.ipynb
 
 fit4: $(STAMP)  ## refit paper 4's OLTP models to Figs. 1-2 -> data/paper/2rpp_models.json (a few minutes)

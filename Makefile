@@ -13,7 +13,7 @@ QUICK := $(patsubst notebooks/%.ipynb,build/quick/%.ipynb,$(NOTEBOOKS))
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: all quick test lint bench lab clean nbval-refresh install lock paper0 paper1 paper2 paper4 paper5 fit4
+.PHONY: all quick test lint bench lab clean nbval-refresh install lock paper0 paper1 paper2 paper3 paper4 paper5 fit4
 
 all: results/claims.csv  ## every notebook at paper scale: results/*.csv, figures/*.png|pdf, results/claims.csv
 	@echo "done: tables in results/, figures in figures/, executed notebooks in build/paper/"
@@ -52,6 +52,7 @@ quick: $(QUICK)  ## every notebook at a small scale
 paper0: build/paper/00_workloads.ipynb  ## one notebook at paper scale
 paper1: build/paper/01_bs_clock.ipynb
 paper2: build/paper/02_ssd_prefetch.ipynb
+paper3: build/paper/03_clock_hbm.ipynb
 paper4: build/paper/04_2rpp.ipynb
 paper5: build/paper/05_write_once.ipynb
 

@@ -53,8 +53,9 @@ class _Book:
         return self.hits, self.ios, self.c
 
 
-def _lru_family(pages, is_write, capacity, flush_at_end, choose_victim):
-    """An LRU list (an OrderedDict, least recent first) whose victim ``choose_victim(cache)`` picks."""
+def _lru_family(pages, is_write, capacity, flush_at_end, choose_victim, cache_reads=True):
+    """An LRU list (an OrderedDict, least recent first) whose victim ``choose_victim(cache)`` picks. Without
+    ``cache_reads`` a read miss is read from the device and not kept."""
     b = _Book()
     cache = OrderedDict()  # page -> dirty
     for i, (p, w) in enumerate(zip(pages, is_write, strict=True)):
@@ -65,6 +66,8 @@ def _lru_family(pages, is_write, capacity, flush_at_end, choose_victim):
         else:
             if not w:
                 b.read(i, p)
+                if not cache_reads:
+                    continue
             if len(cache) == capacity:
                 victim = choose_victim(cache)
                 b.c["evictions"] += 1
@@ -77,8 +80,8 @@ def _lru_family(pages, is_write, capacity, flush_at_end, choose_victim):
     return b.end(list(cache), {p for p, d in cache.items() if d}, len(pages), flush_at_end)
 
 
-def lru(pages, is_write, capacity, flush_at_end=False):
-    return _lru_family(pages, is_write, capacity, flush_at_end, lambda cache: next(iter(cache)))
+def lru(pages, is_write, capacity, flush_at_end=False, cache_reads=True):
+    return _lru_family(pages, is_write, capacity, flush_at_end, lambda cache: next(iter(cache)), cache_reads)
 
 
 def cflru(pages, is_write, capacity, flush_at_end=False, window_fraction=0.5):
@@ -93,9 +96,10 @@ def cflru(pages, is_write, capacity, flush_at_end=False, window_fraction=0.5):
     return _lru_family(pages, is_write, capacity, flush_at_end, victim)
 
 
-def clock(pages, is_write, capacity, flush_at_end=False, insert_referenced=False):
+def clock(pages, is_write, capacity, flush_at_end=False, insert_referenced=False, cache_reads=True):
     """CLOCK as FIFO with reinsertion (libCacheSim's formulation): the queue's left end is under the
-    hand; a referenced page there loses its bit and goes to the right end."""
+    hand; a referenced page there loses its bit and goes to the right end. Without ``cache_reads`` a read
+    miss is read from the device and not kept."""
     b = _Book()
     queue = deque()  # entries [page, referenced]
     where = {}  # page -> entry
@@ -108,6 +112,8 @@ def clock(pages, is_write, capacity, flush_at_end=False, insert_referenced=False
         else:
             if not w:
                 b.read(i, p)
+                if not cache_reads:
+                    continue
             if len(queue) == capacity:
                 while queue[0][1]:
                     e = queue.popleft()
@@ -204,12 +210,17 @@ SEPARATE_TESTS = {"seg_lru": "test_segment.py", "seg_prefetch": "test_segment.py
                   "linux_readahead": "test_segment.py"}
 
 # policy name -> (reference function, parameter names it accepts)
-REFERENCES = {"lru": (lru, ()), "clock": (clock, ("insert_referenced",)), "cflru": (cflru, ()),
+REFERENCES = {"lru": (lru, ("cache_reads",)), "clock": (clock, ("insert_referenced", "cache_reads")),
+              "cflru": (cflru, ()),
               "spatial_clock": (spatial_clock, ("insert_referenced",)),
               "bs_clock": (bs_clock, ("insert_referenced", "max_counts_victim"))}
 from reference_write_once import REFERENCES_WRITE_ONCE  # noqa: E402  (paper 5's references live there)
 
 REFERENCES.update(REFERENCES_WRITE_ONCE)
+
+from reference_clock_hbm import REFERENCES as _PAPER3  # noqa: E402  (paper 3's hybrid buffers, own module)
+
+REFERENCES.update(_PAPER3)
 
 
 # ---------------------------------------------------------------------------------------------------

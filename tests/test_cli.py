@@ -28,13 +28,13 @@ def test_simulate_prints_counters(capsys, data_dir):
 def test_simulate_with_param(capsys, data_dir):
     code, out, _ = run(capsys, "simulate", "--policy", "clock", "--trace", str(data_dir / "formats/sample.spc"),
                        "--format", "spc", "--capacity-pages", "2", "--param", "insert_referenced=true")
-    assert code == 0 and json.loads(out)["params"] == {"insert_referenced": True}
+    assert code == 0 and json.loads(out)["params"] == {"insert_referenced": True, "cache_reads": True}
 
 
 @pytest.mark.parametrize("args,msg", [
-    (["--policy", "nope"], "registered policies: bs_clock, cflru, clock, linux_readahead, lru"),
+    (["--policy", "nope"], "registered policies: bs_clock, cflru, clock, clock_dnv, clock_hbm, linux_readahead, lru"),
     (["--policy", "lru", "--format", "nope"], "known formats: android-sql, arc"),
-    (["--policy", "clock", "--param", "bogus=1"], "valid: insert_referenced"),
+    (["--policy", "clock", "--param", "bogus=1"], "valid: cache_reads, insert_referenced"),
     (["--policy", "clock", "--param", "insert_referenced=maybe"], "not a boolean"),
 ])
 def test_simulate_errors(capsys, data_dir, args, msg):

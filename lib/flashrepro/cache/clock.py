@@ -22,9 +22,13 @@ class ClockParams:
     insert_referenced : bool
         False (default, as libCacheSim's ``Clock``): a new page enters with its reference bit clear, so
         it is evicted on the hand's next pass unless referenced again. True: it enters with the bit set.
+    cache_reads : bool
+        True (default): a read miss allocates the page. False: a read miss reads the page from the device
+        without allocating it (a write buffer; see :class:`~flashrepro.cache.lru.LRUParams`).
     """
 
     insert_referenced: bool = False
+    cache_reads: bool = True
 
 
 class ClockState(typing.NamedTuple):
@@ -39,7 +43,7 @@ HAND, USED, CAPACITY = 0, 1, 2
 
 
 @njit(cache=True)
-def _clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log, insert_referenced):
+def _clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log, insert_referenced, no_read_alloc):
     unit, event = refs.unit, refs.event
     page_frame, frame_page, ref, dirty, sc = state
     capacity = sc[CAPACITY]
@@ -66,6 +70,12 @@ def _clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log, 
         if hit:
             ref[f] = 1
         else:
+            if no_read_alloc is not None:  # (pruned at compile time when None: the default keeps its code)
+                if not w:  # a read that bypasses the cache: read from the device, the hand stays
+                    dev_reads += 1
+                    if do_log:
+                        nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
+                    continue
             dev_reads += 1 - w  # a write miss covers the whole page: no read needed
             if do_log and not w:
                 nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
@@ -116,7 +126,8 @@ class Clock(Kernel):
                           np.zeros(frames, np.uint8), sc)
 
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
-        return _clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log, params.insert_referenced)
+        return _clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log, params.insert_referenced,
+                           None if params.cache_reads else 1)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         hand, used, capacity = state.sc[HAND], state.sc[USED], state.sc[CAPACITY]

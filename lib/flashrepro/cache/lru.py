@@ -15,7 +15,17 @@ from .registry import Kernel, register
 
 @dataclasses.dataclass(frozen=True)
 class LRUParams:
-    """LRU has no parameters."""
+    """Parameters of LRU.
+
+    Attributes
+    ----------
+    cache_reads : bool
+        True (default): a read miss allocates the page (a demand-paged cache). False: a read miss reads the
+        page from the device without allocating it, so only written pages are ever held (a write buffer;
+        paper 3, CLOCK-HBM, leaves open whether its baselines cache reads).
+    """
+
+    cache_reads: bool = True
 
 
 class LRUState(typing.NamedTuple):
@@ -39,7 +49,7 @@ def new_lru_state(n_units: int, capacity: int) -> LRUState:
 
 
 @njit(cache=True)
-def _lru_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
+def _lru_step(refs, start, state, counters, log, nlog, outcome, base, do_log, no_read_alloc):
     # The list links frames, not pages: at a small capacity every list operation stays in a few cache lines,
     # and the only random access per reference is page_frame[p] (prefetched ahead), as in CLOCK.
     unit, event = refs.unit, refs.event
@@ -67,6 +77,12 @@ def _lru_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
         if hit:
             jk.list_unlink(link, f)
         else:
+            if no_read_alloc is not None:  # (pruned at compile time when None: the default keeps its code)
+                if not w:  # a read that bypasses the cache: read from the device, nothing moves
+                    dev_reads += 1
+                    if do_log:
+                        nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
+                    continue
             dev_reads += 1 - w  # a write miss covers the whole page: no read needed
             if do_log and not w:
                 nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
@@ -111,7 +127,8 @@ class LRU(Kernel):
         return new_lru_state(units.n, tiers["capacity_pages"])
 
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
-        return _lru_step(refs, start, state, counters, log, nlog, outcome, base, do_log)
+        return _lru_step(refs, start, state, counters, log, nlog, outcome, base, do_log,
+                         None if params.cache_reads else 1)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         order, frames = lru_order(state)

@@ -135,6 +135,21 @@ for _w in ("Browser", "Facebook", "Farmstory", "No5", "Navermap", "Tictoc", "Wor
     add(Workload(f"writeonce/{_w}", f"{_w} app file references (write-only-once paper, Table 2), calibrated model",
                  model="flashrepro.papers.write_once.workloads:model_trace", model_args=(_w,), papers=(5,)))
 
+# paper 3 (CLOCK-HBM), Table 4: models calibrated on each trace's read share and mean request size; the
+# originals (UMass Trace Repository, SNIA IOTTA FIU IODedup) when a user puts them in a trace folder. The
+# WebSearch rows are run as printed (model only) and with reads and writes swapped (the original's mix).
+_FIU_MERGED = (("merge_contiguous", True),)
+_P3 = [("financial1", "umass/Financial1.spc", "spc", ()), ("financial2", "umass/Financial2.spc", "spc", ())]
+_P3 += [(f"websearch{k}", None, None, ()) for k in (1, 2, 3)]
+_P3 += [(f"websearch{k}-corrected", f"umass/WebSearch{k}.spc", "spc", ()) for k in (1, 2, 3)]
+_P3 += [(f"mail-0{d}", f"fiu/cheetah.cs.fiu.edu-110108-113008.{d}.blkparse", "fiu", _FIU_MERGED)
+        for d in (2, 3, 6, 7, 8, 9)]
+_P3 += [(f"home{k}", f"fiu/homes-110108-112108.{k}.blkparse", "fiu", _FIU_MERGED) for k in (1, 2, 3, 4)]
+for _w, _rel, _fmt, _opts in _P3:
+    add(Workload(f"clockhbm/{_w}", f"{_w} (CLOCK-HBM Table 4), model calibrated on read share and mean size",
+                 real=RealSource(_rel, _fmt, _opts) if _rel else None,
+                 model="flashrepro.papers.clock_hbm.workloads:model_trace", model_args=(_w,), papers=(3,)))
+
 # --- real stand-ins (see ../shared/traces/MANIFEST.md for provenance) ------------------------------------
 _REAL = [
     ("real/personal_pc/mayun", "personal_pc_diskmon/mayun.txt", "diskmon", (), "DiskMon log of a personal PC",

@@ -1,0 +1,297 @@
+"""CLOCK-DNV (Kang et al. 2017) as paper 3 (Kim et al. 2019, Sec. II.2) describes it: a DRAM clock and an NVM
+clock, each page with a reference and a dirty bit.
+
+* Every page that misses enters DRAM (a read miss is read from flash first). When DRAM is full, the DRAM hand
+  takes the first unreferenced page (clearing the bits it passes): a dirty victim migrates to NVM, a clean
+  one is dropped ("when DRAM is full on a swap, dirty pages migrate to NVM and clean pages are dropped").
+  ``clean_to_free_nvm`` (default True) lets a clean victim take an NVM frame that is still free instead:
+  a cache never drops a page while it has free space (the property every policy of this package keeps);
+  once NVM is full, which is nearly always at paper scale, clean victims are dropped.
+* NVM pages stay in NVM when hit (there is no NVM -> DRAM migration). When NVM needs a frame, the NVM hand
+  takes the first unreferenced page, and BPLRU's block padding is applied "only within the hybrid buffer":
+  ``padding="buffer"`` (default) evicts every NVM page of the victim's flash block (``block_pages`` pages)
+  with it and also writes back the dirty DRAM pages of that block, which stay in DRAM, clean; ``"nvm"``
+  evicts the NVM block-mates only; ``"none"`` evicts the victim alone. No page is read from flash to pad.
+  Dirty pages are written, clean ones dropped; each page written is one row of the I/O log.
+
+A page enters DRAM with its reference bit set (the access that brought it in sets it, as in CLOCK-HBM's
+``SetPageBitFlags``) and NVM with it clear. With ``dram_pages=0`` (only in tiny property-test caches)
+pages enter NVM directly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+
+import numpy as np
+from numba import njit
+
+from .. import jitkit as jk
+from . import contract as C
+from . import hybrid as H
+from .registry import Kernel, register
+
+PADDINGS = ("buffer", "nvm", "none")
+
+
+@dataclasses.dataclass(frozen=True)
+class ClockDNVParams:
+    """Parameters of CLOCK-DNV (paper 3's description of Kang et al. 2017).
+
+    Attributes
+    ----------
+    dram_pages, nvm_pages : int
+        The tiers, 20% and 80% of ``capacity_pages`` unless both are given (paper 3, Table 3).
+    block_pages : int
+        Pages per flash block, the unit of block padding (Table 3: 64).
+    padding : str
+        ``"buffer"`` (default): an NVM eviction takes the victim's NVM block-mates with it and writes back its
+        dirty DRAM block-mates (kept, clean); ``"nvm"``: NVM block-mates only; ``"none"``: no padding.
+    clean_to_free_nvm : bool
+        True (default): a clean DRAM victim moves into a free NVM frame when there is one and is dropped
+        only when NVM is full. False: clean DRAM victims are always dropped (the description read literally;
+        it can drop a page while NVM has room).
+    """
+
+    dram_pages: int | None = C.tier(0.2, "DRAM pages (paper 3, Table 3: 20%)")
+    nvm_pages: int | None = C.tier(0.8, "NVM pages (paper 3, Table 3: 80%)")
+    block_pages: int = 64
+    padding: str = "buffer"
+    clean_to_free_nvm: bool = True
+
+    def __post_init__(self):
+        if self.padding not in PADDINGS:
+            raise ValueError(f"clock_dnv: padding must be one of {PADDINGS}, got {self.padding!r}")
+        if self.block_pages < 1:
+            raise ValueError(f"clock_dnv: block_pages must be at least 1, got {self.block_pages}")
+
+
+class DNVState(typing.NamedTuple):
+    where: np.ndarray  # int32 per unit: its frame, -1 if not in the buffer
+    funit: np.ndarray  # int32 per frame (DRAM 0..D-1, NVM D..D+N-1)
+    dirty: np.ndarray  # uint8 per frame
+    ref: np.ndarray  # uint8 per frame
+    free: np.ndarray  # int32 stack of free NVM frames
+    ublock: np.ndarray  # int32 per unit: its flash block (dense)
+    bstart: np.ndarray  # int32 per block + 1: the block's first unit (units are in page order)
+    sc: np.ndarray  # int64 scalars (hybrid.DHAND, ...)
+
+
+CLEAN_DROPS, BLOCK_EVICTIONS, PADDED_NVM, PADDED_DRAM = range(H.N_HYBRID, H.N_HYBRID + 4)
+COUNTERS = C.BASE + H.TIER_COUNTERS + (
+    C.Counter("clean_drops", None, "clean DRAM victims dropped (not moved to NVM)"),
+    C.Counter("block_evictions", None, "NVM evictions (each takes its block's NVM pages with it when padding)"),
+    C.Counter("padded_nvm_pages", None, "NVM pages evicted with a victim of their block"),
+    C.Counter("padded_dram_pages", None, "dirty DRAM pages written back with an NVM victim of their block"),
+)
+PAD_NONE, PAD_NVM, PAD_BUFFER = 0, 1, 2
+PAD_CODES = {"none": PAD_NONE, "nvm": PAD_NVM, "buffer": PAD_BUFFER}
+PAD_PAGES = 8  # sc slot after hybrid's: pages of a block one eviction may write (0 without padding)
+
+
+@njit(cache=True)
+def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, padding, clean_to_free_nvm):
+    # Written out in one function, each step once (helpers taking the state's arrays halve the speed: measured
+    # on CLOCK-HBM's kernel).
+    unit, event = refs.unit, refs.event
+    where, funit, dirty, ref, free, ublock, bstart, sc = state
+    D, N = sc[H.DCAP], sc[H.NCAP]
+    hits = write_hits = write_refs = dev_reads = dirtyings = 0
+    hits_d = hits_n = writes_d = writes_n = write_hits_n = 0
+    evictions = written = wb_d = wb_n = mig_dn = fills = 0
+    drops = block_evictions = padded_nvm = padded_dram = 0
+    rows = 3 + 2 * sc[PAD_PAGES]
+    n = unit.shape[0]
+    stop = n
+    for i in range(start, n):
+        if do_log and nlog + rows > log.shape[0]:  # a read, a migration, a victim and its block's pages
+            stop = i
+            break
+        if i + jk.PREFETCH_DISTANCE < n:
+            jk.prefetch(where, unit[i + jk.PREFETCH_DISTANCE])
+        p = unit[i]
+        w = np.uint8(event[i])
+        f = where[p]
+        hit = f >= 0
+        if do_log:
+            outcome[i] = hit
+        hits += hit
+        write_hits += hit & w
+        write_refs += w
+        if hit:
+            ref[f] = 1
+            if f < D:
+                hits_d += 1
+                writes_d += w
+            else:
+                hits_n += 1
+                writes_n += w
+                write_hits_n += w
+            if w:
+                dirtyings += 1 - dirty[f]
+                dirty[f] = 1
+            continue
+        if not w:
+            dev_reads += 1
+            fills += 1
+            if do_log:
+                nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, H.DRAM if D > 0 else H.NVM)
+        # --- p takes a DRAM frame g; when DRAM is full the DRAM clock's victim leaves it -----------------------
+        g = -1
+        victim = -1
+        if D > 0:
+            if sc[H.DUSED] < D:
+                g = sc[H.DUSED]
+                sc[H.DUSED] += 1
+            else:
+                h = sc[H.DHAND]
+                while ref[h]:
+                    ref[h] = 0
+                    h += 1
+                    if h == D:
+                        h = 0
+                g = h
+                h += 1
+                if h == D:
+                    h = 0
+                sc[H.DHAND] = h
+                victim = funit[g]
+        # --- an NVM frame t: for a dirty DRAM victim (a clean one too while NVM has room), or for p (no DRAM) ---
+        t = -1
+        if N > 0 and (D == 0 or (victim >= 0 and (dirty[g] or (clean_to_free_nvm and H.nvm_room(sc))))):
+            t = H.nvm_free_frame(free, sc)
+            if t < 0:  # the NVM clock's victim, with its block's pages in the buffer
+                h = sc[H.NHAND]
+                while ref[D + h]:
+                    ref[D + h] = 0
+                    h += 1
+                    if h == N:
+                        h = 0
+                t = D + h
+                h += 1
+                if h == N:
+                    h = 0
+                sc[H.NHAND] = h
+                v = funit[t]
+                where[v] = -1
+                evictions += 1
+                block_evictions += 1
+                if dirty[t]:
+                    written += 1
+                    wb_n += 1
+                    if do_log:
+                        nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, H.NVM)
+                if padding != PAD_NONE:
+                    b = ublock[v]
+                    for u in range(bstart[b], bstart[b + 1]):
+                        y = where[u]
+                        if y < 0 or u == victim:  # not in the buffer, or on its way from DRAM
+                            continue
+                        if y >= D:  # an NVM block-mate leaves with the victim
+                            padded_nvm += 1
+                            where[u] = -1
+                            funit[y] = -1
+                            evictions += 1
+                            if dirty[y]:
+                                dirty[y] = 0
+                                written += 1
+                                wb_n += 1
+                                if do_log:
+                                    nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, u, 1, H.NVM)
+                            free[sc[H.NFREE]] = y
+                            sc[H.NFREE] += 1
+                        elif padding == PAD_BUFFER and dirty[y]:  # a dirty DRAM block-mate: written, kept clean
+                            dirty[y] = 0
+                            padded_dram += 1
+                            written += 1
+                            wb_d += 1
+                            if do_log:
+                                nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, u, 1, H.DRAM)
+        # --- the DRAM victim migrates to t, or leaves (a clean one dropped, a dirty one written) -------------
+        if victim >= 0:
+            if t >= 0:
+                funit[t] = victim
+                where[victim] = t
+                dirty[t] = dirty[g]
+                ref[t] = 0
+                mig_dn += 1
+                if do_log:
+                    nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.MIGRATION, victim, 1, H.NVM)
+            else:
+                where[victim] = -1
+                evictions += 1
+                if dirty[g]:
+                    written += 1
+                    wb_d += 1
+                    if do_log:
+                        nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, victim, 1, H.DRAM)
+                else:
+                    drops += 1
+        # --- p enters DRAM (NVM when there is no DRAM), referenced by this access --------------------------
+        if g < 0:
+            g = t
+            writes_n += w
+        else:
+            writes_d += w
+        funit[g] = p
+        where[p] = g
+        ref[g] = 1
+        dirty[g] = w
+        dirtyings += w
+    C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, written, written,
+               dirtyings, evictions)
+    counters[H.HITS_D] += hits_d
+    counters[H.HITS_N] += hits_n
+    counters[H.WRITES_D] += writes_d
+    counters[H.WRITES_N] += writes_n
+    counters[H.WRITE_HITS_N] += write_hits_n
+    counters[H.MIG_DN] += mig_dn
+    counters[H.FILLS_D if D > 0 else H.FILLS_N] += fills
+    counters[H.WB_D] += wb_d
+    counters[H.WB_N] += wb_n
+    counters[CLEAN_DROPS] += drops
+    counters[BLOCK_EVICTIONS] += block_evictions
+    counters[PADDED_NVM] += padded_nvm
+    counters[PADDED_DRAM] += padded_dram
+    return stop, nlog
+
+
+def blocks_of(units, block_pages: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each unit's flash block (dense ranks) and each block's first unit (units are pages in address order,
+    so a block's units are consecutive)."""
+    blk = units.pages(np.arange(units.n)) // block_pages
+    first = np.r_[True, blk[1:] != blk[:-1]] if len(blk) else np.zeros(0, bool)
+    ublock = np.cumsum(first) - 1
+    bstart = np.r_[np.flatnonzero(first), len(blk)]
+    return ublock.astype(np.int32), bstart.astype(np.int32)
+
+
+@register("clock_dnv", ClockDNVParams)
+class ClockDNV(Kernel):
+    """CLOCK-DNV (Kang et al. 2017, as paper 3 describes it): DRAM and NVM clocks, block padding in the buffer."""
+
+    caps = C.Caps(tiers=True)
+    counters = COUNTERS
+
+    def new_state(self, units, tiers, params):
+        if units.unit_pages != 1:
+            raise ValueError("clock_dnv works on pages")
+        D, N = H.tier_sizes(tiers)
+        frames = D + N
+        ublock, bstart = blocks_of(units, params.block_pages)
+        sc = np.zeros(9, np.int64)
+        sc[:8] = H.new_scalars(D, N)
+        sc[PAD_PAGES] = params.block_pages if params.padding != "none" else 0
+        return DNVState(np.full(units.n, -1, np.int32), np.full(frames, -1, np.int32), np.zeros(frames, np.uint8),
+                        np.zeros(frames, np.uint8), np.zeros(max(N, 1), np.int32), ublock, bstart, sc)
+
+    def log_rows_per_ref(self, tiers, params):
+        return 3 + (2 * params.block_pages if params.padding != "none" else 0)
+
+    def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
+        return _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, PAD_CODES[params.padding],
+                         params.clean_to_free_nvm)
+
+    def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
+        return H.finish_tiers(state, counters, log, nlog, do_log, flush_at_end, last_ref)

@@ -1,0 +1,94 @@
+"""What the two hybrid DRAM + NVM buffer kernels share (paper 3: CLOCK-DNV and CLOCK-HBM).
+
+Both keep their pages in one array of frames: frames ``0 .. D-1`` are DRAM and ``D .. D+N-1`` NVM, so every
+per-page bit (dirty, reference, counts) is one random access per reference whichever tier holds the page.
+Each tier has its own clock hand. DRAM frames are filled in order and never freed (a page leaves DRAM only
+to make room for another); NVM frames are filled in order, and a frame freed by a move to DRAM or by a block
+eviction goes on a stack that the next page takes before the NVM hand runs.
+
+Counters, after :data:`~flashrepro.cache.contract.BASE` and the contract's per-tier set
+(:func:`~flashrepro.cache.contract.tier_counters`), are the ones paper 3's figures need to count buffer
+operations either way (host hits only, or every DRAM / NVM access with migration copies):
+``write_hits_nvm``, ``fills_dram`` / ``fills_nvm`` (pages read from flash into a tier) and
+``writebacks_dram`` / ``writebacks_nvm`` (dirty pages written to flash out of a tier).
+
+The kernels are written out, each step of the policy once, in one function: helpers that take the state's
+arrays, even ones Numba inlines, cost CLOCK-HBM's loop two thirds of its speed (measured: 10 against 32 M
+references/s with a 10k-page buffer), so only the two scalar-sized helpers below are shared.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import contract as C
+
+DRAM, NVM = 0, 1  # tier ids in the I/O log
+TIER_COUNTERS = C.tier_counters(("dram", "nvm")) + (
+    C.Counter("write_hits_nvm", None, "page writes found in NVM"),
+    C.Counter("fills_dram", None, "pages read from flash into DRAM (read misses kept there)"),
+    C.Counter("fills_nvm", None, "pages read from flash into NVM (read misses kept there)"),
+    C.Counter("writebacks_dram", None, "dirty pages written to flash out of DRAM (evictions, padding, end flush)"),
+    C.Counter("writebacks_nvm", None, "dirty pages written to flash out of NVM (evictions, padding, end flush)"),
+)
+(HITS_D, WRITES_D, RES_D, HITS_N, WRITES_N, RES_N, MIG_DN, MIG_ND, WRITE_HITS_N, FILLS_D, FILLS_N, WB_D,
+ WB_N) = range(C.N_BASE, C.N_BASE + len(TIER_COUNTERS))
+N_HYBRID = C.N_BASE + len(TIER_COUNTERS)  # a policy's own counters start here
+
+# scalars kept in the state's ``sc`` array
+DHAND, NHAND, DUSED, NFILL, NFREE, DCAP, NCAP, TAKEN = range(8)
+
+
+def new_scalars(dram: int, nvm: int) -> np.ndarray:
+    sc = np.zeros(8, np.int64)
+    sc[DCAP], sc[NCAP] = dram, nvm
+    return sc
+
+
+@njit(cache=True, inline="always")
+def nvm_room(sc):
+    """Whether NVM has a frame free without evicting anything."""
+    return sc[NFREE] > 0 or sc[NFILL] < sc[NCAP]
+
+
+@njit(cache=True, inline="always")
+def nvm_free_frame(free, sc):
+    """Take a free NVM frame (the stack first, then the next never-used one); -1 if there is none."""
+    if sc[NFREE] > 0:
+        sc[NFREE] -= 1
+        return free[sc[NFREE]]
+    if sc[NFILL] < sc[NCAP]:
+        sc[NFILL] += 1
+        return sc[DCAP] + sc[NFILL] - 1
+    return -1
+
+
+def hand_order(funit: np.ndarray, first: int, size: int, hand: int) -> np.ndarray:
+    """Frames ``first .. first+size-1`` that hold a page, from the hand on (the order a flush writes them)."""
+    if size == 0:
+        return np.zeros(0, np.int64)
+    frames = first + (hand + np.arange(size)) % size
+    return frames[funit[frames] >= 0]
+
+
+def finish_tiers(state, counters, log, nlog, do_log, flush_at_end, last_ref):
+    """End of trace for a hybrid kernel: NVM's pages then DRAM's, each from its hand on, written back or counted
+    as dirty; ``resident_*`` and ``writebacks_*`` filled in."""
+    funit, dirty, sc = state.funit, state.dirty, state.sc
+    D, N = int(sc[DCAP]), int(sc[NCAP])
+    nvm = hand_order(funit, D, N, int(sc[NHAND]))
+    dram = hand_order(funit, 0, D, int(sc[DHAND]))
+    counters[RES_D] = len(dram)
+    counters[RES_N] = len(nvm)
+    for tier, frames, wb in ((NVM, nvm, WB_N), (DRAM, dram, WB_D)):
+        d = dirty[frames].astype(bool)
+        if flush_at_end:
+            counters[wb] += int(d.sum())
+        log, nlog = C.end_of_trace(funit[frames].astype(np.int64), d, flush_at_end, counters, log, nlog, do_log,
+                                   last_ref, tier)
+    return log, nlog
+
+
+def tier_sizes(tiers: dict) -> tuple[int, int]:
+    return int(tiers["dram_pages"]), int(tiers["nvm_pages"])

@@ -1,0 +1,41 @@
+"""Paper 3, CLOCK-HBM (Kim et al. 2019): a DRAM + NVM buffer inside an SSD, against LRU, CLOCK and CLOCK-DNV
+on models of Table 4's UMass and FIU traces. notebooks/03_clock_hbm.ipynb calls these modules and plots:
+
+* :mod:`.workloads`: Table 4 as calibrated models, the originals through the catalog, the real stand-ins
+* :mod:`.experiments`: the runs, Figs. 4-6 under each reading, the open choices, the extensions
+* :mod:`.claims`: the claims ledger rows
+* :mod:`.figures`: the plots
+
+Buffer 1,638 + 6,553 pages of 4 KiB (Table 3's 6.4 MB + 25.6 MB in binary units); the single-pool
+baselines hold the same 8,191 pages.
+"""
+
+from ..layout import Index, Output
+from . import claims, experiments, figures, workloads
+
+NOTEBOOK = "03_clock_hbm"
+FIGURES = Index(NOTEBOOK, [
+    Output("Table 4", workloads.table4, "03_clock_hbm_table4.csv"),
+    Output("calibration (Table 4)", workloads.calibration, "03_clock_hbm_calibration.csv"),
+    Output("format tests (FIU prefix, MQSim WebSearch)", workloads.format_tests, "03_clock_hbm_format_tests.csv",
+           always=False),
+    Output("Figs. 4-6 (every run)", experiments.compare, "03_clock_hbm_runs.csv"),
+    Output("Fig. 4", experiments.fig4, "03_clock_hbm_fig4.csv"),
+    Output("Fig. 4", figures.plot_fig4, "03_clock_hbm_fig4.png"),
+    Output("Figs. 5-6", experiments.fig56, "03_clock_hbm_fig5_fig6.csv"),
+    Output("Fig. 5", figures.plot_ops, "03_clock_hbm_fig5.png"),
+    Output("Fig. 6", figures.plot_ops, "03_clock_hbm_fig6.png"),
+    Output("Figs. 4-6: CLOCK-HBM against each baseline", experiments.pairs, "03_clock_hbm_pairs.csv"),
+    Output("Figs. 4-6 on the real stand-ins", experiments.standins, "03_clock_hbm_standins.csv", always=False),
+    Output("interpretation (Sec. IV-V averages under each reading)", experiments.interpretation,
+           "03_clock_hbm_interpretation.csv"),
+    Output("extension: latency (Table 1)", experiments.latency, "03_clock_hbm_latency.csv"),
+    Output("extension: flash traffic and WAF (20 GB SSD)", experiments.flash, "03_clock_hbm_flash.csv"),
+    Output("extensions", figures.plot_extensions, "03_clock_hbm_extensions.png"),
+    Output("open choices", experiments.ambiguities, "03_clock_hbm_ambiguities.csv"),
+    Output("declared assumptions: footprint and skew", experiments.assumption_sweep, "03_clock_hbm_assumptions.csv"),
+    Output("declared assumptions: footprint and skew", figures.plot_assumptions, "03_clock_hbm_assumptions.png"),
+    Output("claims", claims.claims, "03_clock_hbm_claims.csv"),
+])
+
+__all__ = ["FIGURES", "NOTEBOOK", "claims", "experiments", "figures", "workloads"]

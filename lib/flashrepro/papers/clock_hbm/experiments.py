@@ -1,0 +1,359 @@
+"""Paper 3 experiments: the four policies on every workload (Figs. 4-6), the readings the paper leaves open,
+and two labelled extensions (buffer latency and flash traffic from Table 1, and a 20 GB FTL).
+
+**Runs.** Every workload runs under six policy variants: ``lru`` and ``clock`` over one 32 MB pool (an
+assumption: the paper does not say how its baselines use the hybrid buffer), each with and without caching
+reads (``cache_reads``), ``clock_dnv`` and ``clock_hbm`` over 6.4 MB DRAM + 25.6 MB NVM (Table 3). A *reading*
+is a choice of the two open questions that decide Figs. 4-6: whether the baselines cache reads (``on``/``off``;
+CLOCK-DNV caches reads in DRAM in both, as described) and what a buffer operation is:
+
+* ``(a)``: a host page request served from the buffer, i.e. a hit in DRAM or NVM;
+* ``(b)``: every DRAM and NVM access: host writes (hits and allocations), pages read from flash into the
+  buffer, read hits, both sides of every migration copy, and dirty pages read out to be written to flash.
+
+**Swaps.** A swap is one buffer miss that reads a page from flash (``swaps``, the device reads); the
+alternative counts every miss (``misses``), which is what makes WebSearch as printed (no reads) countable.
+
+**Averages.** "X% more than the other policies on average": the mean over the group's workloads and the three
+baselines of ``hbm / baseline - 1`` (a workload where the baseline's count is 0 drops out); the conclusion's
+figure is the mean of the UMass and FIU averages, and the workload-weighted mean is shown beside it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import polars as pl
+from tqdm.auto import tqdm
+
+from ...cache import simulate
+from ...traces import Trace
+from . import workloads as W
+
+BASELINES = ("lru", "clock", "clock_dnv")
+# (policy, cache_reads) of every run; None: the policy has no switch (CLOCK-DNV and CLOCK-HBM cache reads)
+VARIANTS = (("lru", True), ("lru", False), ("clock", True), ("clock", False), ("clock_dnv", None),
+            ("clock_hbm", None))
+LABELS = {("lru", True): "LRU", ("lru", False): "LRU, reads not cached", ("clock", True): "CLOCK",
+          ("clock", False): "CLOCK, reads not cached", ("clock_dnv", None): "CLOCK-DNV",
+          ("clock_hbm", None): "CLOCK-HBM"}
+READINGS = [("on", "a"), ("on", "b"), ("off", "a"), ("off", "b")]  # (baselines cache reads, operation reading)
+GROUPS = ("UMass", "FIU")
+
+
+@dataclasses.dataclass(frozen=True)
+class Latency:
+    """Table 1, in nanoseconds per 4 KiB page operation."""
+
+    dram_read: float
+    dram_write: float
+    nvm_read: float
+    nvm_write: float
+    flash_read: float
+    flash_write: float
+    flash_erase: float
+
+    @classmethod
+    def table1(cls) -> Latency:
+        v = W.paper_value
+        return cls(v("dram_read_ns"), v("dram_write_ns"), v("nvm_read_ns"), v("nvm_write_ns"),
+                   v("flash_read_us") * 1e3, v("flash_write_ms") * 1e6, v("flash_erase_ms") * 1e6)
+
+
+def tiers(reading: str = W.TIER_READING) -> dict[str, int]:
+    return dict(W.TIERS[reading])
+
+
+# --- one run --------------------------------------------------------------------------------------------------
+def metrics(c: dict, policy: str, cache_reads: bool | None) -> dict:
+    """Swaps and buffer operations under both readings, per tier, from a run's counters. The one-pool baselines
+    are costed as DRAM (an assumption)."""
+    out = {k: c[k] for k in ("references", "write_references", "hits", "write_hits", "read_hits", "misses",
+                             "read_misses", "device_reads", "device_writes", "evictions")}
+    out["swaps"] = c["device_reads"]
+    if policy in ("lru", "clock"):
+        dram_w = c["write_references"] + (c["read_misses"] if cache_reads else 0)
+        dram_r = c["read_hits"] + c["device_writes"]
+        nvm_r = nvm_w = mig_dn = mig_nd = 0
+    else:
+        wh_n = c["write_hits_nvm"]
+        rh_d = c["hits_dram"] - (c["write_hits"] - wh_n)
+        rh_n = c["hits_nvm"] - wh_n
+        mig_dn, mig_nd = c["migrations_dram_nvm"], c["migrations_nvm_dram"]
+        dram_w = c["writes_dram"] + c["fills_dram"] + mig_nd
+        nvm_w = c["writes_nvm"] + c["fills_nvm"] + mig_dn
+        dram_r = rh_d + mig_dn + c["writebacks_dram"]
+        nvm_r = rh_n + mig_nd + c["writebacks_nvm"]
+    out.update(writes_a=c["write_hits"], reads_a=c["read_hits"], writes_b=dram_w + nvm_w, reads_b=dram_r + nvm_r,
+               dram_reads=dram_r, dram_writes=dram_w, nvm_reads=nvm_r, nvm_writes=nvm_w,
+               migrations_dram_nvm=mig_dn, migrations_nvm_dram=mig_nd)
+    lat = Latency.table1()
+    out["buffer_ms"] = (lat.dram_read * dram_r + lat.dram_write * dram_w + lat.nvm_read * nvm_r
+                        + lat.nvm_write * nvm_w) / 1e6
+    out["flash_ms"] = (lat.flash_read * c["device_reads"] + lat.flash_write * c["device_writes"]) / 1e6
+    out["latency_us_per_reference"] = (out["buffer_ms"] + out["flash_ms"]) * 1e3 / max(c["references"], 1)
+    return out
+
+
+def run(trace: Trace, policy: str, cache_reads: bool | None, tier_reading: str = W.TIER_READING,
+        log_io: bool = False, **params):
+    """One policy variant on one trace: ``(row, SimResult)``."""
+    t = tiers(tier_reading)
+    if policy in ("lru", "clock"):
+        res = simulate(trace, policy, sum(t.values()), cache_reads=bool(cache_reads), log_io=log_io, **params)
+    else:
+        res = simulate(trace, policy, log_io=log_io, **t, **params)
+    row = {"workload": trace.name.removeprefix("clockhbm/"), "group": W.group(trace.name), "policy": policy,
+           "cache_reads": "n/a" if cache_reads is None else ("on" if cache_reads else "off"),
+           "label": LABELS[(policy, cache_reads)], **metrics(res.counters, policy, cache_reads)}
+    return row, res
+
+
+def compare(traces: dict[str, Trace], variants=VARIANTS, tier_reading: str = W.TIER_READING, **hbm_params
+            ) -> pl.DataFrame:
+    """Every policy variant on every workload: one row per run."""
+    rows = []
+    for tr in tqdm(traces.values(), desc="runs", leave=False):
+        for policy, cr in variants:
+            params = hbm_params if policy == "clock_hbm" else {}
+            rows.append(run(tr, policy, cr, tier_reading, **params)[0])
+    return pl.DataFrame(rows)
+
+
+# --- Figs. 4-6 --------------------------------------------------------------------------------------------------
+def _pick(runs: pl.DataFrame, cache_reads: str) -> pl.DataFrame:
+    """The four policies of one reading: the baselines with or without read caching, CLOCK-DNV and CLOCK-HBM."""
+    return runs.filter(pl.col("cache_reads").is_in([cache_reads, "n/a"]))
+
+
+def fig4(runs: pl.DataFrame) -> pl.DataFrame:
+    """Fig. 4: swaps (and every miss) per workload and policy, normalised to LRU of the same reading."""
+    out = []
+    for cr in ("on", "off"):
+        d = _pick(runs, cr)
+        lru = d.filter(pl.col("policy") == "lru").select("workload", lru_swaps="swaps", lru_misses="misses")
+        out.append(d.join(lru, on="workload").select(
+            "workload", "group", "policy", "label", pl.lit(cr).alias("baselines_cache_reads"), "swaps", "misses",
+            swaps_vs_lru=pl.col("swaps") / pl.col("lru_swaps"), misses_vs_lru=pl.col("misses") / pl.col("lru_misses")))
+    return pl.concat(out)
+
+
+def fig56(runs: pl.DataFrame) -> pl.DataFrame:
+    """Figs. 5-6: buffer write and read operations per workload and policy, under both readings."""
+    return runs.select("workload", "group", "policy", "cache_reads", "label", "writes_a", "writes_b", "reads_a",
+                       "reads_b", "dram_writes", "nvm_writes", "dram_reads", "nvm_reads", "migrations_dram_nvm",
+                       "migrations_nvm_dram")
+
+
+def pairs(runs: pl.DataFrame) -> pl.DataFrame:
+    """CLOCK-HBM against each baseline, per workload and baselines' read caching: the relative changes of
+    swaps, misses and buffer operations (NaN where the baseline's count is 0)."""
+    out = []
+    cols = ["swaps", "misses", "writes_a", "writes_b", "reads_a", "reads_b"]
+    hbm = runs.filter(pl.col("policy") == "clock_hbm").select("workload", "group", *[pl.col(c).alias(f"hbm_{c}")
+                                                                                    for c in cols])
+    for cr in ("on", "off"):
+        base = _pick(runs, cr).filter(pl.col("policy") != "clock_hbm")
+        j = base.join(hbm, on=["workload", "group"])
+
+        def rel(c):
+            return pl.when(pl.col(c) > 0).then(pl.col(f"hbm_{c}") / pl.col(c) - 1).otherwise(None)
+
+        out.append(j.select("workload", "group", pl.col("policy").alias("baseline"),
+                            pl.lit(cr).alias("baselines_cache_reads"),
+                            swap_reduction=-rel("swaps"), miss_reduction=-rel("misses"),
+                            writes_a=rel("writes_a"), writes_b=rel("writes_b"), reads_a=rel("reads_a"),
+                            reads_b=rel("reads_b")))
+    return pl.concat(out)
+
+
+def _mean(d: pl.DataFrame, col: str) -> float:
+    v = d[col].drop_nulls().drop_nans()
+    return float(v.mean()) if len(v) else float("nan")
+
+
+def averages(pr: pl.DataFrame) -> dict:
+    """The paper's averages under each reading: ``{(cache_reads, reading): {...}}``."""
+    out = {}
+    for cr, rd in READINGS:
+        d = pr.filter(pl.col("baselines_cache_reads") == cr)
+        g = {k: d.filter(pl.col("group") == k) for k in ("UMass", "FIU", "UMass (corrected)")}
+        both = d.filter(pl.col("group").is_in(GROUPS))
+        corrected = pl.concat([g["UMass"].filter(~pl.col("workload").str.starts_with("websearch")),
+                               g["UMass (corrected)"]])
+        r = {"swap_reduction": _mean(both, "swap_reduction"), "miss_reduction": _mean(both, "miss_reduction")}
+        for op in ("writes", "reads"):
+            col = f"{op}_{rd}"
+            u, f = _mean(g["UMass"], col), _mean(g["FIU"], col)
+            r[f"{op}_umass"], r[f"{op}_fiu"] = u, f
+            r[f"{op}_mean_of_groups"] = (u + f) / 2
+            r[f"{op}_workload_weighted"] = _mean(both, col)
+            r[f"{op}_umass_corrected"] = _mean(corrected, col)
+        out[(cr, rd)] = r
+    return out
+
+
+def standins(runs: pl.DataFrame) -> pl.DataFrame:
+    """CLOCK-HBM against the baselines on each real stand-in: the mean over the three baselines of each relative
+    change, per reading of the baselines' read caching."""
+    pr = pairs(runs.filter(pl.col("group") == "real"))
+    cols = ["swap_reduction", "miss_reduction", "writes_a", "writes_b", "reads_a", "reads_b"]
+    return (pr.group_by("workload", "baselines_cache_reads", maintain_order=True)
+            .agg(*[pl.col(c).drop_nans().mean() for c in cols]).sort("workload", "baselines_cache_reads"))
+
+
+def interpretation(runs: pl.DataFrame) -> pl.DataFrame:
+    """The interpretation table: baselines caching reads or not x operations read as (a) host hits or (b) every
+    DRAM/NVM access, with the paper's numbers in the first row."""
+    v = W.paper_value
+    rows = [{"baselines_cache_reads": "paper", "operations": "paper", "swap_reduction": v("swap_reduction", "all"),
+             "miss_reduction": None, "writes_umass": v("buffer_write_increase", "umass"),
+             "writes_fiu": v("buffer_write_increase", "fiu"),
+             "writes_mean_of_groups": v("buffer_write_increase", "all"), "writes_workload_weighted": None,
+             "writes_umass_corrected": None, "reads_umass": v("buffer_read_increase", "umass"),
+             "reads_fiu": v("buffer_read_increase", "fiu"), "reads_mean_of_groups": v("buffer_read_increase", "all"),
+             "reads_workload_weighted": None, "reads_umass_corrected": None}]
+    for (cr, rd), r in averages(pairs(runs)).items():
+        rows.append({"baselines_cache_reads": cr, "operations": rd, **r})
+    return pl.DataFrame(rows)
+
+
+# --- extensions: latency and flash ---------------------------------------------------------------------------
+def latency(runs: pl.DataFrame) -> pl.DataFrame:
+    """Extension (not in the paper's figures): the time Table 1 implies, summed over every operation with no
+    overlap, buffer (reading (b)) and the flash reads and writes the buffer issues (no GC)."""
+    return runs.select("workload", "group", "policy", "cache_reads", "label", "buffer_ms", "flash_ms",
+                       "latency_us_per_reference", "device_reads", "device_writes")
+
+
+def flash_geometry(physical_bytes: int = 20 * 2**30, pages_per_block: int = 64, free_fraction: float = 0.2):
+    """Table 3's SSD: 20 GiB of flash in blocks of 64 pages, GC when free blocks fall under 20%. The paper gives
+    no other over-provisioning, so the host sees what GC's reserve leaves: the blocks beyond the 20% kept free
+    and the FTL's open frontiers (about 16 GiB). Returns ``(Geometry, GCTrigger)``; the trigger runs GC before a
+    host write while free blocks are under 20%."""
+    from ...ftl import GCTrigger, Geometry
+    from ...ftl import _kernel as K
+
+    n = physical_bytes // 4096 // pages_per_block
+    below = int(np.ceil(free_fraction * n)) - 1  # GC runs while free blocks <= this, i.e. < 20%
+    logical = (n - below - K.N_KINDS - 1) * pages_per_block
+    trigger = GCTrigger("paper3", reserve_lines=0, forced_free=(below + 0.5) / n,
+                        description="GC before a host write while free blocks < 20% (Table 3)")
+    return Geometry(pages_per_block, n, logical), trigger
+
+
+FLASH_BYTES = {"ci": 2**30, "quick": 20 * 2**30, "paper": 20 * 2**30}  # a 1 GiB device keeps ci fast
+
+
+def flash(traces: dict[str, Trace], scale: str = "paper", variants=VARIANTS) -> pl.DataFrame:
+    """Extension: each run's write-backs (``IOLog.to_write_stream``, page numbers folded modulo the logical
+    space) fed to Table 3's SSD (:func:`flash_geometry`; at ci a 1 GiB one), empty at the start (greedy GC);
+    WAF, erases, and the flash time of the buffer's reads, the writes and GC's copies and erases (Table 1)."""
+    from ...ftl import FTL
+
+    lat = Latency.table1()
+    geometry, trigger = flash_geometry(FLASH_BYTES[scale])
+    rows = []
+    for tr in tqdm(traces.values(), desc="flash", leave=False):
+        for policy, cr in variants:
+            row, res = run(tr, policy, cr, log_io=True)
+            stream = res.io_log.to_write_stream(logical_pages=geometry.logical_pages, fold="modulo")
+            del res
+            f = FTL(geometry, "greedy", trigger)
+            for part in stream.chunks(1 << 22):
+                f.write(part)
+            c = f.counters
+            copies = sum(v for k, v in c.items() if k.startswith("copy_"))
+            host = c["host_writes"]
+            rows.append({k: row[k] for k in ("workload", "group", "policy", "cache_reads", "label")} | {
+                "flash_reads": row["device_reads"], "host_writes": host, "gc_copies": copies, "erases": c["erases"],
+                "waf": (host + copies) / host if host else float("nan"),
+                "flash_ms": (lat.flash_read * (row["device_reads"] + copies) + lat.flash_write * (host + copies)
+                             + lat.flash_erase * c["erases"]) / 1e6})
+    return pl.DataFrame(rows)
+
+
+# --- the open choices ------------------------------------------------------------------------------------------
+HBM_CHOICES = [
+    ("default: rotation=page, levels 1/2 (read/write miss), promote 2, respectively, test before, no DRAM bit", {}),
+    ("rotation=sweep (all DRAM pages re-evaluated when the hand wraps)", {"rotation": "sweep"}),
+    ("read and write misses both start at level 1", {"read_level": 1, "write_level": 1}),
+    ("read miss level 2, write miss level 3", {"read_level": 2, "write_level": 3}),
+    ("pages moved up from NVM start at level 4", {"promote_level": 4}),
+    ("nvm_classes=swapped (level 1 eviction, level 2 migration candidate)", {"nvm_classes": "swapped"}),
+    ("promote_test=after (every write to an NVM page moves it)", {"promote_test": "after"}),
+    ("DRAM pages have a reference bit too", {"dram_ref_bit": True}),
+    ("levels off (Table 2 not applied)", {"levels": False}),
+    ("no NVM -> DRAM migration", {"nvm_to_dram": False}),
+]
+DNV_CHOICES = [
+    ("CLOCK-DNV padding=nvm (NVM block-mates only)", {"padding": "nvm"}),
+    ("CLOCK-DNV padding=none", {"padding": "none"}),
+    ("CLOCK-DNV drops clean DRAM victims even with NVM room", {"clean_to_free_nvm": False}),
+]
+
+
+def _summary(runs: pl.DataFrame) -> dict:
+    a = averages(pairs(runs))
+    out = {}
+    for cr in ("on", "off"):
+        out[f"swap_reduction_{cr}"] = a[(cr, "a")]["swap_reduction"]
+        out[f"miss_reduction_{cr}"] = a[(cr, "a")]["miss_reduction"]
+        for rd in ("a", "b"):
+            out[f"writes_{rd}_{cr}"] = a[(cr, rd)]["writes_mean_of_groups"]
+            out[f"reads_{rd}_{cr}"] = a[(cr, rd)]["reads_mean_of_groups"]
+    return out
+
+
+AMBIGUITY_REQUESTS = {"ci": None, "quick": 50_000, "paper": 150_000}
+
+
+def ambiguities(traces: dict[str, Trace], scale: str = "paper") -> pl.DataFrame:
+    """What each open choice changes in the paper's headline numbers (swap reduction; buffer write and read
+    increases as the mean of the UMass and FIU averages) under each reading. Baselines are run once; each
+    CLOCK-HBM or CLOCK-DNV choice re-runs that policy; the Table 3 sizes' decimal reading re-runs all. Runs on
+    the first :data:`AMBIGUITY_REQUESTS` requests of each workload (the rows stay comparable with each other),
+    at ci on :data:`~.workloads.CI_SUBSET` only."""
+    requests = AMBIGUITY_REQUESTS[scale]
+    keep = [f"clockhbm/{w}" for w in W.CI_SUBSET] if scale == "ci" else list(traces)
+    tr = {k: (v.head(requests) if requests else v) for k, v in traces.items() if W.group(k) in GROUPS and k in keep}
+    base = compare(tr)
+    rows = [{"choice": "default", **_summary(base)}]
+    others = base.filter(pl.col("policy") != "clock_hbm")
+    for label, params in HBM_CHOICES[1:]:
+        hbm = compare(tr, variants=(("clock_hbm", None),), **params)
+        rows.append({"choice": f"CLOCK-HBM {label}", **_summary(pl.concat([others, hbm]))})
+    keep = base.filter(pl.col("policy") != "clock_dnv")
+    for label, params in DNV_CHOICES:
+        dnv = pl.DataFrame([run(t, "clock_dnv", None, **params)[0] for t in tr.values()])
+        rows.append({"choice": label, **_summary(pl.concat([keep, dnv]))})
+    rows.append({"choice": "Table 3 sizes read in decimal units (1,600 + 6,400 pages; pool 8,000)",
+                 **_summary(compare(tr, tier_reading="decimal"))})
+    return pl.DataFrame(rows)
+
+
+SWEEP_REQUESTS = {"ci": 5_000, "quick": 50_000, "paper": 100_000}
+
+
+def sweep_points() -> list[tuple[int, float, str]]:
+    """(footprint, skew, hot sets): the footprint at the default skew, the skew at the default footprint, and
+    the skew again with reads and writes on hot sets of their own."""
+    pts = [(fp, W.ALPHA, W.HOT_SETS) for fp in W.FOOTPRINTS]
+    pts += [(W.FOOTPRINT_PAGES, a, W.HOT_SETS) for a in W.ALPHAS if a != W.ALPHA]
+    pts += [(W.FOOTPRINT_PAGES, a, "separate") for a in W.ALPHAS]
+    return pts
+
+
+def assumption_sweep(scale: str, seed: int = 0) -> pl.DataFrame:
+    """The declared workload assumptions swept (:func:`sweep_points`), each point all fifteen workloads (as
+    printed; :data:`SWEEP_REQUESTS` requests each, at ci :data:`~.workloads.CI_SUBSET` only) under every
+    policy variant: the headline numbers of :func:`ambiguities`."""
+    n = SWEEP_REQUESTS[scale]
+    names = W.CI_SUBSET if scale == "ci" else W.TABLE4
+    rows = []
+    for fp, alpha, hot in tqdm(sweep_points(), desc="assumptions", leave=False):
+        tr = {f"clockhbm/{w}": W.generate(W.model(w, fp, alpha, hot), n, seed) for w in names}
+        rows.append({"footprint_pages": fp, "footprint_mib": fp * 4 // 1024, "alpha": alpha, "hot_sets": hot,
+                     "requests": n, **_summary(compare(tr))})
+    return pl.DataFrame(rows)

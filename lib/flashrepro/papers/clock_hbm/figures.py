@@ -1,0 +1,126 @@
+"""Paper 3 figures: Fig. 4 (swaps), Figs. 5-6 (buffer write and read operations), the labelled extensions and
+the assumption sweep, from the experiment tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from . import experiments as E
+
+ORDER = [E.LABELS[v] for v in E.VARIANTS]
+COLORS = {"LRU": "C0", "LRU, reads not cached": "C0", "CLOCK": "C1", "CLOCK, reads not cached": "C1",
+          "CLOCK-DNV": "C2", "CLOCK-HBM": "C3"}
+
+
+def _bars(ax, d: pl.DataFrame, col: str, labels: list[str], workloads: list[str]):
+    width = 0.8 / len(labels)
+    x = np.arange(len(workloads))
+    for k, lab in enumerate(labels):
+        sub = dict(zip(*d.filter(pl.col("label") == lab).select("workload", col), strict=True))
+        y = [sub.get(w, np.nan) for w in workloads]
+        ax.bar(x + (k - (len(labels) - 1) / 2) * width, y, width, label=lab, color=COLORS[lab],
+               hatch="//" if "not cached" in lab else None, edgecolor="white" if "not cached" in lab else None)
+    ax.set_xticks(x, workloads, rotation=60, fontsize=7, ha="right")
+
+
+def plot_fig4(f4: pl.DataFrame):
+    """Fig. 4: swaps per workload normalised to LRU of the same reading (baselines caching reads or not)."""
+    import matplotlib.pyplot as plt
+
+    workloads = f4["workload"].unique(maintain_order=True).to_list()
+    fig, axes = plt.subplots(2, 1, figsize=(11, 6.4), squeeze=False)
+    for ax, (cr, title) in zip(axes[:, 0], (("on", "baselines cache reads"), ("off", "baselines do not cache reads")),
+                               strict=True):
+        d = f4.filter(pl.col("baselines_cache_reads") == cr)
+        labels = [lab for lab in ORDER if lab in set(d["label"])]
+        _bars(ax, d, "swaps_vs_lru", labels, workloads)
+        ax.axhline(1, color="gray", lw=0.8)
+        ax.axhline(1 - 0.435, color="C3", lw=0.8, ls=":", label="paper: 43.5% fewer on average")
+        ax.set_ylabel("swaps / LRU's")
+        ax.set_title(f"Fig. 4: swaps (misses read from flash), normalised to LRU; {title}", fontsize=9)
+        ax.legend(fontsize=7, ncol=3)
+    fig.tight_layout()
+    return fig
+
+
+def plot_ops(f56: pl.DataFrame, op: str):
+    """Fig. 5 (``op="writes"``) or Fig. 6 (``"reads"``): buffer operations relative to LRU (reads cached), under
+    reading (a) host hits and (b) every DRAM/NVM access, UMass and FIU."""
+    import matplotlib.pyplot as plt
+
+    lru = f56.filter(pl.col("label") == "LRU").select("workload", *[pl.col(f"{op}_{r}").alias(f"lru_{r}")
+                                                                    for r in "ab"])
+    d = f56.join(lru, on="workload").with_columns(
+        *[(pl.col(f"{op}_{r}") / pl.col(f"lru_{r}")).alias(f"rel_{r}") for r in "ab"])
+    fig, axes = plt.subplots(2, 2, figsize=(12, 6.4), squeeze=False, gridspec_kw={"width_ratios": [5, 10]})
+    fig_no = "Fig. 5" if op == "writes" else "Fig. 6"
+    for i, (r, what) in enumerate((("a", "host hits"), ("b", "every DRAM/NVM access, migrations included"))):
+        for j, grp in enumerate(E.GROUPS):
+            ax = axes[i, j]
+            sub = d.filter(pl.col("group") == grp)
+            _bars(ax, sub, f"rel_{r}", ORDER, sub["workload"].unique(maintain_order=True).to_list())
+            ax.axhline(1, color="gray", lw=0.8)
+            ax.set_title(f"{fig_no}({'ab'[j]}) {grp}: buffer {op[:-1]} operations, reading ({r}) {what}",
+                         fontsize=8)
+            if j == 0:
+                ax.set_ylabel("relative to LRU")
+    axes[0, 1].legend(fontsize=7, ncol=3)
+    fig.tight_layout()
+    return fig
+
+
+def plot_extensions(lat: pl.DataFrame, fl: pl.DataFrame | None):
+    """Extensions (not in the paper): time per page reference implied by Table 1, and pages written to flash."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 1, figsize=(11, 6.4), squeeze=False)
+    workloads = lat["workload"].unique(maintain_order=True).to_list()
+    _bars(axes[0, 0], lat, "latency_us_per_reference", ORDER, workloads)
+    axes[0, 0].set_ylabel("us per page reference")
+    axes[0, 0].set_title("Extension: buffer + flash time per page reference (Table 1, operations summed, no overlap)",
+                         fontsize=9)
+    axes[0, 0].legend(fontsize=7, ncol=3)
+    if fl is not None and fl.height:
+        w2 = fl["workload"].unique(maintain_order=True).to_list()
+        _bars(axes[1, 0], fl.with_columns(mpages=pl.col("host_writes") / 1e6), "mpages", ORDER, w2)
+        axes[1, 0].set_ylabel("M pages written to flash")
+        axes[1, 0].set_title("Extension: write-backs reaching the 20 GB SSD (WAF in the table)", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def plot_assumptions(sw: pl.DataFrame):
+    """The declared workload assumptions swept: the headline numbers against footprint, and against skew with
+    reads and writes sharing one hot set or each having its own."""
+    import matplotlib.pyplot as plt
+
+    from . import workloads as W
+
+    panels = [("swap_reduction_on", "swap reduction, reads cached", 0.435),
+              ("swap_reduction_off", "swap reduction, reads not cached", 0.435),
+              ("writes_b_on", "writes (b), reads cached", 0.6025),
+              ("reads_a_off", "reads (a), reads not cached", 5.0924),
+              ("reads_b_off", "reads (b), reads not cached", 5.0924)]
+    fig, axes = plt.subplots(2, len(panels), figsize=(15, 5.4), squeeze=False)
+    by_fp = sw.filter((pl.col("alpha") == W.ALPHA) & (pl.col("hot_sets") == W.HOT_SETS)).sort("footprint_pages")
+    by_alpha = sw.filter(pl.col("footprint_pages") == W.FOOTPRINT_PAGES).sort("alpha")
+    for j, (col, title, paper) in enumerate(panels):
+        ax = axes[0, j]
+        ax.plot(by_fp["footprint_mib"], by_fp[col], "o-", label=f"hot sets {W.HOT_SETS}, skew {W.ALPHA}")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("footprint (MiB)")
+        ax = axes[1, j]
+        for hot, d in by_alpha.group_by("hot_sets", maintain_order=True):
+            ax.plot(d["alpha"], d[col], "o-", label=f"hot sets {hot[0]}")
+        ax.set_xlabel("Zipf skew (footprint 1 GiB)")
+        for ax in axes[:, j]:
+            ax.axhline(paper, color="C3", ls=":", lw=0.8, label="paper")
+            ax.axhline(0, color="gray", lw=0.6)
+            ax.set_title(title, fontsize=8)
+    axes[0, 0].legend(fontsize=7)
+    axes[1, 0].legend(fontsize=7)
+    fig.suptitle("The declared workload assumptions swept (the paper states none): headline numbers, mean of UMass "
+                 "and FIU")
+    fig.tight_layout(rect=(0, 0, 1, 0.95))
+    return fig

@@ -1,0 +1,261 @@
+"""Paper 3's buffers: CLOCK-HBM and CLOCK-DNV against their references over every open choice (the generic
+comparison in test_kernels.py sweeps only their boolean parameters), the degenerate cases, the baselines'
+``cache_reads`` switch, and conservation on every policy."""
+
+import itertools
+
+import numpy as np
+import pytest
+from conftest import random_trace
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from reference import REFERENCES
+from reference_clock_hbm import TABLE2
+from reference_clock_hbm import clock_dnv as ref_dnv
+from reference_clock_hbm import clock_hbm as ref_hbm
+from test_properties import min_capacity, traces
+
+from flashrepro.cache import POLICIES, Simulator, contract, make_params, simulate
+from flashrepro.cache.clock_hbm import next_level
+from flashrepro.traces import Op, Trace
+
+
+def _compare(tr, policy, ref_fn, capacity, flush, **params):
+    refs = tr.to_pages()
+    res = simulate(tr, policy, capacity, flush_at_end=flush, log_io=True, **params)
+    tiers = []
+    hits, ios, counters = ref_fn(refs.page.tolist(), refs.is_write.tolist(), capacity, flush, tiers_out=tiers,
+                                 **params)
+    first = np.flatnonzero(res.hit != np.array(hits))
+    assert first.size == 0, f"first differing reference: {first[:1]}"
+    log = res.io_log
+    got = list(zip(log.ref.tolist(), log.op.tolist(), log.cause.tolist(), log.first_page.tolist(),
+                   log.n_pages.tolist(), strict=True))
+    assert got == ios
+    assert log.tier.tolist() == tiers
+    assert res.counters == counters
+    return res
+
+
+HBM_VARIANTS = [{}, {"rotation": "sweep"}, {"nvm_classes": "swapped"}, {"promote_test": "after"},
+                {"read_level": 2, "write_level": 3}, {"read_level": 1, "write_level": 1, "promote_level": 4},
+                {"write_level": 4, "dram_ref_bit": True}, {"rotation": "sweep", "dram_ref_bit": True},
+                {"levels": False, "dram_ref_bit": True}, {"nvm_to_dram": False, "nvm_classes": "swapped"}]
+DNV_VARIANTS = [{}, {"padding": "nvm"}, {"padding": "none"}, {"block_pages": 4}, {"block_pages": 1},
+                {"block_pages": 8, "clean_to_free_nvm": False}, {"padding": "nvm", "block_pages": 16}]
+SIZES = [(1, 1), (2, 7), (3, 40), (4, 150), (5, 1000)]
+
+
+@pytest.mark.parametrize("params", HBM_VARIANTS, ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()) or "-")
+@pytest.mark.parametrize("write_fraction", [0.4, 0.8])
+def test_hbm_matches_reference(params, write_fraction):
+    for (seed, cap), flush in itertools.product(SIZES, (False, True)):
+        _compare(random_trace(seed, write_fraction=write_fraction), "clock_hbm", ref_hbm, cap, flush, **params)
+
+
+@pytest.mark.parametrize("params", DNV_VARIANTS, ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()) or "-")
+def test_dnv_matches_reference(params):
+    for (seed, cap), flush in itertools.product(SIZES, (False, True)):
+        _compare(random_trace(seed, write_fraction=0.6), "clock_dnv", ref_dnv, cap, flush, **params)
+
+
+def test_tiers_given_explicitly_match_the_reference():
+    tr = random_trace(6, write_fraction=0.6)
+    _compare(tr, "clock_hbm", ref_hbm, None, True, dram_pages=13, nvm_pages=51)
+    _compare(tr, "clock_hbm", ref_hbm, None, True, dram_pages=40, nvm_pages=0)
+    _compare(tr, "clock_dnv", ref_dnv, None, True, dram_pages=13, nvm_pages=51, block_pages=4)
+
+
+def test_the_comparison_traces_reach_every_rule():
+    """The seeded traces the references are compared on exercise every level, class and move."""
+    tr = random_trace(4, write_fraction=0.8)
+    c = simulate(tr, "clock_hbm", 150).counters
+    for k in ("level_ups", "level_downs", "to_eviction_candidate", "to_migration_candidate", "promote_swaps",
+              "migrations_dram_nvm", "migrations_nvm_dram", "write_hits_nvm", "writebacks_nvm"):
+        assert c[k] > 0, k
+    c = simulate(random_trace(4, write_fraction=0.6), "clock_dnv", 150, block_pages=4).counters
+    for k in ("clean_drops", "padded_nvm_pages", "padded_dram_pages", "migrations_dram_nvm", "writebacks_dram"):
+        assert c[k] > 0, k
+    r = simulate(random_trace(4, write_fraction=0.8), "clock_hbm", 150, rotation="sweep").counters
+    assert r["level_ups"] > 0 and r["level_downs"] > 0
+
+
+def test_table2_as_printed():
+    """Table 2: level 1 up on 1-3 writes, stays on 0; level 2 up on 2-3, stays on 1, down on 0; level 3 up on
+    3, stays on 1-2, down on 0; level 4 stays on 2-3, down on 0-1."""
+    for level, row in TABLE2.items():
+        for writes, want in row.items():
+            assert next_level(level, writes) == want
+    assert [next_level(4, w) for w in range(4)] == [3, 3, 4, 4]
+
+
+def test_parameters_are_checked():
+    with pytest.raises(ValueError, match="rotation"):
+        make_params("clock_hbm", rotation="lap")
+    with pytest.raises(ValueError, match="level 1-4"):
+        make_params("clock_hbm", write_level=5)
+    with pytest.raises(ValueError, match="padding"):
+        make_params("clock_dnv", padding="disk")
+
+
+# --- degenerate cases --------------------------------------------------------------------------------------
+DEGENERATE = {"nvm_pages": 0, "levels": False, "nvm_to_dram": False}
+
+
+@pytest.mark.parametrize("seed,cap", [(1, 1), (2, 7), (3, 40), (5, 300)])
+def test_hbm_without_nvm_and_migrations_is_clock(seed, cap):
+    """NVM size 0, levels and NVM -> DRAM off, with a DRAM reference bit: CLOCK whose pages enter referenced
+    (the access that brings a page in sets its bit), page by page and I/O by I/O."""
+    tr = random_trace(seed, write_fraction=0.5)
+    clock = simulate(tr, "clock", cap, flush_at_end=True, log_io=True, insert_referenced=True)
+    hbm = simulate(tr, "clock_hbm", flush_at_end=True, log_io=True, dram_pages=cap, dram_ref_bit=True, **DEGENERATE)
+    assert np.array_equal(clock.outcome, hbm.outcome)
+    for col in ("ref", "op", "cause", "first_page", "n_pages"):
+        assert np.array_equal(getattr(clock.io_log, col), getattr(hbm.io_log, col)), col
+    assert all(hbm.counters[k] == v for k, v in clock.counters.items())
+    assert hbm.counters["migrations_dram_nvm"] == hbm.counters["resident_nvm"] == 0
+
+
+def test_hbm_without_nvm_migrations_or_bit_is_fifo():
+    tr = random_trace(8, write_fraction=0.5)
+    refs = tr.to_pages()
+    cap = 30
+    hbm = simulate(tr, "clock_hbm", flush_at_end=False, log_io=True, dram_pages=cap, **DEGENERATE)
+    queue, hits = [], []
+    for p in refs.page.tolist():
+        hits.append(p in queue)
+        if p not in queue:
+            if len(queue) == cap:
+                queue.pop(0)
+            queue.append(p)
+    assert hbm.hit.tolist() == hits
+    # with levels on, the same buffer is no longer FIFO: written pages climb and stay
+    leveled = simulate(tr, "clock_hbm", dram_pages=cap, nvm_pages=0, nvm_to_dram=False)
+    assert leveled.counters["hits"] != hbm.counters["hits"]
+
+
+def test_dnv_without_nvm_is_clock_with_referenced_inserts():
+    tr = random_trace(9, write_fraction=0.5)
+    clock = simulate(tr, "clock", 40, flush_at_end=True, insert_referenced=True).counters
+    dnv = simulate(tr, "clock_dnv", flush_at_end=True, dram_pages=40, nvm_pages=0).counters
+    assert all(dnv[k] == v for k, v in clock.items())
+
+
+# --- the baselines' cache_reads switch ---------------------------------------------------------------------
+@settings(max_examples=40, deadline=None)
+@given(tr=traces(), cap=st.integers(1, 80), policy=st.sampled_from(["lru", "clock"]))
+def test_without_cache_reads_only_written_pages_are_held(tr, cap, policy):
+    refs = tr.to_pages()
+    c = simulate(tr, policy, cap, flush_at_end=True, cache_reads=False).counters
+    written = int(np.unique(refs.page[refs.is_write]).size)
+    assert c["resident_at_end"] <= min(cap, written)
+    assert c["device_reads"] == c["read_misses"]
+    # every write miss allocates; reads never do
+    assert c["resident_at_end"] == c["write_misses"] - c["evictions"]
+    # a read hits only a page written before and still held
+    res = simulate(tr, policy, cap, log_io=True, cache_reads=False)
+    seen_written = set()
+    for p, w, h in zip(refs.page.tolist(), refs.is_write.tolist(), res.hit.tolist(), strict=True):
+        if h:
+            assert p in seen_written
+        if w:
+            seen_written.add(p)
+
+
+def test_cache_reads_on_is_the_default():
+    """(That the default keeps every earlier result is tests/data/golden.json, unchanged for lru and clock.)"""
+    tr = random_trace(3)
+    for policy in ("lru", "clock"):
+        on = simulate(tr, policy, 40).counters
+        assert on == simulate(tr, policy, 40, cache_reads=True).counters
+        assert on != simulate(tr, policy, 40, cache_reads=False).counters
+
+
+# --- conservation on every policy --------------------------------------------------------------------------
+VARIANTS = [(p, {}) for p in sorted(POLICIES)] + [
+    ("lru", {"cache_reads": False}), ("clock", {"cache_reads": False}),
+    ("clock_hbm", {"rotation": "sweep", "dram_ref_bit": True}), ("clock_hbm", {"promote_test": "after"}),
+    ("clock_hbm", {"nvm_classes": "swapped", "write_level": 4}),
+    ("clock_dnv", {"block_pages": 2}), ("clock_dnv", {"clean_to_free_nvm": False, "block_pages": 4})]
+
+
+def replay_write_backs(tr, res):
+    """Walk the references and the I/O log in order, page by page: a page is written to flash only while
+    dirty and becomes clean when written, so each dirtying is written at most once; returns the pages still
+    dirty at the end."""
+    refs = tr.to_pages()
+    log = res.io_log
+    wb = (log.op == contract.IO_WRITE) & (log.cause != contract.MIGRATION)
+    at = {}
+    for k in np.flatnonzero(wb & (log.cause != contract.END_FLUSH)):  # a row covers a run of pages
+        for q in range(int(log.first_page[k]), int(log.first_page[k] + log.n_pages[k])):
+            at.setdefault(int(log.ref[k]), []).append((q, int(log.cause[k])))
+    dirty = set()
+    for i, (p, w) in enumerate(zip(refs.page.tolist(), refs.is_write.tolist(), strict=True)):
+        for q, cause in at.get(i, []):  # written back while reference i was served
+            assert q in dirty, f"page {q} written at reference {i} while clean"
+            assert q != p or cause != contract.EVICTION  # a victim is never the page being served
+            dirty.discard(q)
+        if w:
+            dirty.add(p)
+    for k in np.flatnonzero(wb & (log.cause == contract.END_FLUSH)):
+        for q in range(int(log.first_page[k]), int(log.first_page[k] + log.n_pages[k])):
+            assert q in dirty, f"page {q} flushed at the end while clean"
+            dirty.discard(q)
+    return dirty
+
+
+@settings(max_examples=60, deadline=None)
+@given(tr=traces(), cap=st.integers(1, 80), variant=st.sampled_from(VARIANTS), flush=st.booleans())
+def test_conservation(tr, cap, variant, flush):
+    """Every page the host wrote is resident and dirty or was written to flash exactly once per dirtying;
+    the pages held never exceed a tier's size, at every prefix of the trace."""
+    policy, params = variant
+    cap = max(cap, min_capacity(policy, **params))  # a segment policy holds at least one segment
+    res = simulate(tr, policy, cap, flush_at_end=flush, log_io=True, **params)
+    c = res.counters
+    still_dirty = replay_write_backs(tr, res)
+    assert len(still_dirty) == c["dirty_at_end"]
+    if flush:
+        assert not still_dirty
+    assert c["dirtyings"] == c["device_writes"] + c["dirty_at_end"]
+    n_req = len(tr)
+    for k in sorted({1, n_req // 3, n_req // 2, n_req}):
+        c = simulate(tr.head(max(k, 1)), policy, cap, **params).counters
+        assert c["resident_at_end"] <= cap
+        for t, size in res.tiers.items():
+            name = t.removesuffix("_pages")
+            if f"resident_{name}" in c:
+                assert c[f"resident_{name}"] <= size
+
+
+@settings(max_examples=30, deadline=None)
+@given(tr=traces(max_len=120), cap=st.integers(3, 40), policy=st.sampled_from(["clock_hbm", "clock_dnv"]))
+def test_hybrid_state_stays_consistent(tr, cap, policy):
+    """After every request: each page in at most one frame and every frame's page pointing back to it, DRAM
+    and NVM within their sizes."""
+    refs = tr.to_pages()
+    params = make_params(policy)
+    tiers = contract.resolve_tiers(params, cap)
+    units, _ = refs.units(1)
+    sim = Simulator(policy, units, tiers, params)
+    D, N = tiers["dram_pages"], tiers["nvm_pages"]
+    for part, _ in refs.stream(1, chunk=1):
+        sim.feed(part)
+        s = sim.state
+        held = np.flatnonzero(s.where >= 0)
+        assert np.array_equal(s.funit[s.where[held]], held)
+        occupied = np.flatnonzero(s.funit >= 0)
+        assert len(occupied) == len(held) <= D + N
+        assert np.count_nonzero(occupied < D) <= D and np.count_nonzero(occupied >= D) <= N
+
+
+def test_a_trace_with_only_writes_never_reads_flash():
+    tr = Trace(np.zeros(200), np.full(200, Op.WRITE), (np.arange(200) % 37) * 4096, np.full(200, 4096))
+    for policy in ("clock_hbm", "clock_dnv", "lru", "clock"):
+        c = simulate(tr, policy, 20).counters
+        assert c["device_reads"] == 0 and c["fills_dram" if "fills_dram" in c else "device_reads"] == 0
+
+
+def test_generic_comparison_covers_paper3():
+    assert {"clock_hbm", "clock_dnv"} <= set(REFERENCES)

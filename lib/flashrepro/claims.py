@@ -20,6 +20,15 @@ A claim has a *kind*:
 ``not comparable``
     A number we cannot measure like for like; ``note`` says why.
 
+Tolerances come from three named classes, so that every notebook judges alike:
+
+* :data:`PRINTED` (15%): a number the paper prints, against ours;
+* :data:`APPROX` (25%): a number the paper gives loosely ("about", "up to", read off a figure) or one derived
+  from two printed measurements (an improvement, whose errors compound);
+* :data:`EQUAL` (5%): two quantities the paper calls about equal: their ratio within 5% of 1.
+
+Bounds and signs (``direction``) take no tolerance unless a row says why.
+
 Numbers are stored as numbers with a ``unit``; ``detail`` carries what a reader needs to see the
 verdict (a curve, the two values compared). Each notebook writes its claims with :func:`write`;
 ``python -m flashrepro.claims`` gathers every notebook's claims into ``results/claims.csv``.
@@ -37,6 +46,7 @@ import polars as pl
 from . import paths
 from ._io import atomic_path
 
+PRINTED, APPROX, EQUAL = 0.15, 0.25, 0.05  # the tolerance classes (see the module docstring)
 KINDS = ("value", "direction", "calibration", "not comparable")
 VERDICTS = ("holds", "partly", "does not hold", "not comparable")
 DIRECTIONS = ("positive", "negative", "at most", "at least", "increasing", "decreasing")

@@ -57,14 +57,14 @@ def claims(fig4: pl.DataFrame, imp6: pl.DataFrame, imp7: pl.DataFrame, ratios8: 
     # --- Fig. 6: segment size, T1 gains, T2/T3 lose, 8 KiB never loses
     i1 = _imp(imp6, T1)
     out.append(L.value(PAPER, "Fig. 6: T1 gains up to 26% with larger segments (best segment size)", T1,
-                       paper_value("max_improvement", "T1-general-usage"), max(i1.values()), 0.25, "fraction",
+                       paper_value("max_improvement", "T1-general-usage"), max(i1.values()), L.APPROX, "fraction",
                        source="Fig. 6, abstract", detail=_curve(i1)))
     out.append(L.direction(PAPER, "Fig. 6: T1's gain grows with the segment size", T1, "increasing",
                            list(i1.values()), x=[f"{k} KiB" for k in i1], source="Fig. 6"))
     for w, key in ((T2, "T2-application-loading"), (T3, "T3-xp-startup")):
         i = _imp(imp6, w)
         out.append(L.value(PAPER, "Fig. 6: loses up to 6% as segments grow (worst segment size)", w,
-                           paper_value("min_improvement", key), min(i.values()), 0.5, "fraction", source="Fig. 6",
+                           paper_value("min_improvement", key), min(i.values()), L.APPROX, "fraction", source="Fig. 6",
                            detail=_curve(i)))
         out.append(L.direction(PAPER, "Fig. 6: slower than the existing scheme at 64 KiB segments", w, "negative",
                                i[64], paper_value=paper_value("min_improvement", key), unit="fraction",
@@ -111,8 +111,9 @@ def claims(fig4: pl.DataFrame, imp6: pl.DataFrame, imp7: pl.DataFrame, ratios8: 
                    "segments) culls every prefetch at once, and adaptive culling's L1 is pinned at its floor, "
                    "B1's one segment (a choice: n1_floor)")
     out.append(L.value(PAPER, "Fig. 8: adaptive culling beats fixed culling by up to 88% (at 32 KiB)", w8,
-                       paper_value("fig8_adaptive_vs_fixed", "T1-general-usage x5"), rat_f[32] - 1, 0.25, "fraction",
-                       source="Fig. 8", detail=", ".join(f"{k} KiB {v - 1:+.4f}" for k, v in rat_f.items())))
+                       paper_value("fig8_adaptive_vs_fixed", "T1-general-usage x5"), rat_f[32] - 1, L.APPROX,
+                       "fraction", source="Fig. 8",
+                       detail=", ".join(f"{k} KiB {v - 1:+.4f}" for k, v in rat_f.items())))
     out.append(L.direction(PAPER, "Fig. 8: adaptive culling is faster than fixed culling at 32 KiB", w8, "positive",
                            rat_f[32] - 1, unit="fraction", source="Fig. 8"))
     out.append(L.not_comparable(PAPER, "Fig. 8 at a 128 MiB cache: adaptive over fixed culling (32 KiB)", w8,
@@ -121,7 +122,7 @@ def claims(fig4: pl.DataFrame, imp6: pl.DataFrame, imp7: pl.DataFrame, ratios8: 
                                 our_value=sens_f[32] - 1, unit="fraction", source="Fig. 8",
                                 detail=", ".join(f"{k} KiB {v - 1:+.4f}" for k, v in sens_f.items())))
     out.append(L.value(PAPER, "Fig. 8: adaptive culling is up to 2.6x segment prefetch alone (at 128 KiB)", w8,
-                       paper_value("fig8_adaptive_vs_prefetch_only", "T1-general-usage x5"), rat_p[128], 0.25,
+                       paper_value("fig8_adaptive_vs_prefetch_only", "T1-general-usage x5"), rat_p[128], L.APPROX,
                        "ratio", source="Fig. 8, conclusion",
                        detail=", ".join(f"{k} KiB {v:.4f}" for k, v in rat_p.items()), note=one_segment))
     out.append(L.direction(PAPER, "Fig. 8: adaptive culling is faster than segment prefetch alone at 128 KiB", w8,

@@ -16,6 +16,7 @@ import argparse
 import shutil
 import time
 
+import bench_io
 import numpy as np
 import polars as pl
 
@@ -76,6 +77,8 @@ def main(argv=None):
     ap.add_argument("--no-peer", action="store_true")
     ap.add_argument("--ftl-writes", type=int, default=20_000_000, help="host writes per FTL row (0 to skip)")
     ap.add_argument("--only-ftl", action="store_true", help="skip the cache kernels")
+    ap.add_argument("--io", default="", help="arguments for bench_io.py (trace reading, memory per request); "
+                    "'skip' to skip it")
     a = ap.parse_args(argv)
     ftl_rows = bench_ftl(a.ftl_writes) if a.ftl_writes else []
     if a.only_ftl:
@@ -120,7 +123,8 @@ def main(argv=None):
 
                 row(name, cap, best_of(peer, a.repeat))
         shutil.rmtree(workdir)
-    df = pl.concat([pl.DataFrame(rows), pl.DataFrame(ftl_rows)], how="diagonal_relaxed")
+    io_rows = [] if a.io == "skip" else [bench_io.main(a.io.split())]
+    df = pl.concat([pl.DataFrame(rows), pl.DataFrame(ftl_rows), *io_rows], how="diagonal_relaxed")
     print(f"wrote {write_table(df, 'bench')}")
     show(df)
     rate = {(r["kernel"], r["capacity_pages"]): r["mreq_per_s"] for r in rows}

@@ -31,7 +31,7 @@ def test_fiu_merge_contiguous(data_dir, isolated_interim):
     # the parse cache keys on reader options: both readings are stored and come back as parsed
     assert len(load_trace(path, "fiu")) == 7
     assert len(load_trace(path, "fiu", merge_contiguous=True)) == 4
-    assert len(list((isolated_interim / "traces").glob("*.npz"))) == 2
+    assert len(list((isolated_interim / "traces").glob("*/meta.json"))) == 2
     assert load_trace(path, "fiu", merge_contiguous=True).size_bytes.tolist() == merged.size_bytes.tolist()
 
 

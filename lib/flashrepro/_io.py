@@ -5,6 +5,7 @@ from __future__ import annotations
 import bz2
 import contextlib
 import gzip
+import io
 import lzma
 import os
 import tempfile
@@ -58,6 +59,95 @@ def read_bytes(path: str | os.PathLike) -> bytes:
         raise TraceFormatError(f"{path}: corrupt or truncated {kind} data ({e})") from e
 
 
+class _Checked(io.RawIOBase):
+    """A decompressing reader whose truncation or corruption errors become :class:`TraceFormatError`."""
+
+    def __init__(self, path: Path, kind: str, inner):
+        self.path, self.kind, self.inner = path, kind, inner
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, n: int = -1) -> bytes:
+        try:
+            return self.inner.read(n)
+        except (EOFError, OSError, lzma.LZMAError, zstandard.ZstdError, ValueError) as e:
+            raise TraceFormatError(f"{self.path}: corrupt or truncated {self.kind} data ({e})") from e
+
+    def close(self) -> None:
+        self.inner.close()
+        super().close()
+
+
+class _ZstdFrames(io.RawIOBase):
+    """zstd decompressed as a stream, frame after frame; a frame cut short is an error (a plain stream reader
+    would stop quietly)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.f = open(path, "rb")
+        self.d = zstandard.ZstdDecompressor().decompressobj()
+        self.in_frame = False
+        self.out: list[bytes] = []
+        self.have = 0
+        self.eof = False
+
+    def readable(self) -> bool:
+        return True
+
+    def _fill(self, n: int) -> None:
+        while not self.eof and (n < 0 or self.have < n):
+            data = self.f.read(1 << 22)
+            if not data:
+                if self.in_frame:
+                    raise EOFError("the last zstd frame ends early")
+                self.eof = True
+                break
+            while data:
+                piece = self.d.decompress(data)
+                self.out.append(piece)
+                self.have += len(piece)
+                if self.d.eof:
+                    data = self.d.unused_data
+                    self.d = zstandard.ZstdDecompressor().decompressobj()
+                    self.in_frame = False
+                else:
+                    data = b""
+                    self.in_frame = True
+
+    def read(self, n: int = -1) -> bytes:
+        try:
+            self._fill(n)
+        except (EOFError, zstandard.ZstdError) as e:
+            raise TraceFormatError(f"{self.path}: corrupt or truncated zstd data ({e})") from e
+        buf = b"".join(self.out)
+        out, rest = (buf, b"") if n < 0 else (buf[:n], buf[n:])
+        self.out, self.have = ([rest] if rest else []), len(rest)
+        return out
+
+    def close(self) -> None:
+        self.f.close()
+        super().close()
+
+
+@contextlib.contextmanager
+def open_decompressed(path: str | os.PathLike):
+    """A binary reader of the decompressed content of ``path`` (gzip, bz2, xz, zstd or plain), streamed;
+    a truncated or corrupt compressed file raises :class:`TraceFormatError` when the reader reaches it."""
+    path = Path(path)
+    kind = compression_of(path)
+    if kind is None:
+        r = open(path, "rb")
+    elif kind == "zstd":
+        r = _ZstdFrames(path)
+    else:
+        r = _Checked(path, kind, {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}[kind](path, "rb"))
+    try:
+        yield r
+    finally:
+        r.close()
+
+
 def _zstd_decompress(raw: bytes) -> bytes:
     out = []
     pos = 0
@@ -97,3 +187,24 @@ def atomic_path(target: str | os.PathLike, suffix: str | None = None) -> Iterato
 def write_text_atomic(target: str | os.PathLike, text: str) -> None:
     with atomic_path(target) as tmp:
         tmp.write_text(text)
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (Linux's MemAvailable), or None where unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def check_memory(nbytes: int, what: str) -> None:
+    """Refuse, with a clear message, work that needs more memory than is available (rather than failing with
+    a MemoryError or swapping minutes later)."""
+    avail = available_memory()
+    if avail is not None and nbytes > avail:
+        raise MemoryError(f"{what} needs about {nbytes / 2**30:.1f} GiB of memory; {avail / 2**30:.1f} GiB are "
+                          f"available")

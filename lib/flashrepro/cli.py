@@ -6,8 +6,8 @@ import argparse
 import json
 import sys
 
-from .cache import POLICIES, make_params, simulate
-from .traces import FORMATS, TraceFormatError, catalog, load_trace
+from .cache import POLICIES, make_params, simulate, simulate_stream
+from .traces import FORMATS, TraceFormatError, catalog, load_trace, open_trace
 from .traces.readers import get_format
 
 
@@ -29,9 +29,11 @@ def _load(path: str, fmt: str | None):
 
 def cmd_simulate(a) -> dict:
     make_params(a.policy, **_params(a.param))  # unknown policy or parameter: fail before reading the trace
-    tr = _load(a.trace, a.format)
-    res = simulate(tr, a.policy, a.capacity_pages, page_bytes=a.page_bytes, flush_at_end=a.flush_at_end,
-                   **_params(a.param))
+    if a.format is not None:
+        get_format(a.format)
+    source = open_trace(a.trace, a.format)  # parsed block by block into the parse cache, then streamed
+    res = simulate_stream(source, a.policy, a.capacity_pages, page_bytes=a.page_bytes,
+                          flush_at_end=a.flush_at_end, **_params(a.param))
     return res.to_dict()
 
 
@@ -111,6 +113,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError, PermissionError, TraceFormatError) as e:
         print(f"flashrepro {a.cmd}: error: {e}", file=sys.stderr)
         return 2
+    except MemoryError as e:  # check_memory says what does not fit before a run starts
+        print(f"flashrepro {a.cmd}: error: not enough memory: {e}", file=sys.stderr)
+        return 3
     json.dump(out, sys.stdout, indent=2)
     sys.stdout.write("\n")
     return 0

@@ -4,7 +4,7 @@ from . import cflru, clock, clock_dnv, clock_hbm, lru, readahead, segment, spati
 from .contract import CAUSES, Caps, Counter
 from .mrc import lru_mrc
 from .registry import POLICIES, Kernel, get_policy, make_params, policy_names, register
-from .simulate import IOLog, SimResult, Simulator, simulate
+from .simulate import IOLog, SimResult, Simulator, simulate, simulate_stream
 
 __all__ = ["CAUSES", "POLICIES", "Caps", "Counter", "IOLog", "Kernel", "SimResult", "Simulator", "get_policy",
-           "lru_mrc", "make_params", "policy_names", "register", "simulate"]
+           "lru_mrc", "make_params", "policy_names", "register", "simulate", "simulate_stream"]

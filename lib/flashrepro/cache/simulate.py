@@ -257,3 +257,66 @@ def simulate(trace: Trace | PageRefs, policy: str, capacity_pages: int | None = 
                        page_bytes=refs.page_bytes)
     trajectory = pl.DataFrame(sim.trajectory) if sim.trajectory else None
     return SimResult(policy, p, sum(tiers.values()), refs.name, sim.counter_dict(), io_log, outcome, tiers, trajectory)
+
+
+UNIT_BYTES = 96  # kernel state per unit, a generous bound over the registered kernels (checked before a run)
+
+
+def stream_units(source, unit_pages: int, halo: int = 0, page_bytes: int = 4096,
+                 batch_requests: int = 1 << 22) -> Units:
+    """The unit space of a trace read in batches (``source.batches``): the same as ``PageRefs.units`` on the
+    whole trace, without holding it."""
+    k = int(unit_pages)
+    segs = np.zeros(0, np.int64)
+    has_file = False
+    for tr in source.batches(batch_requests):
+        refs = tr.to_pages(page_bytes)
+        if len(refs) == 0:
+            continue
+        touched = np.unique(refs.page // k)
+        if halo:
+            touched = np.unique(np.concatenate([touched + j for j in range(halo + 1)]))
+        segs = np.union1d(segs, touched)
+        has_file |= refs.file is not None
+    ufile = None
+    if has_file:  # each unit's file, as Units.file on the whole trace
+        ufile = np.full(len(segs) * k, -1, np.int32)
+        for tr in source.batches(batch_requests):
+            refs = tr.to_pages(page_bytes)
+            rank = np.searchsorted(segs, refs.page // k) * k + refs.page % k
+            np.maximum.at(ufile, rank, refs.file)
+    return Units(k, segs, ufile)
+
+
+def simulate_stream(source, policy: str, capacity_pages: int | None = None, *, page_bytes: int = 4096,
+                    flush_at_end: bool = False, batch_requests: int = 1 << 22, progress=None,
+                    **params) -> SimResult:
+    """:func:`simulate` over a trace too large to hold: ``source`` yields it in batches of whole requests
+    (:class:`~flashrepro.traces.store.StoredTrace`, from ``open_trace``). Two passes: the unit space, then the
+    policy, batch by batch. The counters are those :func:`simulate` gives on the whole trace (there is no
+    I/O log or per-reference outcome). ``progress(requests_done)`` is called after each batch."""
+    from .._io import check_memory
+
+    pol = get_policy(policy)
+    p = make_params(policy, **params)
+    tiers = C.resolve_tiers(p, capacity_pages)
+    k = pol.kernel.unit_pages(p, page_bytes)
+    halo = pol.kernel.unit_halo(p, page_bytes)
+    units = stream_units(source, k, halo, page_bytes, batch_requests)
+    if units.n == 0:
+        raise ValueError(f"trace {source.name!r} has no read or write page references")
+    check_memory(units.n * UNIT_BYTES, f"{policy} over {units.n:,} units of {k} page(s) ({source.name})")
+    sim = Simulator(policy, units, tiers, p, flush_at_end=flush_at_end)
+    done = 0
+    for tr in source.batches(batch_requests):
+        refs = tr.to_pages(page_bytes)
+        events = pol.caps.flushes and refs.events is not None
+        if len(refs) or events:
+            refs.use_units(units, halo)
+            for part, _ in refs.stream(k, events=events, chunk=DEFAULT_CHUNK, halo=halo):
+                sim.feed(part)
+        done += len(tr)
+        if progress is not None:
+            progress(done)
+    sim.finish()
+    return SimResult(policy, p, sum(tiers.values()), source.name, sim.counter_dict(), None, None, tiers, None)

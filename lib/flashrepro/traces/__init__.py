@@ -1,13 +1,13 @@
 """Traces: the Trace type, readers of real formats, the parse cache, synthetic generators, the catalog."""
 
 from .._io import TraceFormatError
-from .readers import CSV_PRESETS, FORMATS, CsvLayout, Format, format_names, read_trace, register_format
+from .readers import CSV_PRESETS, FORMATS, CsvLayout, Format, format_names, iter_trace, read_trace, register_format
 from .trace import Op, PageRefs, Trace, dense_remap
 
 __all__ = ["CSV_PRESETS", "FORMATS", "CsvLayout", "Format", "Op", "PageRefs", "Trace", "TraceFormatError",
-           "dense_remap", "format_names", "read_trace", "register_format"]
+           "dense_remap", "format_names", "iter_trace", "read_trace", "register_format"]
 
 from . import catalog, synthetic  # noqa: E402
-from .store import load_trace  # noqa: E402
+from .store import load_trace, open_trace  # noqa: E402
 
-__all__ += ["catalog", "load_trace", "synthetic"]
+__all__ += ["catalog", "load_trace", "open_trace", "synthetic"]

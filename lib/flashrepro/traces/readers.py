@@ -1,13 +1,18 @@
 """Readers of real trace formats into :class:`~flashrepro.traces.trace.Trace`.
 
-Every text format goes through the same path: decompress (by magic bytes), split into lines, match each
-line against the format's anchored regular expression in polars (vectorised; a 1M-line file takes about
-a second), convert the captured fields, and validate. A line that neither matches nor is skippable
-(blank, comment, header) raises :class:`TraceFormatError` naming the file, the 1-based line number, the
-line and the reason; so do unknown opcodes, negative sizes and offsets that overflow.
+Every text format goes through the same path. The file is decompressed as a stream (by magic bytes) and
+cut into blocks of whole lines (a UTF-8 byte-order mark is dropped; CR LF and lone CR end lines too). Each
+block is read by the format's typed fast path where it has one (:mod:`.fastparse`: one Numba pass, no
+regular expressions); a block the fast path cannot read exactly goes through the format's anchored
+regular expression in polars instead, which accepts the line or names it. A line that neither matches nor is
+skippable (blank, comment, header) raises :class:`TraceFormatError` naming the file, the 1-based line
+number, the line and the reason; so do unknown opcodes, negative sizes, non-finite times, offsets that
+overflow, and device numbers too large to keep apart. Blocks are parsed one at a time, so a file of any
+length parses in bounded memory (:func:`iter_trace`).
 
 Multi-device formats fold the device number into the byte offset (``device << 44``, 16 TiB per device),
-so distinct devices never share pages and the order within a device is kept.
+so distinct devices never share pages and the order within a device is kept; a device number of 2^18 or
+more, or an extent past 16 TiB on such a format, is an error rather than a silent overlap.
 
 Add a format with :func:`register_format`; ``flashrepro formats`` lists them.
 """
@@ -18,18 +23,22 @@ import dataclasses
 import functools
 import re
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
-from .._io import TraceFormatError, read_bytes
+from .._io import TraceFormatError, open_decompressed
+from . import fastparse
+from .fastparse import FastSpec
 from .trace import Op, Trace
 
 DEVICE_SHIFT = 44
+MAX_DEVICE = (1 << (62 - DEVICE_SHIFT)) - 1
 SECTOR = 512
 _MAX_OFFSET = 1 << 62  # offsets at or above this cannot be right (and would overflow when shifted)
+BLOCK_BYTES = 64 << 20  # lines are parsed in blocks of about this many bytes
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,8 +46,12 @@ class Format:
     """A line-oriented trace format.
 
     ``pattern`` is an anchored regex with named groups; ``skip`` matches lines to ignore; ``build``
-    turns the matched string columns (a polars DataFrame with a ``_line`` column of 1-based line
-    numbers) into Trace columns via a :class:`_Fields` helper.
+    turns the matched columns (see :class:`_Fields`) into Trace columns. ``fast`` is the typed fast path
+    (a :class:`~.fastparse.FastSpec` whose field names are the pattern's groups, or a callable
+    ``fast(opts, state) -> FastSpec | None``); ``tail`` matches the first line of a trailing section that is
+    skipped to the end of the file (blkparse's per-CPU summary), its lines counted in the trace's meta.
+    ``batched=False`` reads the whole file as one block (a builder that needs every line at once); ``join``
+    mends what a block boundary cut (two records a builder would have merged).
     """
 
     name: str
@@ -46,10 +59,15 @@ class Format:
     pattern: str
     build: Callable
     skip: str = r"^\s*(#.*)?$"
-    strict: bool = True  # False: lines that do not match are skipped (blkparse's summary sections)
+    strict: bool = True  # False: lines that do not match are skipped, counted and reported (meta, a warning)
     sniff: str | None = ""  # regex the first records must match for format=None; "" = pattern, None = never
     folder: Callable | None = None  # a format that reads a folder, not lines: ``folder(path, **opts) -> Trace``
     is_folder: Callable | None = None  # ``is_folder(path) -> bool``: sniffs a folder of this format
+    fast: FastSpec | Callable | None = None
+    tail: str | None = None
+    batched: bool = True
+    join: Callable | None = None  # ``join(prev, cols, ctx, **opts)``: mend a record cut by a block boundary
+    prepare: Callable | None = None  # ``prepare(block, ctx) -> (block, lines taken)``: the file's first block
 
 
 FORMATS: dict[str, Format] = {}
@@ -58,6 +76,8 @@ FORMATS: dict[str, Format] = {}
 def register_format(fmt: Format) -> Format:
     if fmt.name in FORMATS:
         raise ValueError(f"format {fmt.name!r} is already registered")
+    if fmt.pattern and "\\d" in fmt.pattern:  # regex \d also matches other scripts' digits; a trace is ASCII
+        fmt = dataclasses.replace(fmt, pattern=fmt.pattern.replace("\\d", "[0-9]"))
     FORMATS[fmt.name] = fmt
     return fmt
 
@@ -73,24 +93,68 @@ def get_format(name: str) -> Format:
         raise ValueError(f"unknown trace format {name!r}; known formats: {', '.join(format_names())}") from None
 
 
-class _Fields:
-    """Typed access to the matched columns, with errors that point at the offending line."""
+@dataclasses.dataclass
+class _Ctx:
+    """What carries from one block of a file to the next."""
 
-    def __init__(self, df: pl.DataFrame, path: Path, lines: pl.Series):
-        self.df, self.path, self.lines = df, path, lines
+    path: Path
+    fmt: Format
+    opts: dict
+    line_base: int = 0  # lines before the current block
+    t0: float | None = None  # the first record's time: every time is relative to it
+    in_tail: bool = False
+    final: bool = False  # the current block is the last one
+    state: dict = dataclasses.field(default_factory=dict)  # a builder's own state (a CSV header, ...)
+    meta: dict = dataclasses.field(default_factory=dict)  # counts summed over blocks, other facts kept first
+
+
+class _Fields:
+    """Typed access to one block's records, with errors that point at the offending line.
+
+    ``df`` holds the matched string columns and ``_line`` (1-based line numbers within the block);
+    ``lines`` the block's lines (for messages)."""
+
+    def __init__(self, df: pl.DataFrame, ctx: _Ctx, lines):
+        self.df, self.ctx, self.lines = df, ctx, lines
+        self.path = ctx.path
+
+    @property
+    def n(self) -> int:
+        return self.df.height
+
+    @property
+    def state(self) -> dict:
+        return self.ctx.state
+
+    def line_of(self, row: int) -> int:
+        """The 1-based line number in the file of record ``row``."""
+        return self.ctx.line_base + int(self.df["_line"][row])
+
+    def text_of(self, row: int) -> str:
+        return self.lines[int(self.df["_line"][row]) - 1]
 
     def fail(self, row: int, why: str):
-        lineno = int(self.df["_line"][row])
-        text = self.lines[lineno - 1]
-        raise TraceFormatError(f"{self.path}:{lineno}: {why}: {text[:200]!r}")
+        raise TraceFormatError(f"{self.path}:{self.line_of(row)}: {why}: {self.text_of(row)[:200]!r}")
+
+    def take(self, keep: np.ndarray) -> None:
+        """Keep only the records where ``keep`` is true (before any column is read)."""
+        self.df = self.df.filter(pl.Series(keep))
 
     def num(self, col: str, dtype=pl.Int64, nonneg: bool = True) -> np.ndarray:
         s = self.df[col].str.strip_chars()
         out = s.cast(dtype, strict=False)
         bad = out.is_null() & s.is_not_null()
         if bad.any():
-            self.fail(int(bad.arg_max()), f"field {col!r} is not a valid {dtype} number")
+            kind = "an integer below 2^63" if dtype == pl.Int64 else "a number"
+            self.fail(int(bad.arg_max()), f"field {col.lstrip('_')!r} is not {kind}")
         arr = out.to_numpy()
+        return self._checked(arr, col, nonneg)
+
+    def _checked(self, arr: np.ndarray, col: str, nonneg: bool) -> np.ndarray:
+        if arr.dtype.kind == "f":
+            bad = np.flatnonzero(~np.isfinite(arr))
+            if bad.size:
+                self.fail(int(bad[0]), f"{col} {arr[bad[0]]} is not a finite number")
         if nonneg:
             neg = np.flatnonzero(arr < 0)
             if neg.size:
@@ -114,42 +178,273 @@ class _Fields:
             self.fail(int(over[0]), f"{what} {values[over[0]]} is too large (over 2^62 bytes)")
         return values.astype(np.int64) * unit
 
+    def device_offset(self, dev: np.ndarray, offset: np.ndarray, size: np.ndarray) -> np.ndarray:
+        """``offset`` with the device number folded in above bit 44, refusing devices and extents that would
+        overlap another device's range."""
+        dev = np.asarray(dev, np.int64)
+        big = np.flatnonzero(dev > MAX_DEVICE)
+        if big.size:
+            self.fail(int(big[0]), f"device number {dev[big[0]]} is too large (at most {MAX_DEVICE}: devices are "
+                                   f"kept apart as device << {DEVICE_SHIFT} in the byte offset)")
+        past = np.flatnonzero(offset + np.maximum(size, 0) > (1 << DEVICE_SHIFT))
+        if past.size:
+            self.fail(int(past[0]), f"extent ends past 16 TiB ({offset[past[0]]} + {size[past[0]]} bytes): on a "
+                                    f"multi-device format devices are 2^{DEVICE_SHIFT} bytes apart")
+        return offset + (dev << DEVICE_SHIFT)
 
-def _lines(data: bytes, path: Path) -> pl.Series:
-    text = data.decode("utf-8", errors="replace")
+
+class _Fallback(Exception):
+    """The fast path met something it does not decide; the block goes through the regular expression."""
+
+
+class _FastFields(_Fields):
+    """The same access over the typed columns of the fast path. Whatever would be an error here sends the
+    block to the regular-expression path instead, which accepts the line or names it."""
+
+    def __init__(self, parsed: fastparse.Parsed, ctx: _Ctx, block: bytes):
+        self.cols, self.rec_line, self.ctx, self.block = parsed.columns, parsed.line, ctx, block
+        self.path = ctx.path
+
+    @property
+    def n(self) -> int:
+        return len(self.rec_line)
+
+    def fail(self, row: int, why: str):
+        raise _Fallback(why)
+
+    def take(self, keep: np.ndarray) -> None:
+        self.cols = {k: v[keep] for k, v in self.cols.items()}
+        self.rec_line = self.rec_line[keep]
+
+    def num(self, col: str, dtype=pl.Int64, nonneg: bool = True) -> np.ndarray:
+        arr = self.cols[col]
+        if dtype == pl.Float64:
+            arr = arr.astype(np.float64)
+        return self._checked(arr, col, nonneg)
+
+    def op(self, col: str, mapping: dict[str, int]) -> np.ndarray:
+        codes, inverse = np.unique(self.cols[col], return_inverse=True)
+        table = np.empty(len(codes), np.int8)
+        for j, c in enumerate(codes):
+            name = fastparse.decode_token(c)
+            if name not in mapping:
+                self.fail(int(np.argmax(inverse == j)), f"unknown opcode {name!r} (expected one of {sorted(mapping)})")
+            table[j] = mapping[name]
+        return table[inverse.reshape(-1)]
+
+
+def _normalise(data: bytes) -> bytes:
+    """Line ends as \\n (CR LF and lone CR too)."""
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return data
+
+
+def iter_blocks(path: Path, block_bytes: int = BLOCK_BYTES) -> Iterator[bytes]:
+    """The decompressed content of ``path`` in blocks of whole lines, line ends normalised, a leading UTF-8
+    byte-order mark dropped. A truncated or corrupt compressed file raises :class:`TraceFormatError`."""
+    carry = b""
+    first = True
+    with open_decompressed(path) as f:
+        while True:
+            chunk = f.read(block_bytes)
+            if first:
+                if chunk.startswith(b"\xef\xbb\xbf"):
+                    chunk = chunk[3:]
+                first = False
+            if not chunk:
+                break
+            data = carry + chunk
+            if data.endswith(b"\r"):  # the \n of a CR LF may come with the next chunk
+                carry, data = data[-1:], data[:-1]
+            else:
+                carry = b""
+            data = _normalise(data)
+            cut = data.rfind(b"\n")
+            if cut < 0:
+                carry = data + carry
+                continue
+            carry = data[cut + 1:] + carry
+            yield data[:cut + 1]
+    rest = _normalise(carry)
+    if rest:
+        yield rest if rest.endswith(b"\n") else rest + b"\n"
+
+
+def _peel_header(block: bytes, fmt: Format, ctx: _Ctx) -> tuple[bytes, int]:
+    """At the start of a file, lines the format skips (e.g. a header row) go before the fast path; returns the
+    rest of the block and the number of lines taken off."""
+    if ctx.line_base != 0:
+        return block, 0
+    taken = 0
+    pos = 0
+    for _ in range(8):
+        end = block.find(b"\n", pos)
+        if end < 0:
+            break
+        line = block[pos:end].decode("utf-8", errors="replace")
+        if not re.search(fmt.skip, line) or not line.strip() or line.lstrip().startswith("#"):
+            break
+        pos, taken = end + 1, taken + 1
+    return block[pos:], taken
+
+
+def _fast_fields(block: bytes, fmt: Format, ctx: _Ctx) -> _FastFields | None:
+    spec = fmt.fast(ctx.opts, ctx.state) if callable(fmt.fast) else fmt.fast
+    if spec is None or ctx.in_tail:
+        return None
+    rest, taken = _peel_header(block, fmt, ctx)
+    parsed, bad = fastparse.tokenize(rest, spec)
+    if parsed is None or len(parsed) == 0:
+        return None
+    parsed.line += taken
+    return _FastFields(parsed, ctx, block)
+
+
+def _slow_fields(block: bytes, fmt: Format, ctx: _Ctx) -> _Fields | None:
+    text = block.decode("utf-8", errors="replace")
     if text.endswith("\n"):
         text = text[:-1]
-    return pl.Series("line", [text]).str.split("\n").explode().str.strip_suffix("\r")
-
-
-def parse_lines(data: bytes, path: Path, fmt: Format, **opts) -> Trace:
-    """Parse decompressed ``data`` with ``fmt``; ``path`` is used in messages and as the source."""
-    lines = _lines(data, path)
+    lines = pl.Series("line", [text]).str.split("\n").explode()
     df = pl.DataFrame({"line": lines}).with_row_index("_line", offset=1)
-    keep = ~df["line"].str.contains(fmt.skip)
-    df = df.filter(keep)
+    if ctx.in_tail:
+        ctx.meta["skipped_tail_lines"] = ctx.meta.get("skipped_tail_lines", 0) + df.height
+        return None
+    if fmt.tail is not None:
+        t = df["line"].str.contains(fmt.tail)
+        if t.any():
+            start = int(t.arg_max())
+            ctx.meta["skipped_tail_lines"] = ctx.meta.get("skipped_tail_lines", 0) + df.height - start
+            df = df.slice(0, start)
+            ctx.in_tail = True
+    df = df.filter(~df["line"].str.contains(fmt.skip))
+    if df.height == 0:
+        return None
     groups = df["line"].str.extract_groups(fmt.pattern)
     matched = groups.struct.field(groups.struct.fields[0]).is_not_null()
-    if fmt.strict and not matched.all():
+    if not matched.all():
         i = int((~matched).arg_max())
         lineno = int(df["_line"][i])
-        raise TraceFormatError(f"{path}:{lineno}: does not look like a {fmt.name} record "
-                               f"({fmt.description}): {lines[lineno - 1][:200]!r}")
+        if fmt.strict:
+            raise TraceFormatError(f"{ctx.path}:{ctx.line_base + lineno}: does not look like a {fmt.name} record "
+                                   f"({fmt.description}): {lines[lineno - 1][:200]!r}")
+        nbad = int((~matched).sum())
+        ctx.meta["skipped_lines"] = ctx.meta.get("skipped_lines", 0) + nbad
+        ctx.meta.setdefault("first_skipped_line", ctx.line_base + lineno)
     fields = groups.struct.unnest().with_columns(df["_line"]).filter(matched)
     if fields.height == 0:
-        raise TraceFormatError(f"{path}: no {fmt.name} records found (empty trace)")
-    f = _Fields(fields, path, lines)
-    cols = fmt.build(f, **opts)
+        return None
+    return _Fields(fields, ctx, lines)
+
+
+def _check_columns(f: _Fields, cols: dict) -> None:
+    """Every record's time finite and its extent inside [0, 2^62) bytes, or the line is named."""
+    t = np.asarray(cols["time_s"], np.float64)
+    off, size = np.asarray(cols["offset_bytes"]), np.asarray(cols["size_bytes"])
+    keep = cols.get("keep")
+    rows = np.arange(len(t)) if keep is None else np.flatnonzero(keep)
+    sub = slice(None) if keep is None else keep
+    for bad, why in ((~np.isfinite(t[sub]), "time is not a finite number"), (off[sub] < 0, "negative offset"),
+                     (size[sub] < 0, "negative size"),
+                     (off[sub] > _MAX_OFFSET - np.maximum(size[sub], 0), "extent ends past 2^62 bytes")):
+        i = np.flatnonzero(bad)
+        if i.size:
+            f.fail(int(rows[i[0]]), why)
+
+
+def _build(f: _Fields, fmt: Format, ctx: _Ctx) -> dict:
+    cols = fmt.build(f, **ctx.opts)
+    _check_columns(f, cols)
+    return cols
+
+
+def _parse_block(block: bytes, fmt: Format, ctx: _Ctx) -> dict | None:
+    """One block's Trace columns (times relative to the file's first record), or None if it has no records."""
+    taken = 0
+    if ctx.line_base == 0 and fmt.prepare is not None:
+        block, taken = fmt.prepare(block, ctx)
+    ctx.line_base += taken
+    try:
+        return _parse_lines(block, fmt, ctx)
+    finally:
+        ctx.line_base -= taken
+
+
+def _parse_lines(block: bytes, fmt: Format, ctx: _Ctx) -> dict | None:
+    cols = None
+    f = _fast_fields(block, fmt, ctx)
+    if f is not None:
+        saved = dict(ctx.state), dict(ctx.meta)
+        try:
+            cols = _build(f, fmt, ctx)
+        except _Fallback:
+            ctx.state, ctx.meta = saved
+    if cols is None:
+        f = _slow_fields(block, fmt, ctx)
+        if f is None:
+            return None
+        cols = _build(f, fmt, ctx)
     keep_rows = cols.pop("keep", None)
-    meta = cols.pop("meta", {})
+    for k, v in cols.pop("meta", {}).items():
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            ctx.meta[k] = ctx.meta.get(k, 0) + v
+        else:
+            ctx.meta.setdefault(k, v)
     if keep_rows is not None:
         cols = {k: v[keep_rows] for k, v in cols.items()}
-        if len(cols["op"]) == 0:
-            raise TraceFormatError(f"{path}: no {fmt.name} records left after filtering (empty trace)")
+    if len(cols["op"]) == 0:
+        return None
     t = np.asarray(cols["time_s"], dtype=np.float64)
-    cols["time_s"] = t - t[0] if t.size else t
-    return Trace(**cols, name=path.name.split(".")[0], source=str(path),
-                 meta={"format": fmt.name, **meta})
+    if ctx.t0 is None:
+        ctx.t0 = float(t[0])
+    cols["time_s"] = t - ctx.t0
+    return cols
+
+
+def iter_trace(path, format: str | None = None, block_bytes: int = BLOCK_BYTES, **opts) -> Iterator[Trace]:
+    """A text trace file as a sequence of :class:`Trace` batches of whole records, parsed block by block
+    (bounded memory). The last batch's ``meta`` holds the facts of the whole file."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no trace file at {path}")
+    if format and get_format(format).folder is not None:
+        raise TraceFormatError(f"{path}: format {format!r} reads a folder, not a file")
+    fmt = get_format(format) if format else None
+    blocks = iter_blocks(path, block_bytes)
+    ctx = None
+    prev = None
+    for block in blocks:
+        if ctx is None:
+            if not block.strip():
+                continue
+            fmt = fmt or sniff_format(block, path)
+            if not fmt.batched:
+                block = block + b"".join(blocks)
+            ctx = _Ctx(path, fmt, opts)
+        cols = _parse_block(block, fmt, ctx)
+        ctx.line_base += block.count(b"\n")
+        if cols is None:
+            continue
+        if prev is not None:
+            if fmt.join is not None:
+                prev, cols = fmt.join(prev, cols, ctx, **opts)
+                if len(cols["op"]) == 0:  # the whole block mended the previous record
+                    continue
+            yield _trace(prev, path, fmt, ctx)
+        prev = cols
+    if ctx is None:
+        raise TraceFormatError(f"{path}: the file is empty (empty trace)")
+    if prev is None:
+        raise TraceFormatError(f"{path}: no {fmt.name} records found (empty trace)")
+    if ctx.meta.get("skipped_lines"):
+        warnings.warn(f"{path}: skipped {ctx.meta['skipped_lines']} lines that are not {fmt.name} records (first "
+                      f"at line {ctx.meta['first_skipped_line']})", stacklevel=2)
+    yield _trace(prev, path, fmt, ctx, final=True)
+
+
+def _trace(cols: dict, path: Path, fmt: Format, ctx: _Ctx, final: bool = False) -> Trace:
+    meta = {"format": fmt.name, **ctx.meta} if final else {"format": fmt.name}
+    return Trace(**cols, name=path.name.split(".")[0], source=str(path), meta=meta)
 
 
 def read_trace(path, format: str | None = None, **opts) -> Trace:
@@ -161,15 +456,19 @@ def read_trace(path, format: str | None = None, **opts) -> Trace:
     path = Path(path)
     if path.is_dir():
         return read_folder(path, format, **opts)
-    if not path.is_file():
-        raise FileNotFoundError(f"no trace file at {path}")
-    if format and get_format(format).folder is not None:
-        raise TraceFormatError(f"{path}: format {format!r} reads a folder, not a file")
-    data = read_bytes(path)
-    if not data.strip():
-        raise TraceFormatError(f"{path}: the file is empty (empty trace)")
-    fmt = get_format(format) if format else sniff_format(data, path)
-    return parse_lines(data, path, fmt, **opts)
+    return concat(list(iter_trace(path, format, **opts)))
+
+
+def concat(parts: list[Trace]) -> Trace:
+    """Batches of one file back into one :class:`Trace` (meta from the last batch)."""
+    parts = [p for p in parts if len(p)] or parts[-1:]
+    last = parts[-1]
+    if len(parts) == 1:
+        return Trace(last.time_s, last.op, last.offset_bytes, last.size_bytes, name=last.name, source=last.source,
+                     meta=last.meta, file=last.file)
+    cols = {k: np.concatenate([getattr(p, k) for p in parts]) for k in ("time_s", "op", "offset_bytes", "size_bytes")}
+    file = None if last.file is None else np.concatenate([p.file for p in parts])
+    return Trace(**cols, name=last.name, source=last.source, meta=last.meta, file=file)
 
 
 def read_folder(path: Path, format: str | None = None, **opts) -> Trace:
@@ -212,9 +511,11 @@ def _extent_filter(f: _Fields, offset_sectors: np.ndarray, size_sectors: np.ndar
     bad = (offset_sectors + np.minimum(size_sectors, max_sector) > max_sector) | (size_sectors > max_sector)
     nbad = int(bad.sum())
     if nbad:
-        first = int(f.df["_line"][int(np.argmax(bad))])
+        first = f.line_of(int(np.argmax(bad)))
+        if isinstance(f, _FastFields):
+            raise _Fallback("records to drop")  # the warning and the counts come from the exact path
         warnings.warn(f"{f.path}: dropped {nbad} records past sector {max_sector} (first at line {first})",
-                      stacklevel=4)
+                      stacklevel=6)
     return ~bad, {"dropped_records": nbad, "dropped_reason": f"extent past sector {max_sector}"}
 
 
@@ -222,9 +523,9 @@ def _sector_trace(f, time_s, op, dev, sector, nsect, max_sector=None):
     keep, meta = _extent_filter(f, sector, nsect, max_sector)
     if keep is not None:  # drop before scaling so bogus values cannot overflow
         time_s, op, dev, sector, nsect = (a[keep] for a in (time_s, op, dev, sector, nsect))
-        f.df = f.df.filter(pl.Series(keep))
-    offset = f.scaled(sector, SECTOR, "sector") + (dev.astype(np.int64) << DEVICE_SHIFT)
-    return {"time_s": time_s, "op": op, "offset_bytes": offset, "size_bytes": f.scaled(nsect, SECTOR, "length"),
+        f.take(keep)
+    offset, size = f.scaled(sector, SECTOR, "sector"), f.scaled(nsect, SECTOR, "length")
+    return {"time_s": time_s, "op": op, "offset_bytes": f.device_offset(dev, offset, size), "size_bytes": size,
             "meta": meta}
 
 
@@ -233,27 +534,33 @@ _I = r"-?\d+"  # an integer, sign kept so that negative sizes get their own mess
 
 
 def _spc(f):
+    size = f.num("size")
     return {"time_s": f.num("time", pl.Float64), "op": f.op("op", _opmap("rR", "wW")),
-            "offset_bytes": f.scaled(f.num("lba"), SECTOR, "lba") + (f.num("asu") << DEVICE_SHIFT),
-            "size_bytes": f.num("size")}
+            "offset_bytes": f.device_offset(f.num("asu"), f.scaled(f.num("lba"), SECTOR, "lba"), size),
+            "size_bytes": size}
 
 
 register_format(Format(
     "spc", "UMass SPC: ASU,LBA(512 B),size(bytes),opcode(r/w),timestamp(s)",
     rf"^\s*(?P<asu>\d+)\s*,\s*(?P<lba>\d+)\s*,\s*(?P<size>{_I})\s*,\s*(?P<op>[A-Za-z]+)\s*,\s*(?P<time>{_F})\s*,?\s*$",
-    _spc))
+    _spc, fast=FastSpec(",", (("asu", "int"), ("lba", "int"), ("size", "int"), ("op", "token"), ("time", "float")),
+                        extra="empty", pad=True)))
 
 
 def _msr(f):
     t = f.num("time")
-    return {"time_s": (t - t[0]) * 1e-7, "op": f.op("op", _opmap(["Read", "read"], ["Write", "write"])),
-            "offset_bytes": f.num("offset") + (f.num("disk") << DEVICE_SHIFT), "size_bytes": f.num("size")}
+    t0 = f.state.setdefault("t0", int(t[0]))  # times are 100 ns ticks since 1601: subtract before scaling
+    size = f.num("size")
+    return {"time_s": (t - t0) * 1e-7, "op": f.op("op", _opmap(["Read", "read"], ["Write", "write"])),
+            "offset_bytes": f.device_offset(f.num("disk"), f.num("offset"), size), "size_bytes": size}
 
 
 register_format(Format(
     "msr", "MSR Cambridge CSV: Timestamp(100 ns),Hostname,DiskNumber,Type,Offset(B),Size(B),ResponseTime",
     rf"^(?P<time>\d+),(?P<host>[^,]*),(?P<disk>\d+),(?P<op>[^,]*),(?P<offset>\d+),(?P<size>{_I}),(?P<resp>\d*)\s*$",
-    _msr, skip=r"^\s*(#.*)?$|^Timestamp"))
+    _msr, skip=r"^\s*(#.*)?$|^Timestamp",
+    fast=FastSpec(",", (("time", "int"), ("host", "skip"), ("disk", "int"), ("op", "token"), ("offset", "int"),
+                        ("size", "int"), ("resp", "digits")))))
 
 
 def _arc(f):
@@ -265,7 +572,8 @@ def _arc(f):
 
 register_format(Format(
     "arc", "ARC .lis: start_block(512 B) count ignore request_no; reads only, no time",
-    rf"^\s*(?P<start>\d+)\s+(?P<count>{_I})\s+(?P<ignore>{_I})\s+(?P<req>\d+)\s*$", _arc))
+    rf"^\s*(?P<start>\d+)\s+(?P<count>{_I})\s+(?P<ignore>{_I})\s+(?P<req>\d+)\s*$", _arc,
+    fast=FastSpec("ws", (("start", "int"), ("count", "int"), ("ignore", "int"), ("req", "digits")))))
 
 
 def _diskmon(f, max_sector=None):
@@ -276,7 +584,9 @@ def _diskmon(f, max_sector=None):
 register_format(Format(
     "diskmon", "Sysinternals DiskMon log: seq time_s duration_s disk Read|Write sector length_sectors",
     rf"^\s*(?P<seq>\d+)\s+(?P<time>{_F})\s+(?P<dur>{_F})\s+(?P<disk>\d+)\s+(?P<op>[A-Za-z]+)\s+"
-    rf"(?P<sector>\d+)\s+(?P<len>{_I})\s*$", _diskmon))
+    rf"(?P<sector>\d+)\s+(?P<len>{_I})\s*$", _diskmon,
+    fast=FastSpec("ws", (("seq", "int"), ("time", "float"), ("dur", "float"), ("disk", "int"), ("op", "token"),
+                         ("sector", "int"), ("len", "int")))))
 
 
 def _mqsim(f, time_unit_s=1e-9):
@@ -285,11 +595,13 @@ def _mqsim(f, time_unit_s=1e-9):
 
 
 _FIVE = rf"^\s*(?P<time>{_F})\s+(?P<dev>\d+)\s+(?P<sector>\d+)\s+(?P<len>{_I})\s+(?P<op>\S+)\s*$"
+_FIVE_FAST = FastSpec("ws", (("time", "float"), ("dev", "int"), ("sector", "int"), ("len", "int"), ("op", "token")))
 register_format(Format(
-    "mqsim", "MQSim/DiskSim ASCII: arrival_ns device sector size_sectors type(0=write,1=read)", _FIVE, _mqsim))
+    "mqsim", "MQSim/DiskSim ASCII: arrival_ns device sector size_sectors type(0=write,1=read)", _FIVE, _mqsim,
+    fast=_FIVE_FAST))
 register_format(Format(
     "ssdsim", "SSDsim ASCII: time device lsn size_sectors op(0=write,1=read); time_unit_s=1e-3 for ms",
-    _FIVE, _mqsim))
+    _FIVE, _mqsim, fast=_FIVE_FAST))
 
 
 def _fiu(f, merge_contiguous=False):
@@ -297,11 +609,23 @@ def _fiu(f, merge_contiguous=False):
     become one request (the FIU IODedup traces log one 4 KiB block per record, so a request of several
     blocks appears as a run of records; paper 3's Table 4 sizes of 6-45 KB are such merged requests). The
     merged request keeps its first record's time."""
-    cols = _sector_trace(f, f.num("time", pl.Float64) * 1e-9, f.op("op", _opmap("R", "W")),
-                         np.zeros(f.df.height, np.int64), f.num("lba"), f.num("size"))
+    cols = _sector_trace(f, f.num("time") * 1e-9, f.op("op", _opmap("R", "W")),
+                         np.zeros(f.n, np.int64), f.num("lba"), f.num("size"))
     if merge_contiguous:
         cols.update(merge_contiguous_requests(cols["time_s"], cols["op"], cols["offset_bytes"], cols["size_bytes"]))
     return cols
+
+
+def _fiu_join(prev: dict, cols: dict, ctx: _Ctx, merge_contiguous=False) -> tuple[dict, dict]:
+    """A run of contiguous records cut by a block boundary is one request, as if the file were one block."""
+    if not merge_contiguous:
+        return prev, cols
+    if prev["op"][-1] == cols["op"][0] and prev["offset_bytes"][-1] + prev["size_bytes"][-1] == cols["offset_bytes"][0]:
+        prev = dict(prev, size_bytes=prev["size_bytes"].copy())
+        prev["size_bytes"][-1] += cols["size_bytes"][0]
+        cols = {k: v[1:] for k, v in cols.items()}
+        ctx.meta["merged_records"] = ctx.meta.get("merged_records", 0) + 1
+    return prev, cols
 
 
 def merge_contiguous_requests(time_s, op, offset, size) -> dict:
@@ -318,37 +642,46 @@ register_format(Format(
     "fiu", "FIU blkparse-like: ts_ns pid process lba(512 B) size_sectors R|W major minor md5; "
     "merge_contiguous=True joins runs of contiguous records",
     rf"^\s*(?P<time>\d+)\s+(?P<pid>\d+)\s+(?P<proc>.+?)\s+(?P<lba>\d+)\s+(?P<size>{_I})\s+(?P<op>\S+)"
-    r"\s+(?P<major>\d+)\s+(?P<minor>\d+)(?:\s+(?P<md5>[0-9a-fA-F]+))?\s*$", _fiu))
-
+    r"\s+(?P<major>\d+)\s+(?P<minor>\d+)(?:\s+(?P<md5>[0-9a-fA-F]+))?\s*$", _fiu, join=_fiu_join,
+    fast=FastSpec("ws", (("time", "int"), ("pid", "digits"), ("proc", "skip"), ("lba", "int"), ("size", "int"),
+                         ("op", "token"), ("major", "digits"), ("minor", "digits")), extra="one")))
 
 def _blkparse(f, action="C"):
+    """Completions (``action``) of data requests: D (discard) -> TRIM, W -> WRITE, R -> READ; a completion
+    with F and no data letter is a FLUSH; other completions without data (e.g. ``N``) are dropped and
+    counted. An rwbs field with a letter blktrace never writes is an error."""
     df = f.df
     sel = (df["action"] == action).to_numpy()
     rwbs = df["rwbs"]
-    has_data = (rwbs.str.contains("[RWD]") & (df["action"] == action)).to_numpy()
-    ext = df["rest"].str.extract_groups(rf"^(?P<sector>\d+)\s+\+\s+(?P<n>{_I})")
+    odd = np.flatnonzero(sel & ~rwbs.str.contains(r"^[RWDFSMAENB]+$").to_numpy())
+    if odd.size:
+        f.fail(int(odd[0]), f"rwbs {rwbs[int(odd[0])]!r} has a letter blktrace does not write (RWDFSMAENB)")
+    data = rwbs.str.contains("[RWD]").to_numpy()
+    flush = rwbs.str.contains("F").to_numpy() & ~data
+    ext = df["rest"].str.extract_groups(rf"^(?P<sector>\d+)\s+\+\s+(?P<n>{_I})(?:\s|$)")
     no_ext = ext.struct.field("sector").is_null().to_numpy()
-    bad = np.flatnonzero(has_data & no_ext)
+    bad = np.flatnonzero(sel & data & no_ext)
     if bad.size:
         f.fail(int(bad[0]), "a data request without 'sector + count'")
     op = np.where(rwbs.str.contains("D").to_numpy(), Op.TRIM,
                   np.where(rwbs.str.contains("W").to_numpy(), Op.WRITE,
                            np.where(rwbs.str.contains("R").to_numpy(), Op.READ, Op.FLUSH))).astype(np.int8)
-    sector = ext.struct.field("sector").fill_null("0").cast(pl.Int64).to_numpy()
-    n = ext.struct.field("n").fill_null("0").cast(pl.Int64).to_numpy()
-    neg = np.flatnonzero(sel & (n < 0))
-    if neg.size:
-        f.fail(int(neg[0]), f"negative size {n[neg[0]]}")
-    dev = (f.num("maj") << 8) + f.num("min")
-    cols = _sector_trace(f, f.num("time", pl.Float64), op, dev, sector, n)
-    cols["keep"] = sel
+    f.df = f.df.with_columns(ext.struct.field("sector").fill_null("0").alias("_sector"),
+                             ext.struct.field("n").fill_null("0").alias("_n"))
+    sector, n = f.num("_sector"), f.num("_n")
+    keep = sel & (data | flush)
+    dropped = int(np.count_nonzero(sel & ~(data | flush)))
+    cols = _sector_trace(f, f.num("time", pl.Float64), op, (f.num("maj") << 8) + f.num("min"), sector, n)
+    cols["keep"] = keep
+    cols["meta"] = {**cols["meta"], "dropped_no_data_completions": dropped}
     return cols
 
 
 register_format(Format(
-    "blkparse", "blkparse text: maj,min cpu seq time pid action rwbs sector + n [process]; action C kept",
+    "blkparse", "blkparse text: maj,min cpu seq time pid action rwbs sector + n [process]; action C kept; the "
+    "per-CPU summary at the end skipped",
     rf"^\s*(?P<maj>\d+),(?P<min>\d+)\s+(?P<cpu>\d+)\s+(?P<seq>\d+)\s+(?P<time>{_F})\s+(?P<pid>\d+)\s+"
-    r"(?P<action>[A-Za-z]+)\s+(?P<rwbs>[A-Z]+)\s*(?P<rest>.*)$", _blkparse, strict=False,
+    r"(?P<action>[A-Za-z]+)\s+(?P<rwbs>[A-Z]+)\s*(?P<rest>.*)$", _blkparse, tail=r"^(CPU\d+|Total) \(",
     sniff=r"^\s*\d+,\d+\s+\d+\s+\d+\s+[0-9.]+\s+\d+\s+[A-Za-z]+\s+[A-Z]+"))
 
 
@@ -359,7 +692,7 @@ def _most(f, action="C"):
     op = np.where(rwbs.str.contains("W").to_numpy(), Op.WRITE,
                   np.where(rwbs.str.contains("R").to_numpy(), Op.READ, Op.FLUSH)).astype(np.int8)
     op = np.where(n == 0, Op.FLUSH, op).astype(np.int8)  # zero-length completions are barriers/flushes
-    cols = _sector_trace(f, f.num("time", pl.Float64), op, np.zeros(f.df.height, np.int64), f.num("sector"), n)
+    cols = _sector_trace(f, f.num("time", pl.Float64), op, np.zeros(f.n, np.int64), f.num("sector"), n)
     cols["keep"] = sel
     return cols
 
@@ -403,57 +736,111 @@ CSV_PRESETS = {
 }
 
 
-def _csv(f, layout: CsvLayout | dict | str | None = None):
-    if layout is None:
-        raise TraceFormatError(f"{f.path}: format 'csv' needs layout=CsvLayout(...) or a preset name "
-                               f"({', '.join(CSV_PRESETS)})")
+def _layout(layout) -> CsvLayout:
     if isinstance(layout, str):
-        layout = CSV_PRESETS[layout]
-    elif isinstance(layout, dict):
-        layout = CsvLayout(**layout)
-    rows = f.df["row"]
-    parts = rows.str.split(layout.sep)
-    hdr = None
+        return CSV_PRESETS[layout]
+    if isinstance(layout, dict):
+        return CsvLayout(**layout)
+    return layout
+
+
+_ROLES = ("offset", "size", "op", "time", "device")
+_ROLE_KIND = {"offset": "int", "size": "int", "op": "token", "time": "float", "device": "int"}
+
+
+def _csv_columns(layout: CsvLayout, header: list[str] | None, path) -> dict[str, int]:
+    """Role -> 0-based column index."""
+    out = {}
+    for role in _ROLES:
+        spec = getattr(layout, role)
+        if spec is None:
+            continue
+        if isinstance(spec, str) and not spec.lstrip("-").isdigit():
+            if header is None:
+                raise TraceFormatError(f"{path}: column {spec!r} is a name, but the layout has no header")
+            if spec not in header:
+                raise TraceFormatError(f"{path}: no column {spec!r} in header {header}")
+            spec = header.index(spec)
+        out[role] = int(spec)
+    return out
+
+
+def _csv_fast(opts: dict, state: dict) -> FastSpec | None:
+    """The fast path of a delimited trace, once its header (if any) is known."""
+    layout = opts.get("layout")
+    if layout is None or "columns" not in state:
+        return None
+    layout = _layout(layout)
+    if layout.sep not in fastparse.SEPS:
+        return None
+    by_index = {i: role for role, i in state["columns"].items()}
+    fields = tuple((by_index.get(i, f"_{i}"), _ROLE_KIND[by_index[i]] if i in by_index else "skip")
+                   for i in range(max(max(by_index) + 1, state["width"])))
+    return FastSpec(layout.sep, fields, extra="none", pad=True)
+
+
+def _csv_prepare(block: bytes, ctx: _Ctx, preset: str | None = None) -> tuple[bytes, int]:
+    """The header (if the layout has one) off the first block, and where each field is."""
+    layout = ctx.opts.get("layout", preset)
+    if layout is None:
+        raise TraceFormatError(f"{ctx.path}: format 'csv' needs layout=CsvLayout(...) or a preset name "
+                               f"({', '.join(CSV_PRESETS)})")
+    layout = _layout(layout)
+    header, taken, pos = None, 0, 0
+    while True:  # the first line that is not blank or a comment: the header, or the first record
+        end = block.find(b"\n", pos)
+        line = block[pos:end if end >= 0 else len(block)].decode("utf-8", errors="replace")
+        if line.strip() and not line.lstrip().startswith("#") or end < 0:
+            break
+        pos, taken = end + 1, taken + 1
     if layout.header:
-        hdr = [h.strip() for h in rows[0].split(layout.sep)]
-        f.df = f.df.slice(1)
-        parts = parts.slice(1)
+        header = [h.strip() for h in line.split(layout.sep)]
+        pos, taken = (end + 1 if end >= 0 else len(block)), taken + 1
+    ctx.state["columns"] = _csv_columns(layout, header, ctx.path)
+    ctx.state["width"] = len(line.split(layout.sep))  # every record has as many fields as the first line
+    return block[pos:], taken
 
-    def col(spec):
-        if isinstance(spec, str) and hdr is not None:
-            if spec not in hdr:
-                raise TraceFormatError(f"{f.path}: no column {spec!r} in header {hdr}")
-            spec = hdr.index(spec)
-        return parts.list.get(int(spec), null_on_oob=True).alias(f"column {spec}")
 
-    need = [c for c in (layout.offset, layout.size, layout.op, layout.time, layout.device) if c is not None]
-    if f.df.height == 0:
-        raise TraceFormatError(f"{f.path}: no records (empty trace)")
-    for spec in need:
-        s = col(spec)
-        if s.is_null().any():
-            f.fail(int(s.is_null().arg_max()), f"missing field {spec!r}")
-    f.df = f.df.with_columns([col(c).alias(str(c)) for c in need])
-    n = f.df.height
-    dev = f.num(str(layout.device)) if layout.device is not None else np.zeros(n, np.int64)
-    time = f.num(str(layout.time), pl.Float64) * layout.time_unit_s if layout.time is not None else np.zeros(n)
-    return {"time_s": time, "op": f.op(str(layout.op), _opmap(layout.reads, layout.writes)),
-            "offset_bytes": f.scaled(f.num(str(layout.offset)), layout.offset_unit, "offset")
-            + (dev << DEVICE_SHIFT),
-            "size_bytes": f.scaled(f.num(str(layout.size)), layout.size_unit, "size")}
+def _csv(f, layout: CsvLayout | dict | str | None = None):
+    layout = _layout(layout)
+    if not isinstance(f, _FastFields):
+        parts = f.df["row"].str.split(layout.sep)
+        odd = (parts.list.len() != f.state["width"]).to_numpy()
+        if odd.any():
+            i = int(np.argmax(odd))
+            f.fail(i, f"{parts.list.len()[i]} fields where the first line has {f.state['width']}")
+        for role, i in f.state["columns"].items():
+            s = parts.list.get(i, null_on_oob=True)
+            if s.is_null().any():
+                f.fail(int(s.is_null().arg_max()), f"missing field {getattr(layout, role)!r}")
+            f.df = f.df.with_columns(s.alias(role))
+    cols = f.state["columns"]
+    n = f.n
+    size = f.scaled(f.num("size"), layout.size_unit, "size")
+    offset = f.scaled(f.num("offset"), layout.offset_unit, "offset")
+    dev = f.num("device") if "device" in cols else np.zeros(n, np.int64)
+    time = f.num("time", pl.Float64) * layout.time_unit_s if "time" in cols else np.zeros(n)
+    return {"time_s": time, "op": f.op("op", _opmap(layout.reads, layout.writes)),
+            "offset_bytes": f.device_offset(dev, offset, size), "size_bytes": size}
 
 
 _ROW = r"^(?P<row>.*)$"
 register_format(Format(
     "csv", "delimited text with a column mapping: layout=CsvLayout(...) or a preset name "
-    f"({', '.join(CSV_PRESETS)})", _ROW, _csv, sniff=None))
+    f"({', '.join(CSV_PRESETS)})", _ROW, _csv, sniff=None, fast=_csv_fast, prepare=_csv_prepare))
 # the presets are formats of their own, so they work from the command line and are sniffed
-register_format(Format("cloudphysics", "CloudPhysics CSV: version,time,op(28/2a),size(B),lbn(512 B)", _ROW,
-                       functools.partial(_csv, layout="cloudphysics"), sniff=r"^version,time,op,size,lbn"))
-register_format(Format("tencent", "Tencent CBS CSV: timestamp,offset(512 B),size(512 B),ioType(0=R,1=W),volume",
-                       _ROW, functools.partial(_csv, layout="tencent"), sniff=r"^\d+,\d+,\d+,[01],\d+\s*$"))
-register_format(Format("systor17", "SYSTOR'17 CSV: Timestamp,Response,IOType,LUN,Offset(B),Size(B)", _ROW,
-                       functools.partial(_csv, layout="systor17"), sniff=r"^Timestamp,Response,IOType,LUN"))
+def _preset(name: str, description: str, sniff: str) -> Format:
+    return Format(name, description, _ROW, functools.partial(_csv, layout=name), sniff=sniff,
+                  fast=lambda opts, state: _csv_fast({"layout": name}, state),
+                  prepare=functools.partial(_csv_prepare, preset=name))
+
+
+register_format(_preset("cloudphysics", "CloudPhysics CSV: version,time,op(28/2a),size(B),lbn(512 B)",
+                        r"^version,time,op,size,lbn"))
+register_format(_preset("tencent", "Tencent CBS CSV: timestamp,offset(512 B),size(512 B),ioType(0=R,1=W),volume",
+                        r"^\d+,\d+,\d+,[01],\d+\s*$"))
+register_format(_preset("systor17", "SYSTOR'17 CSV: Timestamp,Response,IOType,LUN,Offset(B),Size(B)",
+                        r"^Timestamp,Response,IOType,LUN"))
 
 
 # --- file-level traces ------------------------------------------------------------------------------------
@@ -568,4 +955,5 @@ def _mobibench(f, file_identity="open", unopened="skip", merge_writes=True):
 register_format(Format(
     "mobibench", "MobiGen/Mobibench syscall log: thread time_us op args (open path flags fd, read|write fd n, "
     "pread|pwrite fd offset n, fsync fd, unlink path, ...); a file-level block trace (paper 5)",
-    r"^\s*(?P<tid>\d+)\s+(?P<time>\d+)\s+(?P<op>[a-z][a-z_0-9]*)(?:\s+(?P<rest>.*?))?\s*$", _mobibench))
+    r"^\s*(?P<tid>\d+)\s+(?P<time>\d+)\s+(?P<op>[a-z][a-z_0-9]*)(?:\s+(?P<rest>.*?))?\s*$", _mobibench,
+    batched=False))

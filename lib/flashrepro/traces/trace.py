@@ -163,9 +163,18 @@ class Trace:
         }
 
 
+_REF_BYTES = 8 + 1 + 8 + 8 + 8 + 4  # a page reference: page, is_write, req, rest, time, file
+
+
 def _expand(trace: Trace, page_bytes: int) -> PageRefs:
     if page_bytes <= 0:
         raise ValueError(f"page_bytes must be positive, got {page_bytes}")
+    total, biggest = _count_pages(trace.op, trace.offset_bytes, trace.size_bytes, page_bytes)
+    if total * _REF_BYTES > (1 << 30):  # only then is it worth asking
+        from .._io import check_memory
+
+        check_memory(total * _REF_BYTES, f"trace {trace.name!r}: {total:,} page references (its largest request, "
+                                         f"number {biggest}, is {int(trace.size_bytes[biggest]):,} bytes)")
     page, is_write, req, rest = _expand_kernel(trace.op, trace.offset_bytes, trace.size_bytes, page_bytes)
     ev = np.flatnonzero(trace.op >= Op.FLUSH)
     events = None
@@ -182,6 +191,21 @@ def _expand(trace: Trace, page_bytes: int) -> PageRefs:
     return PageRefs(page=page, is_write=is_write, req=req, page_bytes=page_bytes, name=trace.name,
                     time_s=trace.time_s[req], file=None if trace.file is None else trace.file[req], events=events,
                     rest=rest)
+
+
+@njit(cache=True)
+def _count_pages(op, offset, size, page_bytes):
+    """Page references the reads and writes expand to, and the request with the most pages."""
+    total = 0
+    most = -1
+    biggest = 0
+    for i in range(op.shape[0]):
+        if (op[i] == 0 or op[i] == 1) and size[i] > 0:
+            k = (offset[i] + size[i] - 1) // page_bytes - offset[i] // page_bytes + 1
+            total += k
+            if k > most:
+                most, biggest = k, i
+    return total, biggest
 
 
 @njit(cache=True)
@@ -360,6 +384,12 @@ class PageRefs:
                 np.maximum.at(ufile, rank, self.file)
             cache[(k, h)] = (Units(k, segs, ufile), rank)
         return cache[(k, h)]
+
+    def use_units(self, units: Units, halo: int = 0) -> None:
+        """Index these references in a unit space made elsewhere (e.g. over a whole file read in batches);
+        every page here must have a unit there."""
+        cache = self.__dict__.setdefault("_units", {})
+        cache[(units.unit_pages, int(halo))] = (units, units.of_pages(self.page))
 
     def stream(self, unit_pages: int = 1, events: bool = False, chunk: int | None = None, halo: int = 0):
         """The kernel input in chunks of about ``chunk`` entries: ``(RefStream, ref_index)`` pairs.

@@ -1,0 +1,289 @@
+"""A typed fast path for delimited trace lines: one Numba pass over the bytes, no regular expressions.
+
+A :class:`FastSpec` says how a format's records split (``","``, ``"\\t"`` or ``"ws"``: runs of spaces and
+tabs) and what each field is: ``int`` (optional sign and up to 18 digits), ``float`` (decimal with an
+optional exponent, converted exactly as ``float()`` would: the digits as an integer below 2^53 times or
+over an exact power of ten, else the line is refused), ``token`` (at most 8 bytes, e.g. an opcode), or
+``skip``. Blank lines and ``#`` comments are skipped. The kernel stops at the first line it cannot read
+exactly; the caller then reads that block through the format's regular expression instead, which either
+accepts the line (e.g. a header) or names it in an error. So the fast path never changes a result: it only
+makes the common case fast.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from numba import njit
+
+INT, FLOAT, TOKEN, SKIP, DIGITS = 0, 1, 2, 3, 4
+KINDS = {"int": INT, "float": FLOAT, "token": TOKEN, "skip": SKIP, "digits": DIGITS}  # digits: 0-9 only, may be empty
+SEPS = {",": 0, "ws": 1, "\t": 2, ";": 3}
+EXTRA = {"none": 0, "empty": 1, "any": 2, "one": 3}
+_POW10 = np.array([10.0**k for k in range(23)])  # exact in float64
+
+
+@dataclasses.dataclass(frozen=True)
+class FastSpec:
+    """``fields``: (name, kind) in order; ``extra``: what may follow the last field: ``"none"``, ``"empty"``
+    (one empty field, e.g. a trailing comma), ``"one"`` (at most one more field, ignored) or ``"any"``;
+    ``pad``: fields of a ``","``/``";"`` format may be padded with spaces. The spec must accept no line the
+    format's regular expression refuses (a value it cannot read exactly sends the block to that expression)."""
+
+    sep: str
+    fields: tuple[tuple[str, str], ...]
+    extra: str = "none"
+    pad: bool = False
+
+    def __post_init__(self):
+        if self.sep not in SEPS:
+            raise ValueError(f"sep must be one of {sorted(SEPS)}, got {self.sep!r}")
+        if self.extra not in EXTRA:
+            raise ValueError(f"extra must be one of {sorted(EXTRA)}, got {self.extra!r}")
+        for name, kind in self.fields:
+            if kind not in KINDS:
+                raise ValueError(f"field {name!r}: kind must be one of {sorted(KINDS)}, got {kind!r}")
+
+
+@njit(cache=True, inline="always")
+def _is_space(c):
+    return c == 32 or c == 9
+
+
+@njit(cache=True, inline="always")
+def _int_into(buf, a, b, out, r, c):
+    """buf[a:b] as a signed integer of at most 18 digits into out[r, c]; False if it is not one.
+    (Helpers write into their output instead of returning a tuple: tuple returns halve a kernel's speed.)"""
+    neg = False
+    if a < b and buf[a] == 45:
+        neg = True
+        a += 1
+    if a >= b or b - a > 18:
+        return False
+    v = np.int64(0)
+    for i in range(a, b):
+        d = np.int64(buf[i]) - 48
+        if d < 0 or d > 9:
+            return False
+        v = v * 10 + d
+    out[r, c] = -v if neg else v
+    return True
+
+
+@njit(cache=True, inline="always")
+def _float_into(buf, a, b, out, r, c, pow10):
+    """buf[a:b] as a decimal float into out[r, c], only where the conversion is exact (see the module)."""
+    neg = False
+    if a < b and (buf[a] == 45 or buf[a] == 43):
+        neg = buf[a] == 45
+        a += 1
+    mant = np.int64(0)
+    ndig = 0
+    scale = 0
+    seen = False
+    i = a
+    while i < b and 48 <= buf[i] <= 57:
+        if ndig or buf[i] != 48:
+            ndig += 1
+        mant = mant * 10 + (np.int64(buf[i]) - 48)
+        seen = True
+        i += 1
+    if i < b and buf[i] == 46:
+        i += 1
+        while i < b and 48 <= buf[i] <= 57:
+            if ndig or buf[i] != 48:
+                ndig += 1
+            mant = mant * 10 + (np.int64(buf[i]) - 48)
+            scale -= 1
+            seen = True
+            i += 1
+    if not seen or ndig > 15:
+        return False
+    if i < b and (buf[i] == 101 or buf[i] == 69):
+        j = i + 1
+        eneg = False
+        if j < b and (buf[j] == 45 or buf[j] == 43):
+            eneg = buf[j] == 45
+            j += 1
+        if j >= b or b - j > 3:
+            return False
+        e = 0
+        while j < b:
+            d = np.int64(buf[j]) - 48
+            if d < 0 or d > 9:
+                return False
+            e = e * 10 + d
+            j += 1
+        scale += -e if eneg else e
+        i = b
+    if i != b:
+        return False
+    if scale == 0:
+        v = float(mant)
+    elif 0 < scale <= 22:
+        v = float(mant) * pow10[scale]
+    elif -22 <= scale < 0:
+        v = float(mant) / pow10[-scale]
+    elif mant == 0:
+        v = 0.0
+    else:
+        return False
+    out[r, c] = -v if neg else v
+    return True
+
+
+@njit(cache=True)
+def _field(buf, s, e, k, rec, slot, ints, floats, tokens, pow10):
+    """Store field buf[s:e] of kind k in its column; False if it cannot be read exactly."""
+    if k == 0:
+        return _int_into(buf, s, e, ints, rec, slot)
+    if k == 1:
+        return _float_into(buf, s, e, floats, rec, slot, pow10)
+    if k == 4:
+        for j in range(s, e):
+            if buf[j] < 48 or buf[j] > 57:
+                return False
+        return True
+    if k == 2:
+        if e - s > 8 or e == s:
+            return False
+        t = np.uint64(0)
+        for j in range(e - s):
+            t |= np.uint64(buf[s + j]) << np.uint64(8 * j)
+        tokens[rec, slot] = t
+    return True
+
+
+@njit(cache=True)
+def _tokenize(buf, sep, pad, kinds, slots, extra, ints, floats, tokens, line_of, pow10):
+    """Parse the records of ``buf`` (whole lines, each ending in \\n); returns (records, bad_line): the number
+    of records written and the 0-based line of the first line it cannot read (-1 if none)."""
+    n = buf.shape[0]
+    nf = kinds.shape[0]
+    sc = 44 if sep == 0 else (9 if sep == 2 else 59)
+    pos = 0
+    line = 0
+    rec = 0
+    while pos < n:
+        end = pos
+        while end < n and buf[end] != 10:
+            end += 1
+        a = pos
+        while a < end and _is_space(buf[a]):
+            a += 1
+        if a == end or buf[a] == 35:  # blank or a comment
+            pos = end + 1
+            line += 1
+            continue
+        ok = True
+        if sep == 1:  # runs of spaces and tabs
+            s = a
+            for f in range(nf):
+                if s >= end:
+                    ok = False  # too few fields
+                    break
+                e = s
+                while e < end and not _is_space(buf[e]):
+                    e += 1
+                if not _field(buf, s, e, kinds[f], rec, slots[f], ints, floats, tokens, pow10):
+                    ok = False
+                    break
+                s = e
+                while s < end and _is_space(buf[s]):
+                    s += 1
+            if ok and s < end and extra != 2:
+                if extra == 3:  # at most one more field
+                    while s < end and not _is_space(buf[s]):
+                        s += 1
+                    while s < end and _is_space(buf[s]):
+                        s += 1
+                ok = s >= end  # otherwise more fields than the format has
+        else:
+            s = pos
+            more = True
+            for f in range(nf):
+                if not more:
+                    ok = False  # too few fields
+                    break
+                e = s
+                while e < end and buf[e] != sc:
+                    e += 1
+                more = e < end
+                fs, fe = s, e
+                if pad:  # fields may be padded with spaces
+                    while fs < fe and _is_space(buf[fs]):
+                        fs += 1
+                    while fe > fs and _is_space(buf[fe - 1]):
+                        fe -= 1
+                if not _field(buf, fs, fe, kinds[f], rec, slots[f], ints, floats, tokens, pow10):
+                    ok = False
+                    break
+                s = e + 1
+            if ok and more:
+                if extra == 0:
+                    ok = False
+                elif extra == 3:  # at most one more field
+                    q = s
+                    while q < end and buf[q] != sc:
+                        q += 1
+                    ok = q == end
+                elif extra == 1:  # one empty field: a trailing separator, spaces allowed
+                    q = s
+                    while q < end and _is_space(buf[q]):
+                        q += 1
+                    ok = q == end
+        if not ok:
+            return rec, line
+        line_of[rec] = line
+        rec += 1
+        pos = end + 1
+        line += 1
+    return rec, -1
+
+
+def decode_token(t: int) -> str:
+    b = int(t).to_bytes(8, "little").rstrip(b"\0")
+    return b.decode("utf-8", errors="replace")
+
+
+@dataclasses.dataclass
+class Parsed:
+    """Typed columns by field name, and each record's 0-based line within the block."""
+
+    columns: dict
+    line: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.line)
+
+
+def tokenize(block: bytes, spec: FastSpec) -> tuple[Parsed | None, int]:
+    """Parse a block of whole lines; returns (columns, -1) or (None, first unreadable 0-based line)."""
+    buf = np.frombuffer(block, np.uint8)
+    if buf.size and buf[-1] != 10:
+        buf = np.frombuffer(block + b"\n", np.uint8)
+    kinds = np.array([KINDS[k] for _, k in spec.fields], np.int8)
+    slots = np.zeros(len(kinds), np.int64)  # each field's column among those of its kind
+    for k in (INT, FLOAT, TOKEN):
+        slots[kinds == k] = np.arange(int(np.count_nonzero(kinds == k)))
+    cap = int(np.count_nonzero(buf == 10)) + 1
+    n_int, n_float, n_tok = (int(np.count_nonzero(kinds == k)) for k in (INT, FLOAT, TOKEN))
+    ints = np.empty((cap, max(n_int, 1)), np.int64)
+    floats = np.empty((cap, max(n_float, 1)), np.float64)
+    tokens = np.empty((cap, max(n_tok, 1)), np.uint64)
+    line_of = np.empty(cap, np.int64)
+    n, bad = _tokenize(buf, SEPS[spec.sep], spec.pad, kinds, slots, EXTRA[spec.extra], ints, floats, tokens, line_of,
+                       _POW10)
+    if bad >= 0:
+        return None, int(bad)
+    cols = {}
+    counters = {INT: 0, FLOAT: 0, TOKEN: 0}
+    store = {INT: ints, FLOAT: floats, TOKEN: tokens}
+    for name, kind in spec.fields:
+        k = KINDS[kind]
+        if k in (SKIP, DIGITS):
+            continue
+        cols[name] = np.ascontiguousarray(store[k][:n, counters[k]])
+        counters[k] += 1
+    return Parsed(cols, line_of[:n].copy()), -1

@@ -17,7 +17,10 @@ def _params(items: list[str]) -> dict:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise ValueError(f"--param expects KEY=VALUE, got {item!r}")
-        out[key.strip()] = value.strip()
+        key = key.strip()
+        if key in out:
+            raise ValueError(f"--param {key} is given twice ({out[key]!r} and {value.strip()!r}); give it once")
+        out[key] = value.strip()
     return out
 
 

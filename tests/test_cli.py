@@ -92,3 +92,36 @@ def test_simulate_a_segment_policy_with_its_parameter(data_dir, isolated_interim
                  str(data_dir / "formats" / "sample.spc"), "--capacity-pages", "64"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["params"]["segment_kib"] == 32 and "prefetch_hits" in out
+
+
+@pytest.mark.parametrize("mib,msg", [("inf", "positive finite"), ("nan", "positive finite"), ("-1", "positive finite"),
+                                     ("0", "positive finite"), ("1e300", "beyond what a file offset")])
+def test_replay_refuses_bad_bounds(capsys, data_dir, tmp_path, mib, msg):
+    code, out, err = run(capsys, "replay", "--policy", "lru", "--trace", str(data_dir / "golden_trace.spc"),
+                         "--capacity-pages", "64", "--target", str(tmp_path / "t.img"), "--max-mib", mib)
+    assert code == 2 and out == "" and msg in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_replay_on_a_full_file_system(capsys, data_dir, tmp_path, monkeypatch):
+    """ENOSPC: an error line on stderr, no JSON on stdout, exit code 2, and the target is gone."""
+    import errno
+    import os
+
+    def full(*a):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "pwrite", full)
+    code, out, err = run(capsys, "replay", "--policy", "lru", "--trace", str(data_dir / "golden_trace.spc"),
+                         "--capacity-pages", "64", "--target", str(tmp_path / "t.img"), "--max-mib", "8",
+                         "--buffered")
+    assert code == 2 and out == "" and "no space left" in err and err.startswith("flashrepro replay: error:")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_replay_refuses_a_dangling_symlink(capsys, data_dir, tmp_path):
+    (tmp_path / "t.img").symlink_to(tmp_path / "elsewhere.img")
+    code, out, err = run(capsys, "replay", "--policy", "lru", "--trace", str(data_dir / "golden_trace.spc"),
+                         "--capacity-pages", "64", "--target", str(tmp_path / "t.img"), "--max-mib", "8")
+    assert code == 2 and out == "" and "dangling symbolic link" in err
+    assert not (tmp_path / "elsewhere.img").exists()

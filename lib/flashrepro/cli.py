@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
 from .cache import POLICIES, make_params, simulate
@@ -38,18 +39,32 @@ def cmd_simulate(a) -> dict:
     return res.to_dict()
 
 
+def _max_bytes(mib: float) -> int:
+    if not math.isfinite(mib) or mib <= 0:
+        raise ValueError(f"--max-mib must be a positive finite number of MiB, got {mib}")
+    if mib * 2**20 >= 2**63:
+        raise ValueError(f"--max-mib {mib} is beyond what a file offset can address (2**63 bytes)")
+    return int(mib * 2**20)
+
+
+def _progress(a) -> bool:
+    """A progress bar only for a person watching: on a terminal (stderr), and not with --quiet."""
+    return not getattr(a, "quiet", False) and sys.stderr.isatty()
+
+
 def cmd_replay(a) -> dict:
     import dataclasses
 
     from .devices import CARDS, io_time
     from .replay import replay
 
+    _max_bytes(a.max_mib)  # a bad bound or target fails before the trace is read
     make_params(a.policy, **_params(a.param))
     tr = _load(a.trace, a.format)
     res = simulate(tr, a.policy, a.capacity_pages, page_bytes=a.page_bytes, log_io=True, **_params(a.param))
     after = res.io_log.to_trace(tr.time_s)
-    rep = replay(after, a.target, max_bytes=int(a.max_mib * 2**20), allow_existing=a.allow_existing,
-                 direct=not a.buffered)
+    rep = replay(after, a.target, max_bytes=_max_bytes(a.max_mib), allow_existing=a.allow_existing,
+                 direct=not a.buffered, progress=_progress(a))
     return {**res.to_dict(), "replay": dataclasses.asdict(rep),
             "model": {name: io_time(res.io_log, card) for name, card in CARDS.items()}}
 
@@ -84,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--max-mib", type=float, required=True, help="never touch more than this many MiB of the target")
     r.add_argument("--allow-existing", action="store_true", help="allow overwriting a target that holds data")
     r.add_argument("--buffered", action="store_true", help="buffered I/O + fdatasync instead of O_DIRECT")
+    r.add_argument("--quiet", action="store_true", help="no progress bar (there is none when stderr is not a "
+                   "terminal either)")
     sub.add_parser("policies", help="list registered policies")
     sub.add_parser("ftl-policies", help="list the FTL's GC policies and GC triggers")
     sub.add_parser("formats", help="list trace formats")
@@ -111,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             out = {n: {"available": catalog.available(n), "description": catalog.CATALOG[n].description}
                    for n in catalog.names(available_only=a.available)}
-    except (ValueError, FileNotFoundError, PermissionError, TraceFormatError) as e:
+    except (ValueError, OSError, TraceFormatError) as e:
         print(f"flashrepro {a.cmd}: error: {e}", file=sys.stderr)
         return 2
     json.dump(out, sys.stdout, indent=2)

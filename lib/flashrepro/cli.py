@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import math
 import sys
@@ -25,17 +26,57 @@ def _params(items: list[str]) -> dict:
     return out
 
 
-def _load(path: str, fmt: str | None):
+CSV_FIELDS = ("time", "op", "offset", "size", "device")
+
+
+def csv_layout(columns: str, header: bool = False, sep: str = ",", offset_unit: int = 1, size_unit: int = 1,
+               time_unit_s: float = 1.0) -> dict:
+    """``--columns time=0,op=1,offset=2,size=3`` (0-based indices, or header names with ``--header``) as the
+    csv reader's layout (:class:`~flashrepro.traces.CsvLayout` fields); op, offset and size are required."""
+    out = {}
+    for item in columns.split(","):
+        key, eq, value = (x.strip() for x in item.partition("="))
+        if not eq or not key or not value:
+            raise ValueError(f"--columns expects FIELD=COLUMN,... (fields {', '.join(CSV_FIELDS)}), got {item!r}")
+        if key not in CSV_FIELDS:
+            raise ValueError(f"--columns: unknown field {key!r}; fields: {', '.join(CSV_FIELDS)}")
+        if key in out:
+            raise ValueError(f"--columns: {key} is given twice")
+        if value.isdigit():
+            out[key] = int(value)
+        elif header:
+            out[key] = value
+        else:
+            raise ValueError(f"--columns: {key}={value!r} is not a 0-based column number (names need --header)")
+    missing = [k for k in ("op", "offset", "size") if k not in out]
+    if missing:
+        raise ValueError(f"--columns must give {', '.join(missing)}")
+    for name, v in (("--offset-unit", offset_unit), ("--size-unit", size_unit), ("--time-unit-s", time_unit_s)):
+        if not (v > 0 and math.isfinite(v)):
+            raise ValueError(f"{name} must be positive, got {v}")
+    return {**out, "header": header, "sep": sep, "offset_unit": offset_unit, "size_unit": size_unit,
+            "time_unit_s": time_unit_s}
+
+
+def _load(path: str, fmt: str | None, a=None):
     if fmt is not None:
         get_format(fmt)  # an unknown name fails before the file is hashed
+    columns = getattr(a, "columns", None)
+    if columns is not None:
+        if fmt != "csv":
+            raise ValueError("--columns goes with --format csv")
+        return load_trace(path, fmt, layout=csv_layout(columns, a.header, a.sep, a.offset_unit, a.size_unit,
+                                                        a.time_unit_s))
     return load_trace(path, fmt)
 
 
 def cmd_simulate(a) -> dict:
     make_params(a.policy, **_params(a.param))  # unknown policy or parameter: fail before reading the trace
-    tr = _load(a.trace, a.format)
+    tr = _load(a.trace, a.format, a)
+    # progress: passed to a simulate that takes it (the streaming one shows a bar over the references)
+    extra = {"progress": _progress(a)} if "progress" in inspect.signature(simulate).parameters else {}
     res = simulate(tr, a.policy, a.capacity_pages, page_bytes=a.page_bytes, flush_at_end=a.flush_at_end,
-                   **_params(a.param))
+                   **extra, **_params(a.param))
     return res.to_dict()
 
 
@@ -60,7 +101,7 @@ def cmd_replay(a) -> dict:
 
     _max_bytes(a.max_mib)  # a bad bound or target fails before the trace is read
     make_params(a.policy, **_params(a.param))
-    tr = _load(a.trace, a.format)
+    tr = _load(a.trace, a.format, a)
     res = simulate(tr, a.policy, a.capacity_pages, page_bytes=a.page_bytes, log_io=True, **_params(a.param))
     after = res.io_log.to_trace(tr.time_s)
     rep = replay(after, a.target, max_bytes=_max_bytes(a.max_mib), allow_existing=a.allow_existing,
@@ -85,6 +126,17 @@ def _policy_args(s):
     s.add_argument("--capacity-pages", type=int, required=True)
     s.add_argument("--page-bytes", type=int, default=4096)
     s.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="policy parameter")
+    s.add_argument("--quiet", action="store_true", help="no progress bar (there is none when stderr is not a "
+                   "terminal either)")
+    c = s.add_argument_group("--format csv", "a simple delimited trace: which column holds what")
+    c.add_argument("--columns", default=None, metavar="FIELD=COL,...", help="e.g. time=0,op=1,offset=2,size=3 "
+                   "(0-based; header names with --header); fields: time, op, offset, size, device")
+    c.add_argument("--header", "--skip-header", dest="header", action="store_true",
+                   help="the first line is a header (skipped; its names may be used in --columns)")
+    c.add_argument("--sep", default=",", help="field separator (default ',')")
+    c.add_argument("--offset-unit", type=int, default=1, help="bytes per offset unit (512 for sectors)")
+    c.add_argument("--size-unit", type=int, default=1, help="bytes per size unit")
+    c.add_argument("--time-unit-s", type=float, default=1.0, help="seconds per time unit")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -99,8 +151,6 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--max-mib", type=float, required=True, help="never touch more than this many MiB of the target")
     r.add_argument("--allow-existing", action="store_true", help="allow overwriting a target that holds data")
     r.add_argument("--buffered", action="store_true", help="buffered I/O + fdatasync instead of O_DIRECT")
-    r.add_argument("--quiet", action="store_true", help="no progress bar (there is none when stderr is not a "
-                   "terminal either)")
     sub.add_parser("policies", help="list registered policies")
     sub.add_parser("ftl-policies", help="list the FTL's GC policies and GC triggers")
     sub.add_parser("formats", help="list trace formats")

@@ -72,7 +72,7 @@ bench: $(STAMP)  ## kernel throughput vs libCacheSim, FTL host writes/s -> resul
 	$(PY) benchmarks/bench_kernels.py
 
 lab: $(STAMP)  ## JupyterLab on notebooks/ with the package importable
-	$(VENV)/bin/jupyter lab notebooks/
+	$(VENV)/bin/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
 nbval-refresh: $(STAMP)  ## store the scale="ci" outputs of the checked cells in notebooks/
 	$(PY) -m flashrepro.notebooks nbval-refresh

@@ -92,3 +92,61 @@ def test_simulate_a_segment_policy_with_its_parameter(data_dir, isolated_interim
                  str(data_dir / "formats" / "sample.spc"), "--capacity-pages", "64"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["params"]["segment_kib"] == 32 and "prefetch_hits" in out
+
+
+@pytest.mark.parametrize("mib,msg", [("inf", "positive finite"), ("nan", "positive finite"), ("-1", "positive finite"),
+                                     ("0", "positive finite"), ("1e300", "beyond what a file offset")])
+def test_replay_refuses_bad_bounds(capsys, data_dir, tmp_path, mib, msg):
+    code, out, err = run(capsys, "replay", "--policy", "lru", "--trace", str(data_dir / "golden_trace.spc"),
+                         "--capacity-pages", "64", "--target", str(tmp_path / "t.img"), "--max-mib", mib)
+    assert code == 2 and out == "" and msg in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_replay_on_a_full_file_system(capsys, data_dir, tmp_path, monkeypatch):
+    """ENOSPC: an error line on stderr, no JSON on stdout, exit code 2, and the target is gone."""
+    import errno
+    import os
+
+    def full(*a):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "pwrite", full)
+    code, out, err = run(capsys, "replay", "--policy", "lru", "--trace", str(data_dir / "golden_trace.spc"),
+                         "--capacity-pages", "64", "--target", str(tmp_path / "t.img"), "--max-mib", "8",
+                         "--buffered")
+    assert code == 2 and out == "" and "no space left" in err and err.startswith("flashrepro replay: error:")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_replay_refuses_a_dangling_symlink(capsys, data_dir, tmp_path):
+    (tmp_path / "t.img").symlink_to(tmp_path / "elsewhere.img")
+    code, out, err = run(capsys, "replay", "--policy", "lru", "--trace", str(data_dir / "golden_trace.spc"),
+                         "--capacity-pages", "64", "--target", str(tmp_path / "t.img"), "--max-mib", "8")
+    assert code == 2 and out == "" and "dangling symbolic link" in err
+    assert not (tmp_path / "elsewhere.img").exists()
+
+
+def test_simulate_a_simple_csv_with_columns(capsys, tmp_path, isolated_interim):
+    """Issue 12, section 5: --format csv --columns maps the columns onto the csv reader's layout."""
+    path = tmp_path / "a.csv"
+    path.write_text("time,op,offset,size\n0.0,W,0,4096\n0.1,R,0,4096\n0.2,R,8192,8192\n")
+    base = ["simulate", "--policy", "lru", "--trace", str(path), "--format", "csv", "--capacity-pages", "10"]
+    code, out, err = run(capsys, *base, "--columns", "time=0,op=1,offset=2,size=3", "--skip-header")
+    assert code == 0, err
+    d = json.loads(out)
+    assert (d["references"], d["hits"], d["write_references"]) == (4, 1, 1)
+    code, out, err = run(capsys, *base, "--columns", "time=time,op=op,offset=offset,size=size", "--header")
+    assert code == 0 and json.loads(out)["references"] == 4
+    for cols, msg in [("time=0,op=1,offset=2", "must give size"), ("op=1,offset=2,size=3,colour=4", "unknown field"),
+                      ("op=x,offset=2,size=3", "need --header"), ("op=1,op=1,offset=2,size=3", "given twice")]:
+        code, out, err = run(capsys, *base, "--columns", cols)
+        assert code == 2 and out == "" and msg in err, (cols, err)
+    code, out, err = run(capsys, *base, "--columns", "op=1,offset=2,size=3")  # the header line is not data
+    assert code == 2 and out == "" and "a.csv:1: " in err and "time,op,offset,size" in err  # the header line, named
+
+
+def test_simulate_quiet_flag(capsys, data_dir):
+    code, out, err = run(capsys, "simulate", "--policy", "lru", "--trace", str(data_dir / "golden_trace.spc"),
+                         "--capacity-pages", "64", "--quiet")
+    assert code == 0 and json.loads(out)["references"] > 0 and err == ""

@@ -36,8 +36,10 @@ def test_package_layout(package):
 
 
 def _written_names(source: str) -> set[str]:
-    """File names a notebook writes: savefig(..., "name"), write_table(..., "name"), write_claims(..., "nb")."""
-    suffix = {"savefig": ".png", "write_table": ".csv", "write_claims": "_claims.csv"}
+    """File names a notebook writes: savefig(..., "name"), write_table(..., "name"), write_claims(..., "nb"),
+    write_timings(..., "nb")."""
+    suffix = {"savefig": ".png", "write_table": ".csv", "write_claims": "_claims.csv",
+              "write_timings": "_timings.csv"}
     out = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in suffix:

@@ -70,3 +70,83 @@ def test_read_sweep_fills_the_file_and_reads_each_size(tmp_path):
     assert target.stat().st_size == 4 << 17
     data = target.read_bytes()
     assert len(set(data[:4096])) > 200  # random bytes, not a pattern a device could compress
+
+
+# Issue 12, section 3: a full file system, odd bounds and symbolic links.
+
+
+def _full_after(n_ok: int, monkeypatch):
+    """os.pwrite that fails with ENOSPC after ``n_ok`` writes (a full file system without needing one)."""
+    import errno
+
+    real = os.pwrite
+    calls = {"n": 0}
+
+    def pwrite(fd, data, offset):
+        calls["n"] += 1
+        if calls["n"] > n_ok:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(fd, data, offset)
+
+    monkeypatch.setattr(os, "pwrite", pwrite)
+
+
+def test_enospc_is_a_clear_error_and_removes_the_target(tmp_path, monkeypatch):
+    from flashrepro.replay import ReplayError
+
+    _full_after(3, monkeypatch)
+    target = tmp_path / "new" / "deeper" / "card.img"
+    with pytest.raises(ReplayError, match="no space left .* after 3 of 10 requests \\(12288 bytes written\\)"):
+        replay(_trace(np.arange(10) * 4096, np.full(10, 4096)), target, max_bytes=1 << 20, direct=False)
+    assert not target.exists() and not (tmp_path / "new").exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_enospc_keeps_a_target_that_existed(tmp_path, monkeypatch):
+    from flashrepro.replay import ReplayError
+
+    target = tmp_path / "card.img"
+    target.write_bytes(b"\0" * 8192)
+    _full_after(0, monkeypatch)
+    with pytest.raises(ReplayError):
+        replay(_trace([0], [4096]), target, max_bytes=1 << 20, allow_existing=True, direct=False)
+    assert target.exists()  # not ours to remove
+
+
+def test_an_interrupt_removes_the_target_too(tmp_path, monkeypatch):
+    def interrupted(*a):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "pwrite", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        replay(_trace([0], [4096]), tmp_path / "x.img", max_bytes=1 << 20, direct=False)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("bound", [float("inf"), float("nan"), -4096, 0, 4096.0, True, "4096"])
+def test_bad_max_bytes_are_refused(tmp_path, bound):
+    with pytest.raises(ValueError, match="max_bytes must be"):
+        replay(_trace([0], [4096]), tmp_path / "x", max_bytes=bound)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("dangling", [True, False])
+def test_a_symlink_target_is_refused(tmp_path, dangling):
+    real = tmp_path / "real.img"
+    if not dangling:
+        real.write_bytes(b"")
+    link = tmp_path / "link.img"
+    link.symlink_to(real)
+    with pytest.raises(PermissionError, match="dangling symbolic link" if dangling else "symbolic link to"):
+        replay(_trace([0], [4096]), link, max_bytes=1 << 20, allow_existing=True)
+    assert real.exists() is not dangling and (dangling or real.stat().st_size == 0)
+    from flashrepro.replay import read_sweep
+
+    with pytest.raises(PermissionError, match="symbolic link"):
+        read_sweep(link, [4096], n_reads=1, spacing=4096)
+    assert real.exists() is not dangling
+
+
+def test_progress_bar(tmp_path, capsys):
+    res = replay(_trace([0, 4096], [4096, 4096]), tmp_path / "y", max_bytes=1 << 20, direct=False, progress=True)
+    assert res.requests == 2 and "replay y" in capsys.readouterr().err

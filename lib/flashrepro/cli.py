@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
 from .cache import POLICIES, make_params, simulate, simulate_stream
@@ -17,24 +18,90 @@ def _params(items: list[str]) -> dict:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise ValueError(f"--param expects KEY=VALUE, got {item!r}")
-        out[key.strip()] = value.strip()
+        key = key.strip()
+        if key in out:
+            raise ValueError(f"--param {key} is given twice ({out[key]!r} and {value.strip()!r}); give it once")
+        out[key] = value.strip()
     return out
 
 
-def _load(path: str, fmt: str | None):
+CSV_FIELDS = ("time", "op", "offset", "size", "device")
+
+
+def csv_layout(columns: str, header: bool = False, sep: str = ",", offset_unit: int = 1, size_unit: int = 1,
+               time_unit_s: float = 1.0) -> dict:
+    """``--columns time=0,op=1,offset=2,size=3`` (0-based indices, or header names with ``--header``) as the
+    csv reader's layout (:class:`~flashrepro.traces.CsvLayout` fields); op, offset and size are required."""
+    out = {}
+    for item in columns.split(","):
+        key, eq, value = (x.strip() for x in item.partition("="))
+        if not eq or not key or not value:
+            raise ValueError(f"--columns expects FIELD=COLUMN,... (fields {', '.join(CSV_FIELDS)}), got {item!r}")
+        if key not in CSV_FIELDS:
+            raise ValueError(f"--columns: unknown field {key!r}; fields: {', '.join(CSV_FIELDS)}")
+        if key in out:
+            raise ValueError(f"--columns: {key} is given twice")
+        if value.isdigit():
+            out[key] = int(value)
+        elif header:
+            out[key] = value
+        else:
+            raise ValueError(f"--columns: {key}={value!r} is not a 0-based column number (names need --header)")
+    missing = [k for k in ("op", "offset", "size") if k not in out]
+    if missing:
+        raise ValueError(f"--columns must give {', '.join(missing)}")
+    for name, v in (("--offset-unit", offset_unit), ("--size-unit", size_unit), ("--time-unit-s", time_unit_s)):
+        if not (v > 0 and math.isfinite(v)):
+            raise ValueError(f"{name} must be positive, got {v}")
+    return {**out, "header": header, "sep": sep, "offset_unit": offset_unit, "size_unit": size_unit,
+            "time_unit_s": time_unit_s}
+
+
+def _reader_opts(fmt: str | None, a=None) -> dict:
+    """Reader options from the command line (``--columns`` and its companions for ``--format csv``)."""
     if fmt is not None:
         get_format(fmt)  # an unknown name fails before the file is hashed
-    return load_trace(path, fmt)
+    columns = getattr(a, "columns", None)
+    if columns is None:
+        return {}
+    if fmt != "csv":
+        raise ValueError("--columns goes with --format csv")
+    return {"layout": csv_layout(columns, a.header, a.sep, a.offset_unit, a.size_unit, a.time_unit_s)}
+
+
+def _load(path: str, fmt: str | None, a=None):
+    return load_trace(path, fmt, **_reader_opts(fmt, a))
 
 
 def cmd_simulate(a) -> dict:
     make_params(a.policy, **_params(a.param))  # unknown policy or parameter: fail before reading the trace
-    if a.format is not None:
-        get_format(a.format)
-    source = open_trace(a.trace, a.format)  # parsed block by block into the parse cache, then streamed
-    res = simulate_stream(source, a.policy, a.capacity_pages, page_bytes=a.page_bytes,
-                          flush_at_end=a.flush_at_end, **_params(a.param))
+    source = open_trace(a.trace, a.format, **_reader_opts(a.format, a))  # parsed into the parse cache, streamed
+    bar = None
+    if _progress(a):
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(source), unit="req", unit_scale=True, file=sys.stderr, desc=a.policy)
+    try:
+        res = simulate_stream(source, a.policy, a.capacity_pages, page_bytes=a.page_bytes,
+                              flush_at_end=a.flush_at_end, progress=bar and (lambda n: bar.update(n - bar.n)),
+                              **_params(a.param))
+    finally:
+        if bar is not None:
+            bar.close()
     return res.to_dict()
+
+
+def _max_bytes(mib: float) -> int:
+    if not math.isfinite(mib) or mib <= 0:
+        raise ValueError(f"--max-mib must be a positive finite number of MiB, got {mib}")
+    if mib * 2**20 >= 2**63:
+        raise ValueError(f"--max-mib {mib} is beyond what a file offset can address (2**63 bytes)")
+    return int(mib * 2**20)
+
+
+def _progress(a) -> bool:
+    """A progress bar only for a person watching: on a terminal (stderr), and not with --quiet."""
+    return not getattr(a, "quiet", False) and sys.stderr.isatty()
 
 
 def cmd_replay(a) -> dict:
@@ -43,12 +110,13 @@ def cmd_replay(a) -> dict:
     from .devices import CARDS, io_time
     from .replay import replay
 
+    _max_bytes(a.max_mib)  # a bad bound or target fails before the trace is read
     make_params(a.policy, **_params(a.param))
-    tr = _load(a.trace, a.format)
+    tr = _load(a.trace, a.format, a)
     res = simulate(tr, a.policy, a.capacity_pages, page_bytes=a.page_bytes, log_io=True, **_params(a.param))
     after = res.io_log.to_trace(tr.time_s)
-    rep = replay(after, a.target, max_bytes=int(a.max_mib * 2**20), allow_existing=a.allow_existing,
-                 direct=not a.buffered)
+    rep = replay(after, a.target, max_bytes=_max_bytes(a.max_mib), allow_existing=a.allow_existing,
+                 direct=not a.buffered, progress=_progress(a))
     return {**res.to_dict(), "replay": dataclasses.asdict(rep),
             "model": {name: io_time(res.io_log, card) for name, card in CARDS.items()}}
 
@@ -69,6 +137,17 @@ def _policy_args(s):
     s.add_argument("--capacity-pages", type=int, required=True)
     s.add_argument("--page-bytes", type=int, default=4096)
     s.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="policy parameter")
+    s.add_argument("--quiet", action="store_true", help="no progress bar (there is none when stderr is not a "
+                   "terminal either)")
+    c = s.add_argument_group("--format csv", "a simple delimited trace: which column holds what")
+    c.add_argument("--columns", default=None, metavar="FIELD=COL,...", help="e.g. time=0,op=1,offset=2,size=3 "
+                   "(0-based; header names with --header); fields: time, op, offset, size, device")
+    c.add_argument("--header", "--skip-header", dest="header", action="store_true",
+                   help="the first line is a header (skipped; its names may be used in --columns)")
+    c.add_argument("--sep", default=",", help="field separator (default ',')")
+    c.add_argument("--offset-unit", type=int, default=1, help="bytes per offset unit (512 for sectors)")
+    c.add_argument("--size-unit", type=int, default=1, help="bytes per size unit")
+    c.add_argument("--time-unit-s", type=float, default=1.0, help="seconds per time unit")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -110,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             out = {n: {"available": catalog.available(n), "description": catalog.CATALOG[n].description}
                    for n in catalog.names(available_only=a.available)}
-    except (ValueError, FileNotFoundError, PermissionError, TraceFormatError) as e:
+    except (ValueError, OSError, TraceFormatError) as e:
         print(f"flashrepro {a.cmd}: error: {e}", file=sys.stderr)
         return 2
     except MemoryError as e:  # check_memory says what does not fit before a run starts

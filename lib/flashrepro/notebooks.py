@@ -12,15 +12,19 @@ other cells are stored without outputs.
 from __future__ import annotations
 
 import argparse
+import ast
 import copy
+import hashlib
+import json
+import os
 import sys
 import time
 from pathlib import Path
 
 import nbformat
 
-from . import paths
-from ._io import atomic_path
+from . import paths, tempfiles
+from .tempfiles import atomic_path
 
 CHECK = "# NBVAL_CHECK_OUTPUT"
 
@@ -35,19 +39,75 @@ def _value(text: str):
     return text
 
 
+def declared_parameters(src) -> dict:
+    """The tagged ``parameters`` cell of ``src``: name -> default value (the source text where it is not a
+    literal)."""
+    import papermill
+
+    out = {}
+    for name, p in papermill.inspect_notebook(str(src)).items():
+        try:
+            out[name] = ast.literal_eval(p["default"])
+        except (ValueError, SyntaxError):
+            out[name] = p["default"]
+    return out
+
+
+def check_parameters(src, parameters: dict) -> dict:
+    """Refuse a parameter the notebook's tagged ``parameters`` cell does not declare (papermill would only
+    warn, run the notebook unchanged and write over the usual outputs); returns the declared defaults."""
+    declared = declared_parameters(src)
+    unknown = sorted(set(parameters) - set(declared))
+    if unknown:
+        raise ValueError(f"{Path(src).name} has no parameter {', '.join(map(repr, unknown))}; its parameters "
+                         f"cell declares: {', '.join(declared) or '(none)'}")
+    return declared
+
+
+def variant_name(src, parameters: dict, declared: dict) -> str | None:
+    """``<notebook>-<8 hex digits>`` when a parameter other than ``scale`` differs from its default (the
+    hash covers every given parameter, ``scale`` included), else None: such a run is a variant and writes
+    to its own folders (:func:`flashrepro.paths.outputs_for`)."""
+    changed = {k: v for k, v in parameters.items() if k != "scale" and (k not in declared or declared[k] != v)}
+    if not changed:
+        return None
+    key = json.dumps(sorted(parameters.items()), default=repr)
+    return f"{Path(src).stem}-{hashlib.sha256(key.encode()).hexdigest()[:8]}"
+
+
 def run(src, dst, parameters: dict, progress: bool | None = None) -> float:
-    """Execute ``src`` with papermill into ``dst`` (atomically); print and return the wall time."""
+    """Execute ``src`` with papermill into ``dst`` (atomically); print and return the wall time.
+
+    An unknown parameter is an error (:func:`check_parameters`). A variant (:func:`variant_name`) goes to
+    ``build/variants/<variant>/`` and its tables and figures to ``results/variants/<variant>/`` and
+    ``figures/variants/<variant>/``, never over ``make``'s outputs. On a terminal papermill shows a bar of
+    the cells (off when piped, or with ``progress=False``); each cell's output is logged as it runs when
+    ``progress`` is true. Stale temporaries of killed runs in ``dst``'s folder are removed first."""
     import papermill
 
     src, dst = Path(src), Path(dst)
+    variant = variant_name(src, parameters, check_parameters(src, parameters))
+    if variant:
+        dst = paths.build / "variants" / variant / dst.name
+    tempfiles.sweep(dst.parent)
+    tempfiles.terminate_as_exit()
+    show = sys.stderr.isatty() if progress is None else progress
+    old = os.environ.get(paths.VARIANT_ENV)
+    os.environ[paths.VARIANT_ENV] = variant or old or ""  # the kernel inherits it
     t0 = time.perf_counter()
-    with atomic_path(dst) as tmp:
-        papermill.execute_notebook(str(src), str(tmp), parameters=parameters, cwd=str(paths.notebooks),
-                                   progress_bar=sys.stderr.isatty() if progress is None else progress,
-                                   kernel_name="python3")
+    try:
+        with atomic_path(dst) as tmp:
+            papermill.execute_notebook(str(src), str(tmp), parameters=parameters, cwd=str(paths.notebooks),
+                                       progress_bar=show, log_output=bool(progress), kernel_name="python3")
+    finally:
+        if old is None:
+            os.environ.pop(paths.VARIANT_ENV, None)
+        else:
+            os.environ[paths.VARIANT_ENV] = old
     dt = time.perf_counter() - t0
     args = " ".join(f"{k}={v}" for k, v in parameters.items())
-    print(f"{src.stem:<24s} {args:<20s} {dt:7.1f} s -> {dst}", flush=True)
+    where = f" (variant {variant}: results/variants/{variant}/)" if variant else ""
+    print(f"{src.stem:<24s} {args:<20s} {dt:7.1f} s -> {dst}{where}", flush=True)
     return dt
 
 
@@ -70,10 +130,12 @@ def nbval_prepare(outdir, scale: str = "ci") -> list[Path]:
     return out
 
 
-def nbval_refresh(scale: str = "ci") -> None:
-    """Run every notebook at ``scale`` and store the outputs of its checked cells in the source; clear
-    the outputs of all other cells."""
+def nbval_refresh(scale: str = "ci", names: list[str] | None = None) -> None:
+    """Run every notebook (or those whose file name starts with one of ``names``) at ``scale`` and store
+    the outputs of its checked cells in the source; clear the outputs of all other cells."""
     for src in sorted(paths.notebooks.glob("*.ipynb")):
+        if names and not any(src.name.startswith(n) for n in names):
+            continue
         executed = paths.build / "nbval-refresh" / src.name
         run(src, executed, {"scale": scale})
         done = {c.get("id"): c for c in nbformat.read(executed, as_version=4).cells}
@@ -103,14 +165,26 @@ def main(argv=None) -> int:
     p.add_argument("--scale", default="ci")
     f = sub.add_parser("nbval-refresh")
     f.add_argument("--scale", default="ci")
+    f.add_argument("names", nargs="*", help="only the notebooks whose file name starts with one of these")
+    r.add_argument("--log-output", action="store_true", help="print every cell's output as it runs")
     a = ap.parse_args(argv)
     if a.cmd == "run":
-        run(a.src, a.dst, {k: _value(v) for k, v in a.p})
+        params = {}
+        for k, v in a.p:
+            if k in params:
+                print(f"notebook run: error: -p {k} is given twice", file=sys.stderr)
+                return 2
+            params[k] = _value(v)
+        try:
+            run(a.src, a.dst, params, progress=True if a.log_output else None)
+        except ValueError as e:
+            print(f"notebook run: error: {e}", file=sys.stderr)
+            return 2
     elif a.cmd == "nbval-prepare":
         for t in nbval_prepare(a.outdir, a.scale):
             print(f"prepared {t}")
     else:
-        nbval_refresh(a.scale)
+        nbval_refresh(a.scale, a.names)
     return 0
 
 

@@ -40,11 +40,32 @@ def find_trace(relpath: str) -> Path | None:
     return None
 
 
+VARIANT_ENV = "FLASHREPRO_VARIANT"  # set by the notebook runner for a run with non-default parameters
+
+
 def outputs_for(scale: str) -> None:
-    """Send tables and figures of a non-paper run to ``results/<scale>/`` and ``figures/<scale>/``, so
-    ``make quick`` and the nbval tests never overwrite what ``make`` produced. Notebooks call this
-    right after their parameters cell."""
+    """Choose where this run's tables and figures go; notebooks call this right after their parameters cell.
+
+    * ``make`` (paper scale, default parameters): ``results/`` and ``figures/``;
+    * another scale (``make quick``, the nbval tests): ``results/<scale>/`` and ``figures/<scale>/``;
+    * a variant, i.e. any parameter other than ``scale`` changed (the runner,
+      ``python -m flashrepro.notebooks run``, sets ``FLASHREPRO_VARIANT=<notebook>-<short hash of the
+      parameters>``): ``results/variants/<variant>/`` and ``figures/variants/<variant>/``.
+
+    So neither ``make quick``, the tests nor a variant ever overwrite what ``make`` produced. Stale
+    temporaries a killed run left in those folders are removed (:func:`flashrepro.tempfiles.sweep`), and
+    SIGTERM now cleans up as Ctrl-C does."""
+    from . import tempfiles
+
     global results, figures
     base_results, base_figures = root / "results", root / "figures"
-    results = base_results if scale == "paper" else base_results / scale
-    figures = base_figures if scale == "paper" else base_figures / scale
+    variant = os.environ.get(VARIANT_ENV, "").strip()
+    if variant:
+        if "/" in variant or variant.startswith("."):
+            raise ValueError(f"{VARIANT_ENV}={variant!r} is not a folder name")
+        results, figures = base_results / "variants" / variant, base_figures / "variants" / variant
+    else:
+        results = base_results if scale == "paper" else base_results / scale
+        figures = base_figures if scale == "paper" else base_figures / scale
+    tempfiles.sweep(results, figures)
+    tempfiles.terminate_as_exit()

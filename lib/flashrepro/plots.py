@@ -8,7 +8,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 
 from . import paths, report
-from ._io import atomic_path
+from .tempfiles import atomic_path
 
 STYLE = {"figure.dpi": 100, "savefig.dpi": 150, "font.size": 9, "axes.grid": True, "grid.alpha": 0.3,
          "axes.spines.top": False, "axes.spines.right": False, "svg.hashsalt": "flashrepro"}

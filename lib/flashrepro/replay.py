@@ -6,12 +6,19 @@ range, keeping each request's size and its order), a path that already holds dat
 any block device) is refused unless ``allow_existing=True``, and a request larger than ``max_bytes`` is an
 error. Where the file system refuses O_DIRECT (tmpfs, some overlay file systems) the replay falls back to
 buffered I/O with ``fdatasync`` after every write request, and says so in ``mode``.
+
+A symbolic link as the target is refused (dangling or not: the replay writes only where it was told to), and
+``max_bytes`` must be a positive whole number. If the file system fills up (ENOSPC, or EDQUOT), or the run is
+interrupted or fails in any other way, a target file the replay created is removed again, with any folder it
+created for it, and the error says what happened (:class:`ReplayError` for a full file system).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import errno
+import math
 import mmap
 import os
 import stat
@@ -34,7 +41,24 @@ class ReplayResult:
     folded: bool  # offsets were folded into max_bytes
 
 
+class ReplayError(OSError):
+    """The replay could not finish (e.g. no space left on the target's file system); what it created is gone."""
+
+
+def _check_max_bytes(max_bytes) -> int:
+    if isinstance(max_bytes, float) and not math.isfinite(max_bytes):
+        raise ValueError(f"max_bytes must be a finite number of bytes, got {max_bytes}")
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer)):
+        raise ValueError(f"max_bytes must be a whole number of bytes, got {max_bytes!r}")
+    if max_bytes <= 0:
+        raise ValueError(f"max_bytes must be positive, got {max_bytes}")
+    return int(max_bytes)
+
+
 def _check_target(path: Path, allow_existing: bool) -> None:
+    if path.is_symlink():
+        what = "a dangling symbolic link" if not path.exists() else f"a symbolic link to {os.readlink(path)}"
+        raise PermissionError(f"{path} is {what}; give the real path of the file or device to replay on")
     if not path.exists():
         return
     st = path.stat()
@@ -48,7 +72,7 @@ def _check_target(path: Path, allow_existing: bool) -> None:
 
 
 def _open(path: Path, direct: bool) -> tuple[int, str]:
-    flags = os.O_RDWR | os.O_CREAT
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
     if direct and hasattr(os, "O_DIRECT"):
         try:
             return os.open(path, flags | os.O_DIRECT, 0o644), "O_DIRECT"
@@ -58,14 +82,44 @@ def _open(path: Path, direct: bool) -> tuple[int, str]:
     return os.open(path, flags, 0o644), "buffered+fdatasync"
 
 
+def _mkdirs(folder: Path) -> list[Path]:
+    """Create ``folder`` and its missing parents; the ones created, deepest first."""
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for d in reversed(missing):
+        d.mkdir(exist_ok=True)
+    return missing
+
+
+@contextlib.contextmanager
+def _created(path: Path):
+    """Remove ``path`` (and the folders made for it) if the block fails and ``path`` did not exist before."""
+    existed = path.exists()
+    made = _mkdirs(path.parent)
+    try:
+        yield
+    except BaseException:
+        if not existed:
+            with contextlib.suppress(OSError):
+                path.unlink()
+            for d in made:
+                with contextlib.suppress(OSError):
+                    d.rmdir()
+        raise
+
+
 def replay(trace: Trace, target, *, max_bytes: int, allow_existing: bool = False, direct: bool = True,
-           align_bytes: int = 4096) -> ReplayResult:
+           align_bytes: int = 4096, progress: bool = False) -> ReplayResult:
     """Issue every request of ``trace`` (reads and writes, in order, one at a time) to ``target``.
 
     Offsets are taken relative to the trace's lowest offset; if the span does not fit in ``max_bytes``
     they are folded (``offset % usable``), which keeps sizes, order and runs of adjacent requests.
+    ``progress`` shows a tqdm bar of the requests on stderr.
     """
     path = Path(target)
+    max_bytes = _check_max_bytes(max_bytes)
     _check_target(path, allow_existing)
     rw = (trace.op == Op.READ) | (trace.op == Op.WRITE)
     op, off, size = trace.op[rw], trace.offset_bytes[rw], trace.size_bytes[rw]
@@ -81,15 +135,29 @@ def replay(trace: Trace, target, *, max_bytes: int, allow_existing: bool = False
     folded = bool(np.any(rel + size > max_bytes))
     if folded:
         rel = rel % usable
-    path.parent.mkdir(parents=True, exist_ok=True)
+    with _created(path):
+        seconds, mode = _issue(path, direct, op, rel, size, biggest, progress)
+    return ReplayResult(seconds, mode, len(op), int(size[op == Op.WRITE].sum()), int(size[op == Op.READ].sum()),
+                        str(path), folded)
+
+
+def _issue(path: Path, direct: bool, op, rel, size, biggest: int, progress: bool) -> tuple[float, str]:
     buf = mmap.mmap(-1, biggest)  # page-aligned, as O_DIRECT needs
     view = memoryview(buf)
     fd = -1
+    bar = None
+    k = 0
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(op), unit="req", desc=f"replay {path.name}", leave=False)
     try:
         buf.write(bytes(range(256)) * (biggest // 256) + bytes(biggest % 256))
         fd, mode = _open(path, direct)
         t0 = time.perf_counter()
         for k in range(len(op)):
+            if bar is not None:
+                bar.update(1)
             n = int(size[k])
             o = int(rel[k])
             if op[k] == Op.WRITE:
@@ -107,13 +175,22 @@ def replay(trace: Trace, target, *, max_bytes: int, allow_existing: bool = False
             else:
                 os.preadv(fd, [view[:n]], o)
         seconds = time.perf_counter() - t0
+    except OSError as e:
+        if e.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+            done = int(size[:k][op[:k] == Op.WRITE].sum())
+            raise ReplayError(e.errno, f"no space left for the replay on {path}'s file system after {k} of "
+                              f"{len(op)} requests ({done} bytes written); free space or lower max_bytes "
+                              f"(a target the replay created is removed)", str(path)) from None
+        raise
     finally:
         if fd >= 0:
             os.close(fd)
+        if bar is not None:
+            bar.close()
         view.release()
-        buf.close()
-    return ReplayResult(seconds, mode, len(op), int(size[op == Op.WRITE].sum()), int(size[op == Op.READ].sum()),
-                        str(path), folded)
+        with contextlib.suppress(BufferError):  # a slice still held by a traceback: freed with it
+            buf.close()
+    return seconds, mode
 
 
 def write_sweep(target, total_bytes: int, request_bytes: list[int], **kw) -> list[ReplayResult]:
@@ -139,8 +216,8 @@ def read_sweep(target, request_bytes: list[int], n_reads: int = 64, spacing: int
         raise ValueError(f"a read of {biggest} bytes does not fit a {spacing}-byte slot")
     total = n_reads * spacing
     rng = np.random.default_rng(seed)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as f:
+    with _created(path), open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0),
+                                      0o644), "wb") as f:
         for _ in range(n_reads):
             f.write(rng.integers(0, 256, spacing, dtype=np.uint8).tobytes())
         f.flush()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from . import paths
-from ._io import atomic_path
+from .tempfiles import atomic_path
 
 WRITTEN: set[str] = set()  # file names written by this process (tables, figures, claims): see papers/layout.py
 
@@ -17,6 +17,14 @@ def write_table(df: pl.DataFrame, name: str) -> str:
         df.write_csv(tmp)
     WRITTEN.add(target.name)
     return str(target)
+
+
+def write_timings(df: pl.DataFrame, name: str) -> str:
+    """Write machine-dependent measurements (wall times, replay timings) to ``results/<name>_timings.csv``.
+
+    Every other table and figure is byte-identical from run to run (tests/test_rerun.py); a time measured
+    while the notebook runs differs on every run, so it goes here and nowhere else (issue 12, section 4)."""
+    return write_table(df, f"{name}_timings")
 
 
 def write_claims(claims, notebook: str) -> str:

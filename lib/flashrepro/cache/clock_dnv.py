@@ -35,6 +35,9 @@ from .registry import Kernel, register
 PADDINGS = ("buffer", "nvm", "none")
 
 
+MAX_BLOCK_PAGES = 1 << 16  # a padding block of 256 MiB; the I/O log must hold two of them per reference
+
+
 @dataclasses.dataclass(frozen=True)
 class ClockDNVParams:
     """Parameters of CLOCK-DNV (paper 3's description of Kang et al. 2017).
@@ -63,8 +66,8 @@ class ClockDNVParams:
     def __post_init__(self):
         if self.padding not in PADDINGS:
             raise ValueError(f"clock_dnv: padding must be one of {PADDINGS}, got {self.padding!r}")
-        if self.block_pages < 1:
-            raise ValueError(f"clock_dnv: block_pages must be at least 1, got {self.block_pages}")
+        if not 1 <= self.block_pages <= MAX_BLOCK_PAGES:
+            raise ValueError(f"clock_dnv: block_pages must be 1 to {MAX_BLOCK_PAGES}, got {self.block_pages}")
 
 
 class DNVState(typing.NamedTuple):
@@ -277,7 +280,7 @@ class ClockDNV(Kernel):
     def new_state(self, units, tiers, params):
         if units.unit_pages != 1:
             raise ValueError("clock_dnv works on pages")
-        D, N = H.tier_sizes(tiers)
+        D, N = H.tier_sizes(tiers, units.n)
         frames = D + N
         ublock, bstart = blocks_of(units, params.block_pages)
         sc = np.zeros(9, np.int64)

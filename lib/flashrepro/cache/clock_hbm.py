@@ -358,7 +358,7 @@ class ClockHBM(Kernel):
     counters = COUNTERS
 
     def new_state(self, units, tiers, params):
-        D, N = H.tier_sizes(tiers)
+        D, N = H.tier_sizes(tiers, units.n)
         frames = D + N
         return HBMState(np.full(units.n, -1, np.int32), np.full(frames, -1, np.int32), np.zeros(frames, np.uint8),
                         np.zeros(frames, np.uint8), np.zeros(frames, np.uint8), np.zeros(frames, np.uint8),

@@ -90,5 +90,8 @@ def finish_tiers(state, counters, log, nlog, do_log, flush_at_end, last_ref):
     return log, nlog
 
 
-def tier_sizes(tiers: dict) -> tuple[int, int]:
-    return int(tiers["dram_pages"]), int(tiers["nvm_pages"])
+def tier_sizes(tiers: dict, n_units: int) -> tuple[int, int]:
+    """Frames per tier: a tier larger than the footprint (``n_units`` pages) never fills, so frames past it
+    would never be used (``--capacity-pages 3000000000`` on a small trace must not allocate them). The results
+    do not change: a tier holding every page of the trace meets no miss that needs its room."""
+    return min(int(tiers["dram_pages"]), n_units), min(int(tiers["nvm_pages"]), n_units)

@@ -21,6 +21,8 @@ from .. import jitkit as jk
 from . import contract as C
 from .registry import Kernel, register
 
+MAX_KIB = 1 << 16  # 64 MiB: every touched window-sized segment gets units for each of its pages
+
 
 @dataclasses.dataclass(frozen=True)
 class ReadaheadParams:
@@ -34,8 +36,8 @@ class ReadaheadParams:
     max_kib: int = 128
 
     def __post_init__(self):
-        if not 0 < self.min_kib <= self.max_kib:
-            raise ValueError(f"need 0 < min_kib <= max_kib, got {self.min_kib}, {self.max_kib}")
+        if not 0 < self.min_kib <= self.max_kib <= MAX_KIB:
+            raise ValueError(f"need 0 < min_kib <= max_kib <= {MAX_KIB}, got {self.min_kib}, {self.max_kib}")
 
 
 class RAState(typing.NamedTuple):

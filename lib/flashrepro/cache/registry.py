@@ -8,6 +8,7 @@ and the notebooks iterate over :data:`POLICIES`; nothing branches on policy name
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from collections.abc import Callable
@@ -122,11 +123,63 @@ def make_params(policy: str, **params):
     if unknown:
         valid = ", ".join(sorted(fields)) or "(none)"
         raise ValueError(f"policy {policy!r} has no parameter {', '.join(map(repr, unknown))}; valid: {valid}")
-    conv = {k: _convert(v, hints[k], k) for k, v in params.items()}
-    return cls(**conv)
+    conv = {k: _convert(v, hints[k], k, policy=policy) for k, v in params.items()}
+    return check_params(policy, cls(**conv))
 
 
-def _convert(value, typ, key: str):
+def check_params(policy: str, params):
+    """``params`` itself if it is ``policy``'s parameter object and every field holds a value of its declared
+    type (an int in 64 bits for ``int``, a finite number for ``float``, a real bool for ``bool``, a str for
+    ``str``; None only where the type allows it) and no number is negative (a field whose negative values
+    mean something says so with ``dataclasses.field(metadata={"signed": True})``); otherwise a ValueError
+    naming the policy, the field, the value and the expected type.
+
+    :func:`make_params` converts and then checks; :class:`~flashrepro.cache.Simulator` checks a parameter
+    object built directly (``BSClockParams(max_bulk_pages=2.5)`` would otherwise reach a kernel)."""
+    cls = get_policy(policy).params
+    if type(params) is not cls:
+        raise ValueError(f"policy {policy!r} takes {cls.__name__}, got {type(params).__name__}")
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        value = _convert(getattr(params, f.name), hints[f.name], f.name, strict=True, policy=policy)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0 \
+                and not f.metadata.get("signed", False):
+            raise ValueError(f"policy {policy!r}: parameter {f.name}: {_show(value)} is negative; expected a "
+                             f"{type(value).__name__} >= 0")
+    return params
+
+
+def check_tiers(policy: str, tiers: dict) -> dict[str, int]:
+    """``tiers`` (tier name -> pages) as plain ints if every size is a whole number of pages from 0 up that
+    fits in 64 bits (the kernels size their state by min(tier, footprint), so a huge tier is fine, but not
+    one beyond int64); otherwise a ValueError naming the policy and the tier."""
+    out = {}
+    for name, pages in tiers.items():
+        if isinstance(pages, (bool, np.bool_)) or not isinstance(pages, (int, np.integer)):
+            raise ValueError(f"policy {policy!r}: {name} must be a whole number of pages (int), "
+                             f"got {_show(pages)} ({type(pages).__name__})")
+        if not 0 <= int(pages) < 2**63:
+            raise ValueError(f"policy {policy!r}: {name}={_show(pages)} is not a page count from 0 to 2**63 - 1")
+        out[name] = int(pages)
+    return out
+
+
+def _show(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:20]}...{text[-8:]} ({len(text)} characters)"
+
+
+def _convert(value, typ, key: str, strict: bool = False, policy: str | None = None):
+    try:
+        return _convert_value(value, typ, key, strict)
+    except ValueError as e:
+        if policy is None:
+            raise
+        raise ValueError(f"policy {policy!r}: {e}") from None
+
+
+def _convert_value(value, typ, key: str, strict: bool):
+    given = value
     optional = False
     if isinstance(typ, types.UnionType) or typing.get_origin(typ) is typing.Union:
         args = [a for a in typing.get_args(typ) if a is not type(None)]
@@ -136,7 +189,9 @@ def _convert(value, typ, key: str):
         if optional:
             return None
         raise ValueError(f"parameter {key}: None is not a valid {getattr(typ, '__name__', typ)}")
-    if isinstance(value, str):
+    if isinstance(value, str) and not (strict and typ is str):
+        if strict:
+            raise ValueError(f"parameter {key}: {_show(value)} (str) is not a valid {getattr(typ, '__name__', typ)}")
         text = value.strip()
         if optional and text.lower() in ("none", ""):
             return None
@@ -146,23 +201,30 @@ def _convert(value, typ, key: str):
                 return True
             if low in ("0", "false", "no", "off"):
                 return False
-            raise ValueError(f"parameter {key}: {value!r} is not a boolean")
+            raise ValueError(f"parameter {key}: {_show(value)} is not a boolean")
         try:
             value = typ(text) if typ is not int else int(text, 10)
-        except (TypeError, ValueError):
-            raise ValueError(f"parameter {key}: {value!r} is not a valid {getattr(typ, '__name__', typ)}") from None
+        except (TypeError, ValueError, OverflowError):
+            name = getattr(typ, "__name__", typ)
+            raise ValueError(f"parameter {key}: {_show(value)} is not a valid {name}") from None
     if typ is bool:
         if isinstance(value, (bool, np.bool_)):
             return bool(value)
     elif typ is int:
         if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
             if not -2**63 <= int(value) < 2**63:
-                raise ValueError(f"parameter {key}: {value} does not fit in 64 bits")
+                raise ValueError(f"parameter {key}: {_show(given)} does not fit in 64 bits")
             return int(value)
     elif typ is float:
         if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
-            return float(value)
+            try:
+                out = float(value)
+            except OverflowError:
+                out = math.inf
+            if not math.isfinite(out):
+                raise ValueError(f"parameter {key}: {_show(given)} is not a finite number")
+            return out
     elif isinstance(typ, type) and isinstance(value, typ):
         return value
-    raise ValueError(f"parameter {key}: {value!r} ({type(value).__name__}) is not a valid "
+    raise ValueError(f"parameter {key}: {_show(given)} ({type(given).__name__}) is not a valid "
                      f"{getattr(typ, '__name__', typ)}")

@@ -13,7 +13,7 @@ import polars as pl
 
 from ..traces.trace import Op, PageRefs, Trace, Units
 from . import contract as C
-from .registry import get_policy, make_params
+from .registry import check_params, check_tiers, get_policy, make_params
 
 DEFAULT_CHUNK = 1 << 22  # references per kernel call
 
@@ -26,9 +26,9 @@ class Simulator:
     def __init__(self, policy: str, units: Units, tiers: dict[str, int], params, *, flush_at_end: bool = False,
                  log_io: bool = False):
         self.policy = get_policy(policy)
-        self.params = params
+        self.params = check_params(policy, params)
         self.units = units
-        self.tiers = tiers
+        self.tiers = tiers = check_tiers(policy, tiers)
         self.flush_at_end = bool(flush_at_end)
         self.do_log = bool(log_io)
         k = self.policy.kernel

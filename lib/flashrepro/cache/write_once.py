@@ -280,7 +280,9 @@ class _FlushKernel(Kernel):
         return state
 
     def log_rows_per_ref(self, tiers, params):
-        return tiers["capacity_pages"] + 2
+        # A flush may write every cached page; the kernel checks min(capacity, footprint) + 2 rows itself and
+        # the driver doubles the log until they fit, so a huge capacity never sizes the first log.
+        return min(tiers["capacity_pages"], 1 << 16) + 2
 
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
         scope, drop = _codes(params)

@@ -21,7 +21,9 @@ def claims(cmp: pl.DataFrame, sweep: pl.DataFrame, fig2: pl.DataFrame | None = N
            traces: dict[str, Trace] | None = None) -> pl.DataFrame:
     """Every paper-1 number of ../shared/papers/INDEX.md against ours, on the three workload models.
 
-    ``fig2`` (from :func:`fig2_model` / :func:`fig2_replay`) adds the reduction measured on this machine;
+    ``fig2`` with replay rows (from :func:`fig2_replay`) adds the reduction measured on this machine as a
+    "not comparable" row; the notebook does not pass them (a wall time differs on every run, so it stays in
+    ``results/01_bs_clock_timings.csv`` and the claims table is identical on rerun);
     ``traces`` adds the Table 2 counts of the models."""
     out = []
     for card in CARDS:

@@ -41,11 +41,15 @@ def fig2_model(total_bytes: int = 64 * 2**20) -> pl.DataFrame:
 
 
 def fig2_replay(target, total_bytes: int, sizes=None) -> pl.DataFrame:
-    """Fig. 2's experiment measured on this machine's storage (not a microSD card)."""
+    """Fig. 2's experiment measured on this machine's storage (not a microSD card). Wall times: they go to
+    ``results/01_bs_clock_timings.csv``, never into a table that must be identical on rerun. The scratch
+    image ``target`` is removed when the sweep ends, however it ends."""
     from ...replay import write_sweep
+    from ...tempfiles import scratch
 
     sizes = sizes or [2**k for k in range(12, 21, 2)] + [2**20]
-    res = write_sweep(target, total_bytes, sizes)
+    with scratch(target):
+        res = write_sweep(target, total_bytes, sizes)
     return pl.DataFrame([{"card": f"this machine ({r.mode})", "request_bytes": s,
                           "seconds": r.seconds * (64 * 2**20 / total_bytes), "source": "replay"}
                          for s, r in zip(sizes, res, strict=True)])

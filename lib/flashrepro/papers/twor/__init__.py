@@ -20,6 +20,7 @@ FIGURES = Index(NOTEBOOK, [
     Output("calibration (Figs. 1-2)", workloads.skew_and_frozen, "04_2rpp_fit.csv"),
     Output("Figs. 1-2", figures.plot_skew_frozen, "04_2rpp_fig1_fig2.png"),
     Output("every run", experiments.summary, "04_2rpp_summary.csv"),
+    Output("wall time per workload (this machine)", experiments.timings, "04_2rpp_timings.csv"),
     Output("Figs. 9-11", experiments.running_waf, "04_2rpp_running_waf.csv"),
     Output("Fig. 9A", figures.plot_running_waf, "04_2rpp_fig9a.png"),
     Output("Fig. 9B", figures.plot_running_waf, "04_2rpp_fig9b.png"),

@@ -1,0 +1,129 @@
+"""Byte-identical reruns and nothing left behind (issue 12, section 4).
+
+A notebook run twice writes the same bytes to every results table and figure; machine-dependent wall times
+live only in ``*_timings.csv``. In ``make test`` this runs notebook 01 (the one with a replay and a
+measured claim) at ``scale="ci"`` twice, about a minute; ``FLASHREPRO_RERUN_ALL=1`` runs every notebook.
+Each run writes to its own variant folder (``results/variants/rerun-test-*``), removed afterwards.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from flashrepro import notebooks, paths, tempfiles
+
+NOTEBOOKS = sorted(p.stem for p in paths.notebooks.glob("*.ipynb"))
+CHOSEN = NOTEBOOKS if os.environ.get("FLASHREPRO_RERUN_ALL") else ["01_bs_clock"]
+
+
+def _hashes(variant: str) -> dict[str, str]:
+    out = {}
+    for base in (paths.root / "results", paths.root / "figures"):
+        folder = base / "variants" / variant
+        for p in sorted(folder.rglob("*")):
+            if p.is_file() and "_timings" not in p.name:
+                out[f"{base.name}/{p.name}"] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+@pytest.mark.parametrize("name", CHOSEN)
+def test_two_runs_write_identical_tables_and_figures(name, monkeypatch):
+    src = paths.notebooks / f"{name}.ipynb"
+    got = []
+    try:
+        for k in (1, 2):
+            variant = f"rerun-test-{name}-{k}"
+            monkeypatch.setenv(paths.VARIANT_ENV, variant)
+            notebooks.run(src, paths.build / "rerun-test" / f"{name}-{k}.ipynb", {"scale": "ci"}, progress=False)
+            got.append(_hashes(variant))
+        assert got[0], "the notebook wrote nothing"
+        assert any(f.endswith(".png") for f in got[0]) and any(f.endswith(".pdf") for f in got[0])
+        differ = sorted(f for f in got[0].keys() | got[1].keys() if got[0].get(f) != got[1].get(f))
+        assert not differ, f"{name}: differ between two identical runs: {differ}"
+        leftovers = [p for p in (paths.root / "results" / "variants").rglob(".*") if p.is_file()]
+        assert not leftovers
+    finally:
+        for k in (1, 2):
+            for base in (paths.root / "results", paths.root / "figures", paths.build):
+                shutil.rmtree(base / "variants" / f"rerun-test-{name}-{k}", ignore_errors=True)
+        shutil.rmtree(paths.build / "rerun-test", ignore_errors=True)
+
+
+def test_sweep_removes_only_stale_temporaries(tmp_path):
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = tmp_path / f".fig.png.pid{dead.pid}.abcd1234.png"
+    live = tmp_path / f".fig.png.pid{os.getpid()}.abcd1234.png"
+    old = tmp_path / ".table.csv.k2j4h5g6.csv"  # the pid-less pattern of _io.atomic_path
+    young = tmp_path / ".other.csv.q1w2e3r4.csv"
+    unrelated = tmp_path / ".gitkeep"
+    for p in (stale, live, old, young, unrelated):
+        p.write_bytes(b"")
+    t = time.time() - 2 * tempfiles.OLD_AFTER_S
+    os.utime(old, (t, t))
+    removed = tempfiles.sweep(tmp_path)
+    assert sorted(removed) == sorted([stale, old])
+    assert live.exists() and young.exists() and unrelated.exists()
+
+
+def test_atomic_path_cleans_up_on_interrupt_and_on_sigterm(tmp_path):
+    target = tmp_path / "t.csv"
+    with pytest.raises(KeyboardInterrupt), tempfiles.atomic_path(target) as tmp:
+        tmp.write_text("half")
+        raise KeyboardInterrupt
+    assert list(tmp_path.iterdir()) == []
+    code = ("import os, signal, sys, time\n"
+            "from flashrepro import tempfiles\n"
+            "tempfiles.terminate_as_exit()\n"
+            f"with tempfiles.atomic_path({str(target)!r}) as tmp:\n"
+            "    tmp.write_text('half'); print('ready', flush=True); time.sleep(60)\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "ready"
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 128 + signal.SIGTERM
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_runner_refuses_an_unknown_parameter():
+    src = paths.notebooks / "01_bs_clock.ipynb"
+    with pytest.raises(ValueError, match=r"01_bs_clock.ipynb has no parameter 'capacity_pages', 'policy'; its "
+                                         r"parameters cell declares: scale, seed"):
+        notebooks.run(src, paths.build / "never.ipynb", {"scale": "ci", "capacity_pages": 2048, "policy": "clock"})
+    assert notebooks.main(["run", str(src), str(paths.build / "never.ipynb"), "-p", "polcy", "clock"]) == 2
+    assert not (paths.build / "never.ipynb").exists()
+
+
+def test_variant_names():
+    src = paths.notebooks / "01_bs_clock.ipynb"
+    declared = notebooks.check_parameters(src, {})
+    assert declared["scale"] == "paper" and declared["seed"] == 0
+    assert notebooks.variant_name(src, {"scale": "quick"}, declared) is None  # make quick: results/quick/
+    assert notebooks.variant_name(src, {"seed": 0}, declared) is None  # a default given explicitly
+    a = notebooks.variant_name(src, {"scale": "quick", "seed": 1}, declared)
+    b = notebooks.variant_name(src, {"scale": "paper", "seed": 1}, declared)
+    assert a.startswith("01_bs_clock-") and len(a) == len("01_bs_clock-") + 8 and a != b
+    assert a == notebooks.variant_name(src, {"seed": 1, "scale": "quick"}, declared)
+
+
+def test_outputs_for_a_variant(monkeypatch):
+    monkeypatch.setattr(paths, "results", paths.results)
+    monkeypatch.setattr(paths, "figures", paths.figures)
+    monkeypatch.setenv(paths.VARIANT_ENV, "01_bs_clock-0123abcd")
+    monkeypatch.setattr(signal, "signal", lambda *a: None)
+    paths.outputs_for("quick")
+    assert paths.results == paths.root / "results" / "variants" / "01_bs_clock-0123abcd"
+    assert paths.figures == paths.root / "figures" / "variants" / "01_bs_clock-0123abcd"
+    monkeypatch.setenv(paths.VARIANT_ENV, "")
+    paths.outputs_for("quick")
+    assert paths.results == paths.root / "results" / "quick"
+    monkeypatch.setenv(paths.VARIANT_ENV, "../x")
+    with pytest.raises(ValueError):
+        paths.outputs_for("quick")

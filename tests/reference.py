@@ -135,7 +135,7 @@ def clock(pages, is_write, capacity, flush_at_end=False, insert_referenced=False
 
 
 def bs_clock(pages, is_write, capacity, flush_at_end=False, max_bulk_pages=16, max_counts_victim=True,
-             insert_referenced=True):
+             insert_referenced=True, hand_past_bulk=False):
     """BS-CLOCK as the paper's Fig. 3 reads: a sorted list of resident pages, a hand position, and a bulk
     write of the victim's unreferenced, dirty, page-consecutive successors."""
     limit = max_bulk_pages if max_counts_victim else max_bulk_pages + 1
@@ -169,9 +169,12 @@ def bs_clock(pages, is_write, capacity, flush_at_end=False, max_bulk_pages=16, m
                     dirty.difference_update(run)
                     b.write(i, victim, 1, len(run))
                     b.c["bulk_cleaned"] += len(run) - 1
+                    after = run[-1] + 1 if hand_past_bulk else victim + 1
+                else:
+                    after = victim + 1
                 del resident[k]
                 del referenced[victim]
-                hand = victim + 1
+                hand = after
             bisect.insort(resident, p)
             referenced[p] = insert_referenced
         if w and p not in dirty:
@@ -213,7 +216,7 @@ SEPARATE_TESTS = {"seg_lru": "test_segment.py", "seg_prefetch": "test_segment.py
 REFERENCES = {"lru": (lru, ("cache_reads",)), "clock": (clock, ("insert_referenced", "cache_reads")),
               "cflru": (cflru, ()),
               "spatial_clock": (spatial_clock, ("insert_referenced",)),
-              "bs_clock": (bs_clock, ("insert_referenced", "max_counts_victim"))}
+              "bs_clock": (bs_clock, ("insert_referenced", "max_counts_victim", "hand_past_bulk"))}
 from reference_write_once import REFERENCES_WRITE_ONCE  # noqa: E402  (paper 5's references live there)
 
 REFERENCES.update(REFERENCES_WRITE_ONCE)

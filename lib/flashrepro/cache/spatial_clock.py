@@ -55,11 +55,17 @@ class BSClockParams:
         pages follow the victim (Fig. 3's loop bound ``i < SEQ_DIRTIED_PAGES`` counts only followers).
     insert_referenced : bool
         As for Spatial Clock.
+    hand_past_bulk : bool
+        Where the hand goes after a bulk write. False (default): one page past the victim, as after any
+        eviction (Fig. 3 evicts only the victim and says nothing about the hand), so the pages just cleaned
+        are the next candidates. True: one page past the last page of the bulk write. Notebook 01's
+        ambiguity table shows what the choice changes (issue 13, part 4).
     """
 
     max_bulk_pages: int = 16
     max_counts_victim: bool = True
     insert_referenced: bool = True
+    hand_past_bulk: bool = False
 
     def __post_init__(self):
         if self.max_bulk_pages < 1:
@@ -84,7 +90,8 @@ BULK_CLEANED = C.N_BASE  # counter slot after the base ones
 
 
 @njit(cache=True)
-def _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log, insert_referenced, limit):
+def _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log, insert_referenced, limit,
+                   hand_past_bulk):
     unit, event = refs.unit, refs.event
     words, ref, dirty, page, sc = state
     n_unique = page.shape[0]
@@ -123,6 +130,7 @@ def _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_lo
                     ref[v] = 0
                     v = jk.bits_next_cyclic(words, n0, n1, n2, v + 1)
                 evictions += 1
+                nxt = v + 1
                 if dirty[v]:
                     # Ranks are dense and keep LSN order, so the page exactly one after rank q's page, if
                     # it exists at all, has rank q + 1: a bulk step is an O(1) check, not a search.
@@ -135,6 +143,8 @@ def _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_lo
                         npg += 1
                         q += 1
                     dirty[v] = 0
+                    if hand_past_bulk:
+                        nxt = q
                     cleaned += npg - 1
                     dev_write_pages += npg
                     dev_write_reqs += 1
@@ -142,7 +152,7 @@ def _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_lo
                         nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, npg, 0)
                 jk.bits_remove(words, n0, n1, v)
                 size -= 1
-                hand = v + 1
+                hand = nxt
             jk.bits_add(words, n0, n1, p)
             ref[p] = init_ref
             size += 1
@@ -176,6 +186,9 @@ class _BSClockKernel(Kernel):
     def limit(self, params) -> int:
         raise NotImplementedError
 
+    def hand_past_bulk(self, params) -> bool:
+        return getattr(params, "hand_past_bulk", False)
+
     def new_state(self, units, tiers, params):
         words, n0, n1, n2 = jk.bits_new(units.n)
         sc = np.zeros(6, np.int64)
@@ -185,7 +198,7 @@ class _BSClockKernel(Kernel):
 
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
         return _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log,
-                              params.insert_referenced, self.limit(params))
+                              params.insert_referenced, self.limit(params), self.hand_past_bulk(params))
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         order = _hand_order(state)

@@ -62,7 +62,7 @@ def test_sweep_removes_only_stale_temporaries(tmp_path):
     dead.wait()
     stale = tmp_path / f".fig.png.pid{dead.pid}.abcd1234.png"
     live = tmp_path / f".fig.png.pid{os.getpid()}.abcd1234.png"
-    old = tmp_path / ".table.csv.k2j4h5g6.csv"  # the pid-less pattern of _io.atomic_path
+    old = tmp_path / ".table.csv.k2j4h5g6.csv"  # the pid-less pattern of earlier versions
     young = tmp_path / ".other.csv.q1w2e3r4.csv"
     unrelated = tmp_path / ".gitkeep"
     for p in (stale, live, old, young, unrelated):

@@ -3,12 +3,15 @@
 import numpy as np
 import pytest
 from conftest import random_trace
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_contract import event_trace
 
 from flashrepro.cache import POLICIES, simulate, simulate_stream
 from flashrepro.traces import CsvLayout, Trace, iter_trace, open_trace, read_trace
 from flashrepro.traces.readers import concat
 from flashrepro.traces.store import MemoryTrace
+from flashrepro.traces.trace import Units, sorted_unique
 
 SEG = {"segment_kib": 16}
 
@@ -54,3 +57,47 @@ def test_stored_trace_batches_and_slices(tmp_path, isolated_interim):
     batches = list(iter_trace(path, "csv", block_bytes=4096, **layout))
     assert len(batches) > 5
     _equal(concat(batches), whole)
+
+
+def test_a_killed_parse_leaves_nothing_after_the_next(tmp_path, isolated_interim, data_dir):
+    """A parse killed mid-way leaves a temporary folder named after its (gone) process: the next parse
+    into the same cache folder removes it; a live process's folder is left alone."""
+    import os
+    import subprocess
+
+    folder = isolated_interim / "traces"
+    folder.mkdir(parents=True)
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    stale = folder / f".0123abcd.pid{gone.pid}.k2j4h5g6"
+    live = folder / f".4567ef01.pid{os.getpid()}.a1b2c3d4"
+    for d in (stale, live):
+        d.mkdir()
+        (d / "offset_bytes.bin").write_bytes(b"\0" * 64)
+    open_trace(data_dir / "formats" / "sample.spc", "spc")
+    assert not stale.exists() and live.exists()
+    assert len(list(folder.glob("*/meta.json"))) == 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(segs=st.lists(st.integers(0, 3000), min_size=1, max_size=60, unique=True),
+       pages=st.lists(st.integers(-5, 13000), min_size=1, max_size=60), k=st.sampled_from([1, 2, 4]),
+       wide=st.booleans())
+def test_units_rank_table_equals_binary_search(segs, pages, k, wide):
+    """Units.of_pages by its rank table (a narrow span) equals the binary search (a wide one)."""
+    segs = np.array(sorted(segs), np.int64) * (10**6 if wide else 1)
+    pages = np.concatenate([np.array(pages, np.int64), segs * k, segs * k + k - 1, segs * k - 1])
+    u = Units(k, segs)
+    for side in ("left", "right"):
+        seg = pages // k
+        r = np.searchsorted(segs, seg, side="left")
+        inside = (r < len(segs)) & (segs[np.minimum(r, len(segs) - 1)] == seg)
+        off = pages % k + (side == "right")
+        np.testing.assert_array_equal(u.of_pages(pages, side), np.where(inside, r * k + off, r * k))
+    assert (u._rank_table is None) == (wide and int(segs[-1] - segs[0]) + 1 > 4 * len(segs) + (1 << 16))
+
+
+def test_sorted_unique_is_np_unique():
+    rng = np.random.default_rng(0)
+    for x in (rng.integers(0, 50, 1000), rng.integers(-(2**40), 2**40, 500), np.zeros(0, np.int64)):
+        np.testing.assert_array_equal(sorted_unique(x), np.unique(x))

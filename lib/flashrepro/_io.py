@@ -8,11 +8,11 @@ import gzip
 import io
 import lzma
 import os
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import zstandard
+
+from .tempfiles import atomic_path  # noqa: F401  (re-exported: one implementation, named after the writer's pid)
 
 _MAGIC = {
     b"\x1f\x8b": "gzip",
@@ -159,29 +159,6 @@ def _zstd_decompress(raw: bytes) -> bytes:
             raise EOFError("the last zstd frame ends early")
         pos = len(raw) - len(dobj.unused_data)
     return b"".join(out)
-
-
-@contextlib.contextmanager
-def atomic_path(target: str | os.PathLike, suffix: str | None = None) -> Iterator[Path]:
-    """Yield a temporary path next to ``target``; rename it onto ``target`` only on success.
-
-    Readers of ``target`` never see a half-written file, and an exception leaves nothing behind.
-    """
-    target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix or target.suffix, dir=target.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
-    try:
-        yield tmp_path
-        if tmp_path.exists():  # mkstemp makes files 0600; give the result the usual umask-based mode
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp_path, 0o666 & ~umask)
-        os.replace(tmp_path, target)
-    finally:
-        if tmp_path.exists():
-            tmp_path.unlink()
 
 
 def write_text_atomic(target: str | os.PathLike, text: str) -> None:

@@ -4,7 +4,7 @@ Every table, figure and executed notebook is written to a hidden temporary next 
 onto it only when complete (:func:`atomic_path`). The temporary's name carries the writer's process id,
 ``.<target name>.pid<pid>.<random><suffix>``, so a later run can tell a stale temporary (its writer is gone:
 killed, or the machine rebooted) from one being written right now by a concurrent run (``make -j``), and
-:func:`sweep` removes only the stale ones. Temporaries of the older, pid-less pattern (``_io.atomic_path``:
+:func:`sweep` removes only the stale ones. Temporaries of the older, pid-less pattern (earlier versions:
 ``.<target name>.<8 random characters><suffix>``) are removed once they are older than ``OLD_AFTER_S``.
 
 An exception or Ctrl-C (``KeyboardInterrupt``) removes the temporary on the way out (``finally``);
@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import signal
 import tempfile
 import time
@@ -78,8 +79,8 @@ def is_stale(path: Path, now: float | None = None) -> bool:
 
 
 def sweep(*folders: str | os.PathLike, recursive: bool = False) -> list[Path]:
-    """Remove the stale temporaries (:func:`is_stale`) directly in each folder (or below it, with
-    ``recursive``); the paths removed."""
+    """Remove the stale temporaries (:func:`is_stale`: files, and the parse cache's temporary folders)
+    directly in each folder (or below it, with ``recursive``); the paths removed."""
     removed = []
     now = time.time()
     for folder in folders:
@@ -87,10 +88,15 @@ def sweep(*folders: str | os.PathLike, recursive: bool = False) -> list[Path]:
         if not folder.is_dir():
             continue
         for p in folder.rglob(".*") if recursive else folder.glob(".*"):
-            if p.is_file() and not p.is_symlink() and is_stale(p, now):
+            if p.is_symlink() or not is_stale(p, now):
+                continue
+            if p.is_file():
                 with contextlib.suppress(FileNotFoundError):
                     p.unlink()
                     removed.append(p)
+            elif p.is_dir():  # a parse-cache entry being written (traces/store.py)
+                shutil.rmtree(p, ignore_errors=True)
+                removed.append(p)
     return removed
 
 

@@ -11,7 +11,7 @@ import dataclasses
 import numpy as np
 import polars as pl
 
-from ..traces.trace import Op, PageRefs, Trace, Units
+from ..traces.trace import Op, PageRefs, Trace, Units, sorted_unique
 from . import contract as C
 from .registry import check_params, check_tiers, get_policy, make_params
 
@@ -273,18 +273,18 @@ def stream_units(source, unit_pages: int, halo: int = 0, page_bytes: int = 4096,
         refs = tr.to_pages(page_bytes)
         if len(refs) == 0:
             continue
-        touched = np.unique(refs.page // k)
+        touched = sorted_unique(refs.page // k)
         if halo:
-            touched = np.unique(np.concatenate([touched + j for j in range(halo + 1)]))
-        segs = np.union1d(segs, touched)
+            touched = sorted_unique(np.concatenate([touched + j for j in range(halo + 1)]))
+        segs = sorted_unique(np.concatenate([segs, touched]))
         has_file |= refs.file is not None
     ufile = None
+    units_of = Units(k, segs)
     if has_file:  # each unit's file, as Units.file on the whole trace
         ufile = np.full(len(segs) * k, -1, np.int32)
         for tr in source.batches(batch_requests):
             refs = tr.to_pages(page_bytes)
-            rank = np.searchsorted(segs, refs.page // k) * k + refs.page % k
-            np.maximum.at(ufile, rank, refs.file)
+            np.maximum.at(ufile, units_of.of_pages(refs.page), refs.file)
     return Units(k, segs, ufile)
 
 

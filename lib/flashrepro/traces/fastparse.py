@@ -133,7 +133,7 @@ def _float_into(buf, a, b, out, r, c, pow10):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _field(buf, s, e, k, rec, slot, ints, floats, tokens, pow10):
     """Store field buf[s:e] of kind k in its column; False if it cannot be read exactly."""
     if k == 0:

@@ -119,7 +119,8 @@ class NvmSlots:
 # --------------------------------------------------------------------------------------------------------
 def clock_hbm(pages, is_write, capacity, flush_at_end=False, dram_pages=None, nvm_pages=None, rotation="page",
               read_level=1, write_level=2, promote_level=2, nvm_classes="respectively", promote_test="before",
-              dram_ref_bit=False, levels=True, nvm_to_dram=True, tiers_out=None):
+              dram_ref_bit=False, levels=True, nvm_to_dram=True, nvm_second_chance=True, write_miss_read=False,
+              tiers_out=None):
     D, N = split(capacity, dram_pages, nvm_pages)
     b = Book(("level_ups", "level_downs", "to_eviction_candidate", "to_migration_candidate", "promote_swaps"),
              tiers_out)
@@ -168,13 +169,15 @@ def clock_hbm(pages, is_write, capacity, flush_at_end=False, dram_pages=None, nv
 
     def nvm_slot(i):
         """A free NVM slot; when there is none the hand evicts the first eviction candidate unread since its
-        last pass, reclassifying (and clearing the bits of) the pages it passes."""
+        last pass (and, with ``nvm_second_chance``, unreferenced: not written either), reclassifying (and
+        clearing the bits of) the pages it passes."""
         s = nvm.take()
         if s is not None:
             return s
         while True:
             e = nvm.slots[nvm.hand]
-            if e["cls"] == "eviction" and not e["read"]:
+            touched = e["read"] or (nvm_second_chance and e["ref"])
+            if e["cls"] == "eviction" and not touched:
                 break
             new = "migration" if e["read"] else "eviction"
             if new != e["cls"]:
@@ -205,7 +208,7 @@ def clock_hbm(pages, is_write, capacity, flush_at_end=False, dram_pages=None, nv
         hit = p in where
         b.ref(hit, w)
         if not hit:
-            if not w:
+            if not w or write_miss_read:  # a read miss, or a write miss read first (read-modify-write)
                 b.read(i, p, DRAM if D else NVM)
             start = write_level if w else read_level
             if D:  # Algorithm 1, lines 1-6
@@ -276,7 +279,7 @@ def clock_hbm(pages, is_write, capacity, flush_at_end=False, dram_pages=None, nv
 
 # --------------------------------------------------------------------------------------------------------
 def clock_dnv(pages, is_write, capacity, flush_at_end=False, dram_pages=None, nvm_pages=None, block_pages=64,
-              padding="buffer", clean_to_free_nvm=True, tiers_out=None):
+              padding="buffer", clean_to_free_nvm=True, write_miss_read=False, tiers_out=None):
     D, N = split(capacity, dram_pages, nvm_pages)
     b = Book(("clean_drops", "block_evictions", "padded_nvm_pages", "padded_dram_pages"), tiers_out)
     dram = [None] * D  # entries: page, dirty, ref
@@ -321,7 +324,7 @@ def clock_dnv(pages, is_write, capacity, flush_at_end=False, dram_pages=None, nv
         hit = p in where
         b.ref(hit, w)
         if not hit:
-            if not w:
+            if not w or write_miss_read:  # a read miss, or a write miss read first (read-modify-write)
                 b.read(i, p, DRAM if D else NVM)
             if D:
                 if dram_used < D:
@@ -368,5 +371,6 @@ def clock_dnv(pages, is_write, capacity, flush_at_end=False, dram_pages=None, nv
 
 # policy name -> (reference, the boolean parameters the generic comparison in tests/test_kernels.py sweeps);
 # the other parameters are swept in tests/test_clock_hbm.py
-REFERENCES = {"clock_hbm": (clock_hbm, ("dram_ref_bit", "levels", "nvm_to_dram")),
-              "clock_dnv": (clock_dnv, ("clean_to_free_nvm",))}
+REFERENCES = {"clock_hbm": (clock_hbm, ("dram_ref_bit", "levels", "nvm_to_dram", "nvm_second_chance",
+                                       "write_miss_read")),
+              "clock_dnv": (clock_dnv, ("clean_to_free_nvm", "write_miss_read"))}

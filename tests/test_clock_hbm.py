@@ -40,9 +40,13 @@ def _compare(tr, policy, ref_fn, capacity, flush, **params):
 HBM_VARIANTS = [{}, {"rotation": "sweep"}, {"nvm_classes": "swapped"}, {"promote_test": "after"},
                 {"read_level": 2, "write_level": 3}, {"read_level": 1, "write_level": 1, "promote_level": 4},
                 {"write_level": 4, "dram_ref_bit": True}, {"rotation": "sweep", "dram_ref_bit": True},
-                {"levels": False, "dram_ref_bit": True}, {"nvm_to_dram": False, "nvm_classes": "swapped"}]
+                {"levels": False, "dram_ref_bit": True}, {"nvm_to_dram": False, "nvm_classes": "swapped"},
+                {"nvm_second_chance": False},
+                {"nvm_second_chance": False, "promote_test": "after", "nvm_classes": "swapped"},
+                {"write_miss_read": True, "rotation": "sweep"}]
 DNV_VARIANTS = [{}, {"padding": "nvm"}, {"padding": "none"}, {"block_pages": 4}, {"block_pages": 1},
-                {"block_pages": 8, "clean_to_free_nvm": False}, {"padding": "nvm", "block_pages": 16}]
+                {"block_pages": 8, "clean_to_free_nvm": False}, {"padding": "nvm", "block_pages": 16},
+                {"write_miss_read": True, "block_pages": 4}]
 SIZES = [(1, 1), (2, 7), (3, 40), (4, 150), (5, 1000)]
 
 
@@ -259,3 +263,41 @@ def test_a_trace_with_only_writes_never_reads_flash():
 
 def test_generic_comparison_covers_paper3():
     assert {"clock_hbm", "clock_dnv"} <= set(REFERENCES)
+
+
+def _tiny(seq, policy="clock_hbm", **params):
+    """``seq`` of ("R"/"W", page) on a buffer of DRAM 1 page and NVM 2: the pages evicted to flash, in order."""
+    ops = np.array([Op.WRITE if o == "W" else Op.READ for o, _ in seq], np.int8)
+    pages = np.array([pg for _, pg in seq]) * 4096
+    tr = Trace(np.arange(len(seq)) * 1e-3, ops, pages, np.full(len(seq), 4096))
+    res = simulate(tr, policy, dram_pages=1, nvm_pages=2, log_io=True, **params)
+    log = res.io_log
+    evicted = [int(pg) for pg, c in zip(log.first_page, log.cause, strict=True) if c == contract.EVICTION]
+    return evicted, res.counters
+
+
+def test_nvm_victim_considers_writes():
+    """Review 3, finding 3: A and B migrate to NVM as eviction candidates, A is written there (no move: its bit
+    was clear), then the DRAM victim C needs an NVM frame. The paper's victims have "low read/write access
+    frequency" (Sec. III): by default the written A gets a second chance and the untouched B goes; with
+    ``nvm_second_chance=False`` (only reads count) A, written a moment ago, goes first."""
+    A, B, C, D = 0, 1, 2, 3
+    seq = [("W", A), ("W", B), ("W", C), ("W", A), ("W", D)]
+    assert _tiny(seq)[0] == [B]
+    assert _tiny(seq, nvm_second_chance=False)[0] == [A]
+    for args, victim in (({}, B), ({"nvm_second_chance": False}, A)):  # the reference agrees
+        _, ios, _ = ref_hbm([p for _, p in seq], [o == "W" for o, _ in seq], None, False, dram_pages=1,
+                            nvm_pages=2, **args)
+        assert [io[3] for io in ios if io[2] == contract.EVICTION] == [victim]
+
+
+@pytest.mark.parametrize("policy", ["clock_hbm", "clock_dnv"])
+def test_write_miss_read_reads_every_write_miss(policy):
+    """``write_miss_read``: a write miss reads its page from flash first (a swap), so a write-only trace, which
+    never reads flash by default (test below), reads each write miss once."""
+    seq = [("W", p) for p in (0, 1, 2, 0, 3, 4, 1, 0)]
+    _, off = _tiny(seq, policy)
+    _, on = _tiny(seq, policy, write_miss_read=True)
+    assert off["device_reads"] == 0
+    assert on["device_reads"] == on["write_misses"] == off["write_misses"] > 0
+    assert on["hits"] == off["hits"] and on["device_writes"] == off["device_writes"]

@@ -55,6 +55,9 @@ class ClockDNVParams:
         True (default): a clean DRAM victim moves into a free NVM frame when there is one and is dropped
         only when NVM is full. False: clean DRAM victims are always dropped (the description read literally;
         it can drop a page while NVM has room).
+    write_miss_read : bool
+        Whether a write miss first reads the page from flash (read-modify-write; default False). The kernel
+        sees page references, not byte ranges, so True takes every write miss as a partial-page one.
     """
 
     dram_pages: int | None = C.tier(0.2, "DRAM pages (paper 3, Table 3: 20%)")
@@ -62,6 +65,7 @@ class ClockDNVParams:
     block_pages: int = 64
     padding: str = "buffer"
     clean_to_free_nvm: bool = True
+    write_miss_read: bool = False
 
     def __post_init__(self):
         if self.padding not in PADDINGS:
@@ -94,7 +98,8 @@ PAD_PAGES = 8  # sc slot after hybrid's: pages of a block one eviction may write
 
 
 @njit(cache=True)
-def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, padding, clean_to_free_nvm):
+def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, padding, clean_to_free_nvm,
+              write_miss_read):
     # Written out in one function, each step once (helpers taking the state's arrays halve the speed: measured
     # on CLOCK-HBM's kernel).
     unit, event = refs.unit, refs.event
@@ -135,7 +140,7 @@ def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, pa
                 dirtyings += 1 - dirty[f]
                 dirty[f] = 1
             continue
-        if not w:
+        if not w or write_miss_read:  # a read miss, or a write miss read first (read-modify-write)
             dev_reads += 1
             fills += 1
             if do_log:
@@ -294,7 +299,7 @@ class ClockDNV(Kernel):
 
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
         return _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, PAD_CODES[params.padding],
-                         params.clean_to_free_nvm)
+                         params.clean_to_free_nvm, params.write_miss_read)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         return H.finish_tiers(state, counters, log, nlog, do_log, flush_at_end, last_ref)

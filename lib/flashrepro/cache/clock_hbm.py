@@ -4,7 +4,8 @@ eviction and migration candidates, inside an SSD.
 The paper's Algorithm 1, Fig. 3 and Table 2, as implemented here (the open choices are parameters, see
 :class:`ClockHBMParams`):
 
-* **Misses.** Every page that misses (a swap when it is read from flash) enters DRAM (Sec. III, solution 1),
+* **Misses.** Every page that misses (a swap when it is read from flash: a read miss, and with
+  ``write_miss_read`` a write miss too) enters DRAM (Sec. III, solution 1),
   at ``read_level`` after a read and ``write_level`` after a write ("allocated differentially by read or
   write", Fig. 3). When DRAM is full, ``MigrateToNVMsBuffer``: the DRAM hand finds a page at level 1 or 2
   and moves it to NVM, evicting an NVM page first when NVM is full.
@@ -17,8 +18,12 @@ The paper's Algorithm 1, Fig. 3 and Table 2, as implemented here (the open choic
   ("level 1 and level 2 respectively": ``nvm_classes``). When the NVM hand passes a page it is reclassified
   by whether it was read since the hand last passed it (read: migration candidate, else eviction
   candidate), and its reference bit is cleared. The NVM victim is the first eviction candidate the hand
-  finds unread since its last pass (migration candidates are demoted first: eviction candidates go first).
-  Only NVM pages are evicted to flash (solution 3); a dirty one is written, a clean one dropped.
+  finds unread since its last pass (migration candidates are demoted first: eviction candidates go first)
+  and, with ``nvm_second_chance`` (default), also unwritten since then: a page read or written since the
+  hand last passed gets a second chance, as the paper's victims are the pages "with low read/write access
+  frequency" (Sec. III, last paragraph); without it a page written a moment ago can be evicted ahead of
+  one nobody touched. Only NVM pages are evicted to flash (solution 3); a dirty one is written, a clean
+  one dropped.
 * **NVM -> DRAM (Algorithm 1, lines 8-11).** A write to an NVM page whose reference bit is set moves it to
   DRAM at ``promote_level``; when DRAM is full it swaps places with the DRAM hand's victim, which takes
   the NVM frame it leaves. ``promote_test="before"``: the bit as it was before this access (an access
@@ -90,6 +95,15 @@ class ClockHBMParams:
         first page it finds (unreferenced, with ``dram_ref_bit``).
     nvm_to_dram : bool
         Whether a written NVM page with its reference bit set moves to DRAM (default True).
+    nvm_second_chance : bool
+        Whether an NVM page read or written since the NVM hand last passed it is spared by the hand (default
+        True, the paper's reading: CLOCK-HBM "selects as swap targets the pages with low read/write access
+        frequency in the hybrid buffer", Sec. III, last paragraph). False: only reads spare a page (the NVM
+        classes are by reads), so a page written a moment ago can be the next victim.
+    write_miss_read : bool
+        Whether a write miss first reads the page from flash (read-modify-write, a swap; default False: the
+        paper counts swaps without saying, and a whole-page write needs no read). The kernel sees page
+        references, not byte ranges, so True takes every write miss as a partial-page one: an upper bound.
     """
 
     dram_pages: int | None = C.tier(0.2, "DRAM pages (Table 3: 6.4 MB, 20%)")
@@ -103,6 +117,8 @@ class ClockHBMParams:
     dram_ref_bit: bool = False
     levels: bool = True
     nvm_to_dram: bool = True
+    nvm_second_chance: bool = True
+    write_miss_read: bool = False
 
     def __post_init__(self):
         for name, allowed in (("rotation", ROTATIONS), ("nvm_classes", NVM_CLASSES),
@@ -137,7 +153,8 @@ COUNTERS = C.BASE + H.TIER_COUNTERS + (
 
 @njit(cache=True)
 def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, levels, sweep, read_level, write_level,
-              promote_level, l1_class, l2_class, promote_before, dram_ref, nvm_to_dram):
+              promote_level, l1_class, l2_class, promote_before, dram_ref, nvm_to_dram, second_chance,
+              write_miss_read):
     # Written out in one function: helpers that take the state's arrays (even inlined ones) cost this loop half
     # its speed (measured), so each step of Algorithm 1 appears once, with flags saying which case it serves.
     unit, event = refs.unit, refs.event
@@ -196,7 +213,7 @@ def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, le
             mig_nd += 1
             if do_log:
                 nlog = C.row(log, nlog, base + i, C.IO_READ, C.MIGRATION, p, 1, H.DRAM)
-        elif not w:  # a miss that reads the page from flash: a swap
+        elif not w or write_miss_read:  # a miss that reads the page from flash: a swap
             dev_reads += 1
             fills += 1
             if do_log:
@@ -256,11 +273,11 @@ def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, le
                 sc[H.NFREE] += 1
         elif N > 0 and (victim >= 0 or D == 0):
             t = H.nvm_free_frame(free, sc)
-            if t < 0:  # the NVM hand: the first eviction candidate unread since its last pass
+            if t < 0:  # the NVM hand: the first eviction candidate unread (and unwritten) since its last pass
                 h = sc[H.NHAND]
                 while True:
                     t = D + h
-                    if lvl[t] == EVICTION_CAND and cnt[t] == 0:
+                    if lvl[t] == EVICTION_CAND and cnt[t] == 0 and not (second_chance and ref[t]):
                         break
                     if cnt[t]:
                         to_mig += lvl[t] != MIGRATION_CAND
@@ -373,7 +390,8 @@ class ClockHBM(Kernel):
                                                                                           MIGRATION_CAND)
         return _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, p.levels,
                          p.rotation == "sweep", p.read_level, p.write_level, p.promote_level, l1, l2,
-                         p.promote_test == "before", p.dram_ref_bit, p.nvm_to_dram)
+                         p.promote_test == "before", p.dram_ref_bit, p.nvm_to_dram, p.nvm_second_chance,
+                         p.write_miss_read)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         return H.finish_tiers(state, counters, log, nlog, do_log, flush_at_end, last_ref)

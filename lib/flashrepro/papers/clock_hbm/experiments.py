@@ -32,13 +32,23 @@ from ...traces import Trace
 from . import workloads as W
 
 BASELINES = ("lru", "clock", "clock_dnv")
+# The control (review 3, finding 1): CLOCK-HBM with both of its mechanisms off, Table 2's levels and the NVM ->
+# DRAM move. What is left is the two-tier structure: a FIFO DRAM whose victims migrate to an NVM clock, which
+# alone evicts to flash. A number the control reaches as well is the structure's, not CLOCK-HBM's rules'.
+CONTROL = "hbm_control"
+CONTROL_PARAMS = {"levels": False, "nvm_to_dram": False}
+KERNELS = {CONTROL: "clock_hbm"}  # variant -> the registered policy it runs
+SUBJECT = ("clock_hbm", "n/a")  # (policy, cache_reads) compared with the baselines in :func:`pairs`
 # (policy, cache_reads) of every run; None: the policy has no switch (CLOCK-DNV and CLOCK-HBM cache reads)
-VARIANTS = (("lru", True), ("lru", False), ("clock", True), ("clock", False), ("clock_dnv", None),
-            ("clock_hbm", None))
+PAPER_VARIANTS = (("lru", True), ("lru", False), ("clock", True), ("clock", False), ("clock_dnv", None),
+                  ("clock_hbm", None))
+VARIANTS = PAPER_VARIANTS + ((CONTROL, None),)
 LABELS = {("lru", True): "LRU", ("lru", False): "LRU, reads not cached", ("clock", True): "CLOCK",
           ("clock", False): "CLOCK, reads not cached", ("clock_dnv", None): "CLOCK-DNV",
-          ("clock_hbm", None): "CLOCK-HBM"}
-READINGS = [("on", "a"), ("on", "b"), ("off", "a"), ("off", "b")]  # (baselines cache reads, operation reading)
+          ("clock_hbm", None): "CLOCK-HBM", (CONTROL, None): "control: CLOCK-HBM, levels and NVM->DRAM off"}
+# (LRU/CLOCK cache reads, operation reading); reading (a), host hits, first: it is the paper's argument (Sec. IV
+# looks in Figs. 5-6 for "the grounds on which CLOCK-HBM reduced swaps", and only hits can reduce swaps)
+READINGS = [("on", "a"), ("off", "a"), ("on", "b"), ("off", "b")]
 GROUPS = ("UMass", "FIU")
 
 
@@ -61,7 +71,22 @@ class Latency:
                    v("flash_read_us") * 1e3, v("flash_write_ms") * 1e6, v("flash_erase_ms") * 1e6)
 
 
-def tiers(reading: str = W.TIER_READING) -> dict[str, int]:
+def select_variants(policies: list[str] | None = None) -> tuple:
+    """The variants of :data:`VARIANTS` whose policy is in ``policies`` (None: all); LRU and CLOCK bring both
+    of their read-caching variants."""
+    if policies is None:
+        return VARIANTS
+    known = {p for p, _ in VARIANTS}
+    if set(policies) - known:
+        raise ValueError(f"unknown policies {sorted(set(policies) - known)}; known: {sorted(known)}")
+    return tuple(v for v in VARIANTS if v[0] in policies)
+
+
+def tiers(reading: str | dict = W.TIER_READING) -> dict[str, int]:
+    """Table 3's tiers in pages: ``"binary"`` or ``"decimal"`` units, or ``{"dram_pages": D, "nvm_pages": N}``
+    given directly (the single-pool baselines hold ``D + N``)."""
+    if isinstance(reading, dict):
+        return {"dram_pages": int(reading["dram_pages"]), "nvm_pages": int(reading["nvm_pages"])}
     return dict(W.TIERS[reading])
 
 
@@ -96,27 +121,32 @@ def metrics(c: dict, policy: str, cache_reads: bool | None) -> dict:
     return out
 
 
-def run(trace: Trace, policy: str, cache_reads: bool | None, tier_reading: str = W.TIER_READING,
+def run(trace: Trace, policy: str, cache_reads: bool | None, tier_reading: str | dict = W.TIER_READING,
         log_io: bool = False, **params):
-    """One policy variant on one trace: ``(row, SimResult)``."""
+    """One policy variant on one trace: ``(row, SimResult)``. The control (:data:`CONTROL`) runs ``clock_hbm``
+    with ``params`` and :data:`CONTROL_PARAMS`."""
     t = tiers(tier_reading)
     if policy in ("lru", "clock"):
         res = simulate(trace, policy, sum(t.values()), cache_reads=bool(cache_reads), log_io=log_io, **params)
     else:
-        res = simulate(trace, policy, log_io=log_io, **t, **params)
+        if policy == CONTROL:
+            params = {**params, **CONTROL_PARAMS}
+        res = simulate(trace, KERNELS.get(policy, policy), log_io=log_io, **t, **params)
     row = {"workload": trace.name.removeprefix("clockhbm/"), "group": W.group(trace.name), "policy": policy,
            "cache_reads": "n/a" if cache_reads is None else ("on" if cache_reads else "off"),
            "label": LABELS[(policy, cache_reads)], **metrics(res.counters, policy, cache_reads)}
     return row, res
 
 
-def compare(traces: dict[str, Trace], variants=VARIANTS, tier_reading: str = W.TIER_READING, **hbm_params
-            ) -> pl.DataFrame:
-    """Every policy variant on every workload: one row per run."""
+def compare(traces: dict[str, Trace], variants=VARIANTS, tier_reading: str | dict = W.TIER_READING,
+            dnv_params: dict | None = None, **hbm_params) -> pl.DataFrame:
+    """Every policy variant on every workload: one row per run. ``hbm_params`` go to CLOCK-HBM and its control
+    (whose two switches :data:`CONTROL_PARAMS` override), ``dnv_params`` to CLOCK-DNV."""
     rows = []
     for tr in tqdm(traces.values(), desc="runs", leave=False):
         for policy, cr in variants:
-            params = hbm_params if policy == "clock_hbm" else {}
+            params = hbm_params if policy in ("clock_hbm", CONTROL) else (dnv_params or {}) if policy == "clock_dnv" \
+                else {}
             rows.append(run(tr, policy, cr, tier_reading, **params)[0])
     return pl.DataFrame(rows)
 
@@ -146,15 +176,18 @@ def fig56(runs: pl.DataFrame) -> pl.DataFrame:
                        "migrations_nvm_dram")
 
 
-def pairs(runs: pl.DataFrame) -> pl.DataFrame:
-    """CLOCK-HBM against each baseline, per workload and baselines' read caching: the relative changes of
-    swaps, misses and buffer operations (NaN where the baseline's count is 0)."""
+def pairs(runs: pl.DataFrame, subject: tuple[str, str] = SUBJECT) -> pl.DataFrame:
+    """CLOCK-HBM (or another ``subject``, a (policy, cache_reads) of the runs, e.g. the control ``(CONTROL,
+    "n/a")`` or LRU caching reads ``("lru", "on")``) against each baseline, per workload and baselines' read
+    caching: the relative changes of swaps, misses and buffer operations (NaN where the baseline's count is 0).
+    A subject is never its own baseline."""
     out = []
     cols = ["swaps", "misses", "writes_a", "writes_b", "reads_a", "reads_b"]
-    hbm = runs.filter(pl.col("policy") == "clock_hbm").select("workload", "group", *[pl.col(c).alias(f"hbm_{c}")
-                                                                                    for c in cols])
+    hbm = runs.filter((pl.col("policy") == subject[0]) & (pl.col("cache_reads") == subject[1])).select(
+        "workload", "group", *[pl.col(c).alias(f"hbm_{c}") for c in cols])
     for cr in ("on", "off"):
-        base = _pick(runs, cr).filter(pl.col("policy") != "clock_hbm")
+        base = _pick(runs, cr).filter(pl.col("policy").is_in(BASELINES)
+                                      & ~((pl.col("policy") == subject[0]) & (pl.col("cache_reads") == subject[1])))
         j = base.join(hbm, on=["workload", "group"])
 
         def rel(c):
@@ -204,18 +237,24 @@ def standins(runs: pl.DataFrame) -> pl.DataFrame:
 
 
 def interpretation(runs: pl.DataFrame) -> pl.DataFrame:
-    """The interpretation table: baselines caching reads or not x operations read as (a) host hits or (b) every
-    DRAM/NVM access, with the paper's numbers in the first row."""
+    """The interpretation table: LRU/CLOCK caching reads or not x operations read as (a) host hits or (b) every
+    DRAM/NVM access, with the paper's numbers in the first row; for CLOCK-HBM and, when it ran, the control
+    (:data:`CONTROL`, CLOCK-HBM's mechanisms off) in CLOCK-HBM's place: what the two-tier structure alone gives."""
     v = W.paper_value
-    rows = [{"baselines_cache_reads": "paper", "operations": "paper", "swap_reduction": v("swap_reduction", "all"),
+    rows = [{"policy": "paper", "baselines_cache_reads": "paper", "operations": "paper",
+             "swap_reduction": v("swap_reduction", "all"),
              "miss_reduction": None, "writes_umass": v("buffer_write_increase", "umass"),
              "writes_fiu": v("buffer_write_increase", "fiu"),
              "writes_mean_of_groups": v("buffer_write_increase", "all"), "writes_workload_weighted": None,
              "writes_umass_corrected": None, "reads_umass": v("buffer_read_increase", "umass"),
              "reads_fiu": v("buffer_read_increase", "fiu"), "reads_mean_of_groups": v("buffer_read_increase", "all"),
              "reads_workload_weighted": None, "reads_umass_corrected": None}]
-    for (cr, rd), r in averages(pairs(runs)).items():
-        rows.append({"baselines_cache_reads": cr, "operations": rd, **r})
+    subjects = [("CLOCK-HBM", SUBJECT)]
+    if (runs["policy"] == CONTROL).any():
+        subjects.append(("control", (CONTROL, "n/a")))
+    for name, subject in subjects:
+        for (cr, rd), r in averages(pairs(runs, subject)).items():
+            rows.append({"policy": name, "baselines_cache_reads": cr, "operations": rd, **r})
     return pl.DataFrame(rows)
 
 
@@ -246,7 +285,9 @@ def flash_geometry(physical_bytes: int = 20 * 2**30, pages_per_block: int = 64, 
 FLASH_BYTES = {"ci": 2**30, "quick": 20 * 2**30, "paper": 20 * 2**30}  # a 1 GiB device keeps ci fast
 
 
-def flash(traces: dict[str, Trace], scale: str = "paper", variants=VARIANTS) -> pl.DataFrame:
+def flash(traces: dict[str, Trace], scale: str = "paper", variants=PAPER_VARIANTS,
+          tier_reading: str | dict = W.TIER_READING, hbm_params: dict | None = None,
+          dnv_params: dict | None = None) -> pl.DataFrame:
     """Extension: each run's write-backs (``IOLog.to_write_stream``, page numbers folded modulo the logical
     space) fed to Table 3's SSD (:func:`flash_geometry`; at ci a 1 GiB one), empty at the start (greedy GC);
     WAF, erases, and the flash time of the buffer's reads, the writes and GC's copies and erases (Table 1)."""
@@ -257,7 +298,9 @@ def flash(traces: dict[str, Trace], scale: str = "paper", variants=VARIANTS) -> 
     rows = []
     for tr in tqdm(traces.values(), desc="flash", leave=False):
         for policy, cr in variants:
-            row, res = run(tr, policy, cr, log_io=True)
+            params = (hbm_params or {}) if policy in ("clock_hbm", CONTROL) else \
+                (dnv_params or {}) if policy == "clock_dnv" else {}
+            row, res = run(tr, policy, cr, tier_reading, log_io=True, **params)
             stream = res.io_log.to_write_stream(logical_pages=geometry.logical_pages, fold="modulo")
             del res
             f = FTL(geometry, "greedy", trigger)
@@ -286,15 +329,25 @@ HBM_CHOICES = [
     ("DRAM pages have a reference bit too", {"dram_ref_bit": True}),
     ("levels off (Table 2 not applied)", {"levels": False}),
     ("no NVM -> DRAM migration", {"nvm_to_dram": False}),
+    ("nvm_second_chance=False (the NVM victim ignores writes: only reads spare a page)",
+     {"nvm_second_chance": False}),
+    ("write_miss_read (a write miss reads its page first, read-modify-write; in every policy)",
+     {"write_miss_read": True}),
 ]
 DNV_CHOICES = [
     ("CLOCK-DNV padding=nvm (NVM block-mates only)", {"padding": "nvm"}),
     ("CLOCK-DNV padding=none", {"padding": "none"}),
     ("CLOCK-DNV drops clean DRAM victims even with NVM room", {"clean_to_free_nvm": False}),
 ]
+BASELINE_CHOICES = [
+    ("CLOCK baselines insert pages referenced (as CLOCK-DNV and CLOCK-HBM do)", {"insert_referenced": True}),
+]
 
 
-def _summary(runs: pl.DataFrame) -> dict:
+def _summary(runs: pl.DataFrame, controls: bool = False) -> dict:
+    """The headline numbers of CLOCK-HBM against the baselines; with ``controls`` also, in CLOCK-HBM's place,
+    the control (``control_*``: its mechanisms off) and LRU caching reads against the baselines that do not
+    (``lru_cached_*``: how much the baselines' read bypass alone gives)."""
     a = averages(pairs(runs))
     out = {}
     for cr in ("on", "off"):
@@ -303,33 +356,57 @@ def _summary(runs: pl.DataFrame) -> dict:
         for rd in ("a", "b"):
             out[f"writes_{rd}_{cr}"] = a[(cr, rd)]["writes_mean_of_groups"]
             out[f"reads_{rd}_{cr}"] = a[(cr, rd)]["reads_mean_of_groups"]
+    if controls:
+        c = averages(pairs(runs, (CONTROL, "n/a")))
+        lru = averages(pairs(runs, ("lru", "on")))
+        for cr in ("on", "off"):
+            out[f"control_swap_reduction_{cr}"] = c[(cr, "a")]["swap_reduction"]
+            out[f"control_reads_a_{cr}"] = c[(cr, "a")]["reads_mean_of_groups"]
+        out["lru_cached_swap_reduction_off"] = lru[("off", "a")]["swap_reduction"]
+        out["lru_cached_reads_a_off"] = lru[("off", "a")]["reads_mean_of_groups"]
     return out
 
 
 AMBIGUITY_REQUESTS = {"ci": None, "quick": 50_000, "paper": 150_000}
 
 
-def ambiguities(traces: dict[str, Trace], scale: str = "paper") -> pl.DataFrame:
+def ambiguities(traces: dict[str, Trace], scale: str = "paper", tier_reading: str | dict = W.TIER_READING,
+                hbm_params: dict | None = None, dnv_params: dict | None = None) -> pl.DataFrame:
     """What each open choice changes in the paper's headline numbers (swap reduction; buffer write and read
     increases as the mean of the UMass and FIU averages) under each reading. Baselines are run once; each
     CLOCK-HBM or CLOCK-DNV choice re-runs that policy; the Table 3 sizes' decimal reading re-runs all. Runs on
     the first :data:`AMBIGUITY_REQUESTS` requests of each workload (the rows stay comparable with each other),
-    at ci on :data:`~.workloads.CI_SUBSET` only."""
+    at ci on :data:`~.workloads.CI_SUBSET` only. ``hbm_params``/``dnv_params`` change the default the rows start
+    from (each row's own choice on top)."""
     requests = AMBIGUITY_REQUESTS[scale]
     keep = [f"clockhbm/{w}" for w in W.CI_SUBSET] if scale == "ci" else list(traces)
     tr = {k: (v.head(requests) if requests else v) for k, v in traces.items() if W.group(k) in GROUPS and k in keep}
-    base = compare(tr)
+    hbm_params, dnv_params = dict(hbm_params or {}), dict(dnv_params or {})
+    base = compare(tr, PAPER_VARIANTS, tier_reading, dnv_params, **hbm_params)
     rows = [{"choice": "default", **_summary(base)}]
     others = base.filter(pl.col("policy") != "clock_hbm")
     for label, params in HBM_CHOICES[1:]:
-        hbm = compare(tr, variants=(("clock_hbm", None),), **params)
-        rows.append({"choice": f"CLOCK-HBM {label}", **_summary(pl.concat([others, hbm]))})
+        hbm = compare(tr, (("clock_hbm", None),), tier_reading, **{**hbm_params, **params})
+        d = pl.concat([others, hbm])
+        if "write_miss_read" in params:  # in every policy: CLOCK-DNV runs with it; LRU and CLOCK have no switch,
+            # but reading a page before writing it changes nothing they decide, so their swaps are their misses
+            one_pool = pl.col("policy").is_in(["lru", "clock"])
+            d = pl.concat([d.filter(pl.col("policy") != "clock_dnv").with_columns(
+                swaps=pl.when(one_pool).then(pl.col("misses")).otherwise(pl.col("swaps"))),
+                compare(tr, (("clock_dnv", None),), tier_reading, {**dnv_params, **params})])
+        rows.append({"choice": f"CLOCK-HBM {label}", **_summary(d)})
     keep = base.filter(pl.col("policy") != "clock_dnv")
     for label, params in DNV_CHOICES:
-        dnv = pl.DataFrame([run(t, "clock_dnv", None, **params)[0] for t in tr.values()])
+        dnv = compare(tr, (("clock_dnv", None),), tier_reading, {**dnv_params, **params})
         rows.append({"choice": label, **_summary(pl.concat([keep, dnv]))})
-    rows.append({"choice": "Table 3 sizes read in decimal units (1,600 + 6,400 pages; pool 8,000)",
-                 **_summary(compare(tr, tier_reading="decimal"))})
+    keep = base.filter(pl.col("policy") != "clock")
+    for label, params in BASELINE_CHOICES:
+        clk = pl.DataFrame([run(t, "clock", cr, tier_reading, **params)[0] for t in tr.values()
+                            for cr in (True, False)])
+        rows.append({"choice": label, **_summary(pl.concat([keep, clk]))})
+    if tiers(tier_reading) == tiers(W.TIER_READING):
+        rows.append({"choice": "Table 3 sizes read in decimal units (1,600 + 6,400 pages; pool 8,000)",
+                     **_summary(compare(tr, PAPER_VARIANTS, "decimal", dnv_params, **hbm_params))})
     return pl.DataFrame(rows)
 
 
@@ -345,15 +422,20 @@ def sweep_points() -> list[tuple[int, float, str]]:
     return pts
 
 
-def assumption_sweep(scale: str, seed: int = 0) -> pl.DataFrame:
+def assumption_sweep(scale: str, seed: int = 0, tier_reading: str | dict = W.TIER_READING,
+                     hbm_params: dict | None = None, dnv_params: dict | None = None,
+                     names: list[str] | None = None) -> pl.DataFrame:
     """The declared workload assumptions swept (:func:`sweep_points`), each point all fifteen workloads (as
-    printed; :data:`SWEEP_REQUESTS` requests each, at ci :data:`~.workloads.CI_SUBSET` only) under every
-    policy variant: the headline numbers of :func:`ambiguities`."""
+    printed; :data:`SWEEP_REQUESTS` requests each, at ci :data:`~.workloads.CI_SUBSET` only, or ``names``)
+    under every policy variant and the control: the headline numbers of :func:`ambiguities` and, beside them,
+    what the control and LRU caching reads get in CLOCK-HBM's place (an exploratory sweep: its points were
+    looked at after the claims' defaults were set, and no point of it is a claim)."""
     n = SWEEP_REQUESTS[scale]
-    names = W.CI_SUBSET if scale == "ci" else W.TABLE4
+    names = names or (W.CI_SUBSET if scale == "ci" else W.TABLE4)
     rows = []
     for fp, alpha, hot in tqdm(sweep_points(), desc="assumptions", leave=False):
         tr = {f"clockhbm/{w}": W.generate(W.model(w, fp, alpha, hot), n, seed) for w in names}
         rows.append({"footprint_pages": fp, "footprint_mib": fp * 4 // 1024, "alpha": alpha, "hot_sets": hot,
-                     "requests": n, **_summary(compare(tr))})
+                     "requests": n, **_summary(compare(tr, VARIANTS, tier_reading, dnv_params, **(hbm_params or {})),
+                                               controls=True)})
     return pl.DataFrame(rows)

@@ -167,12 +167,19 @@ def model_trace(workload: str, n_requests: int, seed: int) -> Trace:
     return generate(model(workload), min(int(n_requests), PAPER_REQUESTS), seed)
 
 
-def workloads(scale: str, seed: int = 0, corrected: bool = True) -> dict[str, Trace]:
+def workloads(scale: str, seed: int = 0, corrected: bool = True, names: list[str] | None = None
+              ) -> dict[str, Trace]:
     """Table 4's workloads (and the corrected WebSearch runs). At ``ci`` always the models, so checked outputs
     do not depend on the machine; otherwise the originals where a user has put them in a trace folder (the
     catalog names their files: UMass ``umass/<Name>.spc``, FIU ``fiu/<file>.blkparse`` read with
-    ``merge_contiguous``; the WebSearch originals stand behind the corrected entries)."""
-    names = [f"clockhbm/{w}" for w in TABLE4 + (CORRECTED if corrected else [])]
+    ``merge_contiguous``; the WebSearch originals stand behind the corrected entries). ``names``: a subset of
+    Table 4's workloads (None: all fifteen); a WebSearch name brings its corrected run with it."""
+    chosen = TABLE4 if names is None else list(names)
+    unknown = set(chosen) - set(TABLE4)
+    if unknown:
+        raise ValueError(f"not Table 4 workloads: {sorted(unknown)}; Table 4: {TABLE4}")
+    extra = [f"{w}-corrected" for w in chosen if f"{w}-corrected" in CORRECTED] if corrected else []
+    names = [f"clockhbm/{w}" for w in [w for w in TABLE4 if w in chosen] + extra]
     prefer = "model" if scale == "ci" else "real"
     return {n: catalog.get(n, scale=scale, seed=seed, prefer=prefer) for n in names}
 

@@ -71,6 +71,32 @@ def test_timeline_table_matches_the_io_log():
     assert not tl.filter(tl["time_s"] == 7.0)["dirty"].to_list()[0]  # A clean after the 5 s flush
 
 
+def test_timeline_io_puts_a_periodic_write_at_the_grid_point_that_caused_it():
+    """Block 0 written at 1 s, the next request at 12 s: the 5 s flush writes it back (noticed at 12 s, when
+    the 10 s point is passed too, with nothing left to write)."""
+    tr = Trace([1.0, 12.0], [Op.WRITE, Op.READ], [0, PG], [PG, PG])
+    for pol in (E.BASELINE, E.PROPOSED):
+        io = E.timeline_io(tr, pol, 4)
+        periodic = io.filter(io["cause"] == contract.PERIODIC_FLUSH)
+        assert periodic["time_s"].to_list() == [5.0] and periodic["block"].to_list() == [0]
+    # two grid points with writes in between: each write at its own point
+    tr = Trace([1.0, 6.0, 7.0, 23.0], [Op.WRITE, Op.WRITE, Op.READ, Op.READ], [0, PG, 2 * PG, 2 * PG], [PG] * 4)
+    io = E.timeline_io(tr, E.BASELINE, 4)
+    periodic = io.filter(io["cause"] == contract.PERIODIC_FLUSH)
+    assert list(zip(periodic["time_s"].to_list(), periodic["block"].to_list(), strict=True)) == [(5.0, 0), (10.0, 1)]
+
+
+def test_timeline_has_a_row_per_entry_events_included():
+    """A write, a sync of its file, a read: three rows, each with its own time, kind and block."""
+    tr = Trace([0.0, 1.0, 2.0], [Op.WRITE, Op.SYNC, Op.READ], [0, 0, PG], [PG, 0, PG], file=[0, 0, 0])
+    tl = E.timeline(tr, E.PROPOSED, 4)
+    entries = tl.select("time_s", "op", "ref_block", "ref").unique(maintain_order=True).rows()
+    assert entries == [(0.0, "write", 0, 0), (1.0, "sync", -1, -1), (2.0, "read", 1, 1)]
+    state = {(r["time_s"], r["block"]): r["resident"] for r in tl.iter_rows(named=True)}
+    assert state[(0.0, 0)] and not state[(1.0, 0)]  # written once: evicted after its write-back at the sync
+    assert not state[(1.0, 1)] and state[(2.0, 1)]  # block 1 enters at 2 s, not before
+
+
 # --- kernel against reference, reference by reference -----------------------------------------------------
 def event_trace(seed, n=700, n_files=3, pages_per_file=40, span_s=60.0, p=(0.45, 0.43, 0.03, 0.06, 0.03)):
     """Reads and writes over a few files, flushes, per-file syncs and deletes of a file's range, over

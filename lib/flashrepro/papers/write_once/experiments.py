@@ -15,7 +15,8 @@ import polars as pl
 from tqdm.auto import tqdm
 
 from ...cache import POLICIES, Simulator, make_params, simulate
-from ...traces import Trace
+from ...cache import contract as C
+from ...traces import Op, Trace
 from .workloads import characterise
 
 FRACTIONS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)  # cache size / footprint
@@ -238,28 +239,44 @@ def model_ambiguities(make, names, fraction: float = 0.05) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
+OPS = {0: "read", 1: "write", 2: "sync", 3: "flush", 4: "delete"}  # RefStream event code -> label
+
+
 def timeline(tr: Trace, policy: str, capacity: int, **params) -> pl.DataFrame:
     """Figs. 3-4: the state of every block after each entry of the stream (resident, dirty, flagged, in the
-    history), fed one entry at a time through the kernel contract."""
+    history), fed one entry at a time through the kernel contract. An entry is a page reference (``ref`` its
+    index, ``ref_block`` its block) or an event: a sync or flush (``ref_block`` -1) or a delete
+    (``ref_block`` the first block of its range); ``ref`` is -1 for events."""
     refs = tr.to_pages()
     units, _ = refs.units()
     sim = Simulator(policy, units, {"capacity_pages": capacity}, make_params(policy, **params))
     describe = POLICIES[policy].kernel.describe
     rows = []
     for part, idx in refs.stream(1, events=True, chunk=1):
-        sim.feed(part)
-        ref = int(idx[0]) if idx is not None else -1
-        for block, s in describe(sim.state, units).items():
-            rows.append({"policy": policy, "time_s": float(part.time_s[0]),
-                         "op": "write" if part.event[0] == 1 else "read", "ref_block": int(units.pages(part.unit)[0]),
-                         "ref": ref, "block": block, **s})
+        for j in range(len(part.unit)):  # a chunk is one reference and the events before it
+            sim.feed(type(part)(*(a[j:j + 1] for a in part)))
+            e, u = int(part.event[j]), int(part.unit[j])
+            ref = int(idx[j]) if idx is not None else -1
+            block = int(units.pages(np.array([u]))[0]) if u >= 0 and e != 2 and e != 3 else -1
+            for b, s in describe(sim.state, units).items():
+                rows.append({"policy": policy, "time_s": float(part.time_s[j]), "op": OPS[e], "ref_block": block,
+                             "ref": ref, "block": b, **s})
     return pl.DataFrame(rows)
 
 
 def timeline_io(tr: Trace, policy: str, capacity: int, period_s: float = 5.0, **params) -> pl.DataFrame:
-    """Figs. 3-4: the device writes of the timeline, periodic ones at their grid time."""
+    """Figs. 3-4: the device writes of the timeline, a periodic one at the grid point that caused it.
+
+    A grid point is noticed at the first stream entry whose time reaches it; the flush there writes every
+    dirty block, so the periodic writes noticed at an entry all belong to the first grid point after the
+    previous entry's time (later points passed at the same entry find nothing dirty)."""
     r = simulate(tr, policy, capacity, log_io=True, period_s=period_s, **params)
-    t = tr.time_s[r.io_log.req]
-    grid = np.floor(t / period_s) * period_s
-    return pl.DataFrame({"policy": policy, "time_s": np.where(r.io_log.cause == 4, grid, t),
+    req = r.io_log.req
+    t = tr.time_s[req]
+    data = ((tr.op == Op.READ) | (tr.op == Op.WRITE)) & (tr.size_bytes > 0)
+    entries = np.flatnonzero(data | (tr.op >= Op.FLUSH))  # the requests that are stream entries, in order
+    before = np.searchsorted(entries, req, side="left") - 1  # the entry before the one that noticed it
+    prev = np.where(before >= 0, tr.time_s[entries[np.maximum(before, 0)]], -np.inf)
+    grid = np.where(before >= 0, (np.floor(prev / period_s) + 1) * period_s, period_s) if period_s > 0 else t
+    return pl.DataFrame({"policy": policy, "time_s": np.where(r.io_log.cause == C.PERIODIC_FLUSH, grid, t),
                          "block": r.io_log.first_page, "op": r.io_log.op, "cause": r.io_log.cause})

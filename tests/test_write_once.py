@@ -114,7 +114,7 @@ def event_trace(seed, n=700, n_files=3, pages_per_file=40, span_s=60.0, p=(0.45,
 
 
 VARIANTS = [{}, {"sync_scope": "all"}, {"sync_scope": "none"}, {"on_delete": "drop"}, {"period_s": 0.0},
-            {"period_s": 2.5, "on_delete": "drop", "sync_scope": "all"}]
+            {"period_s": 2.5, "on_delete": "drop", "sync_scope": "all"}, {"write_miss_read": True}]
 WO_VARIANTS = [{}, {"history_pages": 0}, {"history_pages": 3}, {"history_all_written": True},
                {"consume_history": True}, {"history_pages": 5, "history_all_written": True, "consume_history": True}]
 CASES = ([("lru_flush", v) for v in VARIANTS]
@@ -189,6 +189,35 @@ def test_bad_parameters_are_errors():
         simulate(tr, "write_once", 4, history_pages=-1)
     with pytest.raises(ValueError, match="period_s"):
         simulate(tr, "lru_flush", 4, period_s=-5.0)
+
+
+# --- write misses: read-modify-write -----------------------------------------------------------------------
+@pytest.mark.parametrize("policy", ["lru_flush", "write_once"])
+def test_write_miss_read_adds_a_read_per_write_miss_and_changes_nothing_else(policy):
+    tr = event_trace(11, n=900)
+    off = simulate(tr, policy, 17, flush_at_end=True, log_io=True)
+    on = simulate(tr, policy, 17, flush_at_end=True, log_io=True, write_miss_read=True)
+    assert np.array_equal(on.outcome, off.outcome)  # the device read is not a reference: same hits, same flags
+    a, b = off.counters, on.counters
+    assert b["write_miss_reads"] == b["write_misses"] > 0 and a["write_miss_reads"] == 0
+    assert b["device_reads"] == a["device_reads"] + b["write_misses"] == b["read_misses"] + b["write_misses"]
+    same = {k for k in a if not k.startswith("device_read") and k != "write_miss_reads"}
+    assert {k: a[k] for k in same} == {k: b[k] for k in same}  # flush evictions and history hits included
+
+
+def test_partial_write_misses_counts_writes_that_do_not_cover_their_block():
+    # block 0 written whole, block 1 from its middle, block 2 by a write that spans blocks 2-3 unaligned
+    tr = Trace([0.0, 0.1, 0.2, 0.3], [Op.WRITE] * 4, [0, PG + 100, 2 * PG + 8, 0], [PG, 12, PG, PG])
+    assert E.partial_write_misses(tr, "lru_flush", 8) == 3  # block 1, block 2 (from byte 8), block 3 (8 bytes)
+    whole = Trace([0.0, 0.1], [Op.WRITE] * 2, [0, 5 * PG], [PG, 2 * PG])
+    assert E.partial_write_misses(whole, "write_once", 8) == 0
+    # every write partial: the count is the kernel's write_miss_reads with write_miss_read=True
+    tr = event_trace(12, n=600)
+    part = Trace(tr.time_s, tr.op, tr.offset_bytes + np.where(tr.op <= Op.WRITE, 1, 0),
+                 np.where(tr.op <= Op.WRITE, 100, tr.size_bytes), file=tr.file)
+    for pol in ("lru_flush", "write_once"):
+        on = simulate(part, pol, 9, write_miss_read=True).counters
+        assert E.partial_write_misses(part, pol, 9) == on["write_miss_reads"] > 0
 
 
 # --- equivalences -----------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ for (no flushes and no history: write_once = lru_flush = lru)."""
 import itertools
 
 import numpy as np
+import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -315,6 +316,60 @@ def test_claims_cover_every_paper_number():
     eq6 = E.equal_miss_sizes(traces["writeonce/Mix1"], fractions=(0.01, 0.05, 0.2))
     df = C.claims(tab2, E.reductions(curves), eq6, q78)
     sources = set(df["source"].to_list())
-    for fig in ("Table 2", "Fig. 1", "Fig. 2", "Fig. 5", "Fig. 7", "Fig. 8"):
+    assert df.filter(pl.col("claim").str.contains("not the smaller cache")).height == 2  # the mechanism, per workload
+    for fig in ("Table 2", "Fig. 1", "Fig. 2", "Fig. 5", "Fig. 6", "Fig. 7", "Fig. 8"):
         assert any(s.startswith(fig) for s in sources), fig
     assert df.height >= 15 and set(df["verdict"]) <= {"holds", "partly", "does not hold", "not comparable"}
+
+
+def test_a_row_the_control_also_meets_is_not_comparable():
+    """Figs. 7-8: lru_flush at a quarter of the cache is the control; a verdict it gets too is no evidence."""
+    from flashrepro import claims as L
+
+    wo = L.value(5, "Fig. 7", "w", 1.0, 1.01, L.EQUAL, "time ratio")
+    same = C._controlled(wo, L.value(5, "Fig. 7", "w", 1.0, 1.02, L.EQUAL, "time ratio"))
+    assert same.verdict == "not comparable" and "control" in same.note and same.our_value == 1.01
+    differs = C._controlled(wo, L.value(5, "Fig. 7", "w", 1.0, 1.2, L.EQUAL, "time ratio"))
+    assert differs.verdict == "holds" and "1.2" in differs.note
+    fails = L.value(5, "Fig. 7", "w", 1.0, 1.3, L.EQUAL, "time ratio")
+    assert C._controlled(fails, fails).verdict == "does not hold"  # a failure stays a failure
+
+
+def test_quarter_cache_control_is_lru_flush_at_the_quarter():
+    tr = W.generate(W.model("Facebook"), 3000)
+    q = E.quarter_cache({"f": tr}, fractions=(0.2,))
+    r = q.row(0, named=True)
+    k = E.run(tr, "lru_flush", r["write_once_blocks"])
+    b = E.run(tr, "lru_flush", r["capacity_blocks"])
+    assert r["miss_ratio_lru_q"] == k["miss_ratio"] and r["time_ratio_lru_q"] == k["time_s"] / b["time_s"]
+    assert r["energy_reduction_lru_q"] == 1 - k["energy_j"] / b["energy_j"]
+
+
+def test_text_check_finds_missing_and_stray_numbers():
+    from flashrepro.papers.write_once import text as T
+
+    fx = {"gain": "3-17%", "rows": "95 rows"}
+    assert T.check("The gain is 3-17% over 95 rows (Fig. 5).", fx).height == 2
+    with pytest.raises(AssertionError, match="not in the text: gain"):
+        T.check("The gain is 3-18% over 95 rows.", fx)
+    with pytest.raises(AssertionError, match="no fact accounts for: 12%"):
+        T.check("The gain is 3-17% over 95 rows, and 12% elsewhere.", fx)
+
+
+def test_shared_settings_reach_both_policies():
+    pb, pp = E.split({"period_s": 2.0, "write_miss_read": True, "history_pages": 3})
+    assert pb == {"period_s": 2.0, "write_miss_read": True} and pp["history_pages"] == 3
+    with pytest.raises(TypeError, match="unknown"):
+        E.split({"histroy_pages": 3})
+
+
+def test_what_holds_text_matches_the_paper_scale_tables():
+    """Every number notebook 05's closing section quotes, against results/ of a paper-scale run (skipped when
+    there is none: results/ is not in the repository)."""
+    from flashrepro import paths
+    from flashrepro.papers.write_once import text as T
+
+    tabs = T.tables(paths.root / "results")
+    if not {"pragmas", "mobibench", "fig6_real", "claims"} <= set(tabs):
+        pytest.skip("no paper-scale run with the real traces in results/")
+    T.check(T.notebook_text(), T.facts(tabs))

@@ -162,6 +162,12 @@ def real_traces(scale: str) -> dict[str, Trace]:
     return {n: catalog.get(n, scale="paper") for n in REAL if catalog.available(n) and catalog.real_path(n)}
 
 
+def mobibench_path():
+    """The Mobibench log of the Facebook app, when present (None otherwise)."""
+    n = "real/android/mobigen-facebook"
+    return catalog.real_path(n) if catalog.available(n) else None
+
+
 def app_folders() -> dict[str, object]:
     """The android_sql app folders present (for the replay-setting sweeps)."""
     out = {}

@@ -53,12 +53,15 @@ COUNTERS = ("references", "hits", "write_references", "write_hits", "read_hits",
             "write_misses", "device_reads", "device_read_requests", "device_writes_eviction",
             "device_writes_end_flush", "device_write_requests", "device_writes", "dirtyings", "dirty_at_end",
             "evictions", "resident_at_end", "device_writes_periodic_flush", "device_writes_sync_flush",
-            "periodic_flushes", "syncs", "deletes", "deleted_pages", "deleted_dirty")
+            "periodic_flushes", "syncs", "deletes", "deleted_pages", "deleted_dirty", "write_miss_reads")
 
 
 def flush_cache(stream, capacity, flush_at_end=False, *, write_once=False, period_s=5.0, sync_scope="file",
-                on_delete="keep", history_pages=None, history_all_written=False, consume_history=False):
-    """LRU with write-back at a 5 s grid and at syncs; with ``write_once``, the eviction flag and history."""
+                on_delete="keep", history_pages=None, history_all_written=False, consume_history=False,
+                write_miss_read=False):
+    """LRU with write-back at a 5 s grid and at syncs; with ``write_once``, the eviction flag and history.
+    With ``write_miss_read`` a write miss reads its block first (a device read that is not a reference:
+    the flag still sees only the write)."""
     c = dict.fromkeys(COUNTERS + (("flush_evictions", "history_hits") if write_once else ()), 0)
     hits, ios = [], []
     cache = OrderedDict()  # page -> None, least recently used first
@@ -137,10 +140,11 @@ def flush_cache(stream, capacity, flush_at_end=False, *, write_once=False, perio
             else:
                 seen[p]["reads"] = True
         else:
-            if not w:
+            if not w or write_miss_read:
                 ios.append((ref, 0, 0, p, 1))
                 c["device_reads"] += 1
                 c["device_read_requests"] += 1
+                c["write_miss_reads"] += w
             if len(cache) >= capacity:
                 v = next(iter(cache))
                 del cache[v]
@@ -189,5 +193,5 @@ def write_once(pages, is_write, capacity, flush_at_end=False, **params):
     return flush_cache(_plain(pages, is_write), capacity, flush_at_end, write_once=True, **params)
 
 
-REFERENCES_WRITE_ONCE = {"lru_flush": (lru_flush, ()),
-                         "write_once": (write_once, ("history_all_written", "consume_history"))}
+REFERENCES_WRITE_ONCE = {"lru_flush": (lru_flush, ("write_miss_read",)),
+                         "write_once": (write_once, ("history_all_written", "consume_history", "write_miss_read"))}

@@ -21,7 +21,18 @@ reference and the trace's sync and delete events.
   flag for that stay. Open choices, each a parameter: ``history_all_written`` (the history also records
   every written block that LRU evicts), ``consume_history`` (a history entry is removed when its block
   re-enters; default: kept), ``history_pages=None`` (as many blocks as the cache holds). A block put
-  into the history while already there moves to its newest end.
+  into the history while already there moves to its newest end (this matters only with
+  ``history_all_written``: otherwise a block enters the history only at its flush eviction, when it is not
+  cached, and it cannot be flushed again before it re-enters).
+* **Write misses** (``write_miss_read``): by default a write miss allocates its block without reading
+  flash, as for a write that covers the whole 4 KiB block (the paper's traces are references to whole
+  blocks, Sec. III, and Table 1's time charges flash reads to read misses). With ``write_miss_read=True``
+  every write miss first reads the block (a read-modify-write, what a page cache does for a write that
+  covers part of a block): one more device read (cause ``DEMAND``), counted in ``device_reads`` and
+  ``write_miss_reads``. The read is the device's, not the application's: it changes neither the LRU order
+  nor the eviction flag. The stream carries whole units, not byte ranges, so the kernel cannot tell a
+  partial write from a whole one; :func:`flashrepro.papers.write_once.experiments.partial_write_misses`
+  counts, from the per-reference outcome, the write misses of writes that do not cover their block.
 
 With ``period_s=0``, ``sync_scope="none"`` and ``history_pages=0`` both equal ``lru`` reference by
 reference (``tests/test_write_once.py``).
@@ -47,11 +58,13 @@ ON_DELETE = {"keep": 0, "drop": 1}
 @dataclasses.dataclass(frozen=True)
 class LRUFlushParams:
     """period_s: seconds between periodic flushes (0: none); sync_scope: "file" | "all" | "none";
-    on_delete: "keep" | "drop"."""
+    on_delete: "keep" | "drop"; write_miss_read: a write miss reads its block from flash first (False: the
+    write allocates the block without a read)."""
 
     period_s: float = 5.0
     sync_scope: str = "file"
     on_delete: str = "keep"
+    write_miss_read: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,12 +93,13 @@ FLAG_MASK = F_READ | F_W1 | F_W2 | F_NOFLAG
 
 # counter slots after BASE
 PERIODIC_W, SYNC_W, FLUSHES, SYNCS = range(C.N_BASE, C.N_BASE + 4)
-DELETES, DELETED, DELETED_DIRTY, FLUSH_EVICT, HIST_HITS = range(C.N_BASE + 4, C.N_BASE + 9)
+DELETES, DELETED, DELETED_DIRTY, WM_READS, FLUSH_EVICT, HIST_HITS = range(C.N_BASE + 4, C.N_BASE + 10)
 
 FLUSH_BASE = C.BASE + C.FLUSH_COUNTERS + (
     C.Counter("deletes", None, "delete (or truncate) events seen"),
     C.Counter("deleted_pages", None, "resident pages a delete removed (on_delete='drop')"),
     C.Counter("deleted_dirty", None, "dirty pages a delete removed without a write (on_delete='drop')"),
+    C.Counter("write_miss_reads", None, "device reads of write misses (write_miss_read=True), in device_reads"),
 )
 WRITE_ONCE_COUNTERS = FLUSH_BASE + (
     C.Counter("flush_evictions", None, "flagged pages evicted right after their write-back at a flush"),
@@ -147,14 +161,14 @@ def _flush(state, counters, log, nlog, do_log, ref, only_file, cause, wo):
 
 @njit(cache=True)
 def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, period, scope, drop, wo, hist_all,
-          consume):
+          consume, wmr):
     unit, event, time_s, rfile, count = refs.unit, refs.event, refs.time_s, refs.file, refs.count
     link, dlink, hlink, flags, file, sc, nf = state
     S = flags.shape[0]
     cap = sc[CAP]
     room = min(cap, S) + 2  # a flush may write every cached page, then a read and an eviction write
     hits = write_hits = write_refs = dev_reads = dev_write_evict = dirtyings = evictions = nrefs = 0
-    hist_hits = 0
+    hist_hits = wm_reads = 0
     n = unit.shape[0]
     stop = n
     for i in range(start, n):
@@ -207,8 +221,9 @@ def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, period
                 else:
                     flags[p] = f | F_READ
         else:
-            if not w:
+            if not w or wmr:
                 dev_reads += 1
+                wm_reads += w
                 if do_log:
                     nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
             if sc[USED] >= cap:
@@ -240,6 +255,7 @@ def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, period
             dirtyings += 1
     C.add_base(counters, nrefs, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_evict,
                dev_write_evict, dirtyings, evictions)
+    counters[WM_READS] += wm_reads
     if wo:
         counters[HIST_HITS] += hist_hits
     return stop, nlog
@@ -288,7 +304,8 @@ class _FlushKernel(Kernel):
         scope, drop = _codes(params)
         wo = self.write_once
         return _step(refs, start, state, counters, log, nlog, outcome, base, do_log, float(params.period_s), scope,
-                     drop, wo, wo and params.history_all_written, wo and params.consume_history)
+                     drop, wo, wo and params.history_all_written, wo and params.consume_history,
+                     bool(params.write_miss_read))
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         order, dirty = _order(state)

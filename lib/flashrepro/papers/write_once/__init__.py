@@ -13,7 +13,7 @@ dirty blocks are flushed every 5 s (Sec. II.2).
 """
 
 from ..layout import Index, Output
-from . import claims, experiments, figures, workloads
+from . import claims, experiments, figures, text, workloads
 
 NOTEBOOK = "05_write_once"
 FIGURES = Index(NOTEBOOK, [
@@ -25,15 +25,19 @@ FIGURES = Index(NOTEBOOK, [
     Output("Fig. 5", figures.plot_fig5, "05_write_once_fig5.png"),
     Output("Fig. 6", experiments.equal_miss_sizes, "05_write_once_fig6.csv"),
     Output("Fig. 6", figures.plot_fig6, "05_write_once_fig6.png"),
+    Output("Fig. 6 (real traces)", experiments.equal_miss_sizes, "05_write_once_fig6_real.csv", always=False),
     Output("Figs. 7-8", experiments.quarter_cache, "05_write_once_fig7_fig8.csv"),
     Output("Figs. 7-8", figures.plot_fig7_fig8, "05_write_once_fig7_fig8.png"),
     Output("extension: history size", experiments.history_sweep, "05_write_once_history.csv"),
     Output("extension: history size", figures.plot_history, "05_write_once_history.png"),
     Output("extension: SQLite replay settings", experiments.pragma_sweep, "05_write_once_pragmas.csv", always=False),
     Output("extension: SQLite replay settings", figures.plot_pragmas, "05_write_once_pragmas.png", always=False),
+    Output("extension: Mobibench reader settings", experiments.mobibench_sweep, "05_write_once_mobibench.csv",
+           always=False),
+    Output("open choices: write misses", experiments.write_miss_reads, "05_write_once_write_misses.csv"),
     Output("open choices", experiments.ambiguities, "05_write_once_ambiguities.csv"),
     Output("open choices (models)", experiments.model_ambiguities, "05_write_once_model_inputs.csv"),
     Output("claims", claims.claims, "05_write_once_claims.csv"),
 ])
 
-__all__ = ["FIGURES", "NOTEBOOK", "claims", "experiments", "figures", "workloads"]
+__all__ = ["FIGURES", "NOTEBOOK", "claims", "experiments", "figures", "text", "workloads"]

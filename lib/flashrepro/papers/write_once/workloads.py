@@ -136,9 +136,22 @@ def model_trace(name: str, n: int, seed: int) -> Trace:
     return generate(m, min(n, m.references), seed)
 
 
-def models(scale: str, seed: int = 0) -> dict[str, Trace]:
-    """The nine models: full length at paper scale, the catalog's cap at ci and quick."""
-    return {f"writeonce/{w}": catalog.get(f"writeonce/{w}", scale=scale, seed=seed) for w in TABLE2}
+def models(scale: str, seed: int = 0, names=None, **overrides) -> dict[str, Trace]:
+    """The models of ``names`` (default: all nine): full length at paper scale, the catalog's cap at ci and
+    quick. ``overrides`` change the model's inputs (:class:`AppModel` fields, e.g. ``once_share``); without
+    them the traces come through the catalog."""
+    names = list(TABLE2) if names is None else list(names)
+    unknown = set(names) - set(TABLE2)
+    if unknown:
+        raise ValueError(f"unknown Table 2 workloads {sorted(unknown)}; use some of {', '.join(TABLE2)}")
+    if not overrides:
+        return {f"writeonce/{w}": catalog.get(f"writeonce/{w}", scale=scale, seed=seed) for w in names}
+    cap = catalog._SYNTH_REQUESTS[scale]  # as catalog.get (model_trace)
+    out = {}
+    for w in names:
+        m = model(w, **overrides)
+        out[f"writeonce/{w}"] = generate(m, min(cap, m.references), seed)
+    return out
 
 
 def real_traces(scale: str) -> dict[str, Trace]:
@@ -147,6 +160,12 @@ def real_traces(scale: str) -> dict[str, Trace]:
     if scale == "ci":
         return {}
     return {n: catalog.get(n, scale="paper") for n in REAL if catalog.available(n) and catalog.real_path(n)}
+
+
+def mobibench_path():
+    """The Mobibench log of the Facebook app, when present (None otherwise)."""
+    n = "real/android/mobigen-facebook"
+    return catalog.real_path(n) if catalog.available(n) else None
 
 
 def app_folders() -> dict[str, object]:

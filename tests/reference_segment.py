@@ -128,6 +128,7 @@ class SegmentCache:
         k = self.k
         for s in range(first // k, (first + n - 1) // k + 1):
             req = {p - s * k for p in range(max(first, s * k), min(first + n, (s + 1) * k))}
+            at = ref + max(first, s * k) - first  # the reference that reaches segment s
             had = set(self.present.get(s, set()))
             pf = set(self.pf.get(s, set()))
             self.present.setdefault(s, set())
@@ -161,23 +162,23 @@ class SegmentCache:
             from_storage = False
             if w:
                 if missing:
-                    self.make_room(len(missing), ref, in_l1)
+                    self.make_room(len(missing), at, in_l1)
                     self.present[s] |= missing
                 self.c["dirtyings"] += len(req - self.dirty[s])
                 self.dirty[s] |= req
             elif missing:
                 from_storage = True
                 if self.mode == "lru":
-                    self.make_room(len(missing), ref, False)
+                    self.make_room(len(missing), at, False)
                     for b, m in _runs(missing):
-                        self.ios.append((ref, 0, DEMAND, s * k + b, m))
+                        self.ios.append((at, 0, DEMAND, s * k + b, m))
                         self.c["device_reads"] += m
                         self.c["device_read_requests"] += 1
                     self.present[s] |= missing
                 else:
                     new = set(range(k)) - self.present[s]
-                    self.make_room(len(new), ref, True)
-                    self.ios.append((ref, 0, PREFETCH, s * k, k))
+                    self.make_room(len(new), at, True)
+                    self.ios.append((at, 0, PREFETCH, s * k, k))
                     self.c["device_reads"] += k
                     self.c["device_read_requests"] += 1
                     self.c["prefetched_pages"] += len(new - req)

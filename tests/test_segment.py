@@ -9,7 +9,7 @@ from hypothesis import strategies as hst
 from reference_segment import readahead as ref_readahead
 from reference_segment import segment as ref_segment
 
-from flashrepro.cache import simulate
+from flashrepro.cache import contract, simulate
 from flashrepro.traces import Op, Trace
 
 MODES = {"seg_lru": "lru", "seg_prefetch": "prefetch", "seg_cull_fixed": "fixed", "seg_cull_adaptive": "adaptive"}
@@ -203,3 +203,18 @@ def test_readahead_matches_reference(seed, cap, min_kib, max_kib):
     assert got == [(r, op, cause, int(units.pages(np.array([u]))[0]), n) for r, op, cause, u, n in ios]
     assert res.counters == counters
     assert counters["prefetch_hits"] > 0 and counters["prefetched_pages"] > 0
+
+
+@pytest.mark.parametrize("policy", ["seg_lru", "seg_prefetch", "seg_cull_fixed", "seg_cull_adaptive"])
+def test_io_of_a_request_over_two_segments_is_logged_where_each_segment_is_reached(policy):
+    """A memory of one segment and a write over two: serving the second segment evicts the first, with the
+    blocks this very request just wrote. The write-back is logged at the reference that reaches the second
+    segment, so a page-by-page replay sees the write before its write-back."""
+    from test_clock_hbm import replay_write_backs
+
+    k = 8  # 32 KiB segments of 4 KiB blocks
+    tr = Trace(np.array([0.0]), np.array([Op.WRITE], np.int8), np.array([1 * 4096]), np.array([9 * 4096]))
+    res = simulate(tr, policy, k, segment_kib=32, log_io=True)  # 7 blocks of segment 0, then 2 of segment 1
+    wb = np.flatnonzero(res.io_log.op == contract.IO_WRITE)
+    assert res.io_log.ref[wb[0]] == 7 and res.io_log.first_page[wb[0]] == 1  # at page 8, not at page 1
+    assert replay_write_backs(tr, res) == {8, 9}

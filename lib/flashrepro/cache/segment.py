@@ -333,6 +333,7 @@ def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
         for s in range(s_first, s_last + 1):
             lo = max(u0, s * k) - s * k
             hi = min(u0 + r, (s + 1) * k) - s * k
+            at = base + i + s * k + lo - u0  # the reference that reaches this segment: its I/O is logged there
             req = ((ONE << np.uint64(hi - lo)) - ONE) << np.uint64(lo) if hi - lo < 64 else ~np.uint64(0)
             lst = st.which[s]
             had = st.present[s]
@@ -368,7 +369,7 @@ def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
             read_from_storage = False
             if w:
                 if missing:
-                    nlog = _make_room(st, jk.popcount(missing), lst == 1, counters, log, nlog, do_log, base + i)
+                    nlog = _make_room(st, jk.popcount(missing), lst == 1, counters, log, nlog, do_log, at)
                     st.present[s] |= missing
                     sc[USED] += jk.popcount(missing)
                 new_dirty = req & ~st.dirty[s]
@@ -377,7 +378,7 @@ def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
             elif missing:
                 read_from_storage = True
                 if mode == MODE_LRU:  # the demanded blocks only, one request per contiguous run
-                    nlog = _make_room(st, jk.popcount(missing), False, counters, log, nlog, do_log, base + i)
+                    nlog = _make_room(st, jk.popcount(missing), False, counters, log, nlog, do_log, at)
                     b = 0
                     while b < k:
                         if (missing >> np.uint64(b)) & ONE:
@@ -387,7 +388,7 @@ def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
                             counters[C.DEV_READS] += e - b + 1
                             counters[C.DEV_READ_REQS] += 1
                             if do_log:
-                                nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, s * k + b, e - b + 1, 0)
+                                nlog = C.row(log, nlog, at, C.IO_READ, C.DEMAND, s * k + b, e - b + 1, 0)
                             b = e + 1
                         else:
                             b += 1
@@ -396,12 +397,12 @@ def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
                 else:  # the whole aligned segment, in one request
                     full = (ONE << np.uint64(k)) - ONE if k < 64 else ~np.uint64(0)
                     new = full & ~st.present[s]
-                    nlog = _make_room(st, jk.popcount(new), True, counters, log, nlog, do_log, base + i)
+                    nlog = _make_room(st, jk.popcount(new), True, counters, log, nlog, do_log, at)
                     counters[C.DEV_READS] += k
                     counters[C.DEV_READ_REQS] += 1
                     counters[PREFETCHED] += jk.popcount(new & ~req)
                     if do_log:
-                        nlog = C.row(log, nlog, base + i, C.IO_READ, C.PREFETCH, s * k, k, 0)
+                        nlog = C.row(log, nlog, at, C.IO_READ, C.PREFETCH, s * k, k, 0)
                     st.pf[s] |= new & ~req
                     st.present[s] |= new
                     sc[USED] += jk.popcount(new)

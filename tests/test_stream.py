@@ -11,7 +11,7 @@ from flashrepro.cache import POLICIES, simulate, simulate_stream
 from flashrepro.traces import CsvLayout, Trace, iter_trace, open_trace, read_trace
 from flashrepro.traces.readers import concat
 from flashrepro.traces.store import MemoryTrace
-from flashrepro.traces.trace import Units, sorted_unique
+from flashrepro.traces.trace import Op, Units, sorted_unique, touched_segments
 
 SEG = {"segment_kib": 16}
 
@@ -101,3 +101,15 @@ def test_sorted_unique_is_np_unique():
     rng = np.random.default_rng(0)
     for x in (rng.integers(0, 50, 1000), rng.integers(-(2**40), 2**40, 500), np.zeros(0, np.int64)):
         np.testing.assert_array_equal(sorted_unique(x), np.unique(x))
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 10**6), k=st.sampled_from([1, 2, 8]), halo=st.integers(0, 2),
+       n=st.integers(1, 40))
+def test_touched_segments_equal_the_expanded_pages(seed, k, halo, n):
+    rng = np.random.default_rng(seed)
+    op = rng.choice([Op.READ, Op.WRITE, Op.FLUSH, Op.TRIM], n).astype(np.int8)
+    tr = Trace(np.zeros(n), op, rng.integers(0, 300, n) * 512, rng.integers(0, 40, n) * 512)
+    page = tr.to_pages(4096).page
+    expect = sorted_unique(np.concatenate([sorted_unique(page // k) + j for j in range(halo + 1)]))
+    np.testing.assert_array_equal(touched_segments(tr, 4096, k, halo), expect)

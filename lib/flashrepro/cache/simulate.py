@@ -11,7 +11,7 @@ import dataclasses
 import numpy as np
 import polars as pl
 
-from ..traces.trace import Op, PageRefs, Trace, Units, sorted_unique
+from ..traces.trace import Op, PageRefs, Trace, Units, sorted_unique, touched_segments
 from . import contract as C
 from .registry import check_params, check_tiers, get_policy, make_params
 
@@ -270,14 +270,8 @@ def stream_units(source, unit_pages: int, halo: int = 0, page_bytes: int = 4096,
     segs = np.zeros(0, np.int64)
     has_file = False
     for tr in source.batches(batch_requests):
-        refs = tr.to_pages(page_bytes)
-        if len(refs) == 0:
-            continue
-        touched = sorted_unique(refs.page // k)
-        if halo:
-            touched = sorted_unique(np.concatenate([touched + j for j in range(halo + 1)]))
-        segs = sorted_unique(np.concatenate([segs, touched]))
-        has_file |= refs.file is not None
+        segs = sorted_unique(np.concatenate([segs, touched_segments(tr, page_bytes, k, halo)]))
+        has_file |= tr.file is not None
     ufile = None
     units_of = Units(k, segs)
     if has_file:  # each unit's file, as Units.file on the whole trace

@@ -234,6 +234,77 @@ def _expand_kernel(op, offset, size, page_bytes):
     return page, is_write, req, rest
 
 
+@njit(cache=True)
+def _ranks_by_table(p, k, lo, rank, present, n_segments, right):
+    """Units.of_pages through its rank table (see there)."""
+    out = np.empty(p.shape[0], np.int64)
+    span = present.shape[0]
+    for i in range(p.shape[0]):
+        seg = p[i] // k
+        j = seg - lo
+        if j < 0:
+            out[i] = 0
+        elif j >= span:
+            out[i] = n_segments * k
+        elif present[j]:
+            out[i] = rank[j] * k + p[i] % k + right
+        else:
+            out[i] = rank[j] * k
+    return out
+
+
+@njit(cache=True)
+def _request_segments(op, offset, size, page_bytes, k, halo):
+    """Each read or write's first segment (of k pages) and one past its last, ``halo`` segments further."""
+    n = op.shape[0]
+    lo = np.empty(n, np.int64)
+    hi = np.empty(n, np.int64)
+    m = 0
+    for i in range(n):
+        if (op[i] == 0 or op[i] == 1) and size[i] > 0:
+            lo[m] = offset[i] // page_bytes // k
+            hi[m] = (offset[i] + size[i] - 1) // page_bytes // k + halo + 1
+            m += 1
+    return lo[:m], hi[:m]
+
+
+@njit(cache=True)
+def _merge_intervals(lo, hi, order):
+    """The union of the intervals [lo, hi) taken in ``order`` (by start) as disjoint, non-adjacent ones."""
+    m = order.shape[0]
+    start = np.empty(m, np.int64)
+    stop = np.empty(m, np.int64)
+    c = -1
+    for j in range(m):
+        a, b = lo[order[j]], hi[order[j]]
+        if c >= 0 and a <= stop[c]:
+            if b > stop[c]:
+                stop[c] = b
+        else:
+            c += 1
+            start[c], stop[c] = a, b
+    return start[:c + 1], stop[:c + 1]
+
+
+def touched_segments(trace, page_bytes: int, k: int = 1, halo: int = 0) -> np.ndarray:
+    """Sorted distinct segments the trace's reads and writes touch (with ``halo`` more after each): the same
+    as ``sorted_unique(trace.to_pages(page_bytes).page // k)`` (with the halo), from the requests alone."""
+    lo, hi = _request_segments(trace.op, trace.offset_bytes, trace.size_bytes, page_bytes, k, halo)
+    start, stop = _merge_intervals(lo, hi, np.argsort(lo, kind="stable"))  # numpy's sort: 20x Numba's
+    if len(start) == 0:
+        return np.zeros(0, np.int64)
+    lens = stop - start
+    total = int(lens.sum())
+    if total * 8 > (1 << 30):
+        from .._io import check_memory
+
+        i = int(np.argmax(np.where((trace.op <= 1) & (trace.size_bytes > 0), trace.size_bytes, 0)))
+        check_memory(total * 8, f"trace {trace.name!r}: {total:,} segments touched (its largest request, number {i}, "
+                                f"is {int(trace.size_bytes[i]):,} bytes)")
+    base = np.repeat(start - np.concatenate(([0], np.cumsum(lens)[:-1])), lens)
+    return base + np.arange(total, dtype=np.int64)
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
 class Events:
     """The non-data requests of a trace, in order: ``at[j]`` data references come before event ``j``.
@@ -319,11 +390,9 @@ class Units:
         p = np.asarray(pages, dtype=np.int64)
         k = self.unit_pages
         seg = p // k
-        if self._rank_table is not None:  # a gather instead of a binary search (5x faster on 4M pages)
+        if self._rank_table is not None:  # a gather instead of a binary search (10x faster on 4M pages)
             lo, rank, present = self._rank_table
-            i = np.clip(seg - lo, 0, len(rank) - 1)
-            r = np.where(seg < lo, 0, np.where(seg - lo >= len(present), len(self.segments), rank[i]))
-            inside = (seg >= lo) & (seg - lo < len(present)) & present[i]
+            return _ranks_by_table(p, k, lo, rank, present, len(self.segments), side == "right")
         else:
             r = np.searchsorted(self.segments, seg, side="left")
             inside = (r < len(self.segments)) & (self.segments[np.minimum(r, len(self.segments) - 1)] == seg)

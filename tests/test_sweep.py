@@ -133,3 +133,12 @@ def test_cli_help_and_run(tmp_path, capsys):
     assert table["params"].to_list()[2] == '{"insert_referenced":true}' and "seconds" not in table.columns
     assert cli.main(args) == 0 and json.loads(capsys.readouterr().out)["skipped"] == 6
     assert cli.main(["sweep", "--policy", "nope", "--workload", "synthetic/uniform", "--capacity", "8"]) == 2
+
+
+def test_paper1_buffer_sweep_goes_through_the_sweep_with_the_rows_of_run():
+    from flashrepro.papers.bs_clock import experiments as E
+
+    traces = {n: catalog.get(n, scale="ci") for n in ("synthetic/uniform", "bsclock/web-browsing")}
+    got = E.buffer_sweep(traces, (64, 512), policies=["lru", "bs_clock"])
+    want = pl.DataFrame([E.run(tr, p, c) for tr in traces.values() for c in (64, 512) for p in ("lru", "bs_clock")])
+    assert got.write_csv() == want.select(got.columns).write_csv()

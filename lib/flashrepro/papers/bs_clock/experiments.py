@@ -5,6 +5,7 @@ from __future__ import annotations
 import polars as pl
 from tqdm.auto import tqdm
 
+from ... import sweep
 from ...cache import simulate
 from ...devices import CARDS, io_time
 from ...traces import Trace
@@ -21,13 +22,26 @@ def run(trace: Trace, policy: str, capacity: int = CACHE_PAGES, **params) -> dic
     row = {"workload": trace.name, "policy": policy, "capacity_pages": capacity, **params}
     d = res.to_dict()
     row.update({k: d[k] for k in ("hit_ratio", "device_writes", "device_write_requests", "device_reads")})
-    row["bulk_cleaned"] = d.get("bulk_cleaned", 0)  # only BS-CLOCK cleans pages in bulk
-    row["mean_pages_per_write"] = d["device_writes"] / max(d["device_write_requests"], 1)
+    row.update(card_columns(res, trace))
+    return row
+
+
+def card_columns(res, trace=None) -> dict:
+    """The columns a row adds to the counters: bulk-cleaned pages, pages per write, time on both cards (a
+    metric of :func:`flashrepro.sweep.run`, so the sweep's rows are :func:`run`'s)."""
+    c = res.counters
+    row = {"bulk_cleaned": c.get("bulk_cleaned", 0),  # only BS-CLOCK cleans pages in bulk
+           "mean_pages_per_write": c["device_writes"] / max(c["device_write_requests"], 1)}
     for card_name, card in CARDS.items():
         t = io_time(res.io_log, card)
         row[f"{card_name}_write_s"] = t["write_s"]
         row[f"{card_name}_io_s"] = t["io_s"]
     return row
+
+
+ROW_COLUMNS = ["workload", "policy", "capacity_pages", "hit_ratio", "device_writes", "device_write_requests",
+               "device_reads", "bulk_cleaned", "mean_pages_per_write", "samsung_write_s", "samsung_io_s",
+               "sandisk_write_s", "sandisk_io_s"]
 
 
 def fig2_model(total_bytes: int = 64 * 2**20) -> pl.DataFrame:
@@ -66,10 +80,19 @@ def compare(traces: dict[str, Trace], policies=POLICIES) -> pl.DataFrame:
 
 
 def buffer_sweep(traces: dict[str, Trace], sizes_pages=(256, 512, 1024, 2048, 4096, 8192, 16384),
-                 policies=POLICIES) -> pl.DataFrame:
-    rows = [run(tr, p, c) for tr in tqdm(traces.values(), desc="buffer sweep", leave=False)
-            for c in sizes_pages for p in policies]
-    return pl.DataFrame(rows)
+                 policies=POLICIES, executor: str = "local", workers: int | None = None) -> pl.DataFrame:
+    """Every policy at every buffer size, through the sweep runner (:mod:`flashrepro.sweep`; ``executor``
+    ``"process"`` or ``"dask"`` spreads it over processes with the same table)."""
+    res = sweep.run(list(policies), list(traces.values()), sizes_pages, metrics=(card_columns,),
+                    executor=executor, workers=workers)
+    if res.failures:
+        raise RuntimeError(f"buffer sweep: {len(res.failures)} runs failed; first: {res.failures[0]}")
+    order = {(tr.name, c, p): i for i, (tr, c, p) in
+             enumerate((tr, c, p) for tr in traces.values() for c in sizes_pages for p in policies)}
+    t = res.table.with_columns(pl.col("bulk_cleaned").fill_null(0))
+    t = t.with_columns(pl.Series("_o", [order[k] for k in zip(t["workload"], t["capacity_pages"], t["policy"],
+                                                                 strict=True)]))
+    return t.sort("_o").select(ROW_COLUMNS)
 
 
 def ambiguities(traces: dict[str, Trace]) -> pl.DataFrame:

@@ -330,6 +330,7 @@ def _order(table: pl.DataFrame, order: dict) -> pl.DataFrame:
         return table
     from .cache import contract as C
 
+    table = table.unique("key", keep="first", maintain_order=True)  # a store written twice holds a row twice
     pos = pl.DataFrame({"key": list(order), "_o1": [v[0] for v in order.values()],
                         "_o2": [v[1] for v in order.values()]})
     table = table.join(pos, on="key", how="left").sort(["_o1", "_o2"]).drop(["_o1", "_o2"])

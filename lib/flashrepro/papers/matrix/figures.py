@@ -1,4 +1,4 @@
-"""Notebook 06 figures: one heat map per metric, policies x workloads, a panel per buffer size."""
+"""Notebook 06 figures: one heat map per metric, workloads x policies, a panel per buffer size."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ def plot_heat(rel: pl.DataFrame, metric: str, page_bytes: int = 4096):
     caps = sorted(rel["capacity_pages"].unique().to_list())
     pols = rel["policy"].unique(maintain_order=True).to_list()
     works = rel["workload"].unique(maintain_order=True).to_list()
-    fig, axes = plt.subplots(1, len(caps), figsize=(0.42 * len(works) * len(caps) + 3, 0.32 * len(pols) + 2.6),
+    fig, axes = plt.subplots(1, len(caps), figsize=(0.36 * len(pols) * len(caps) + 4, 0.17 * len(works) + 2.4),
                              squeeze=False, sharey=True)
     vals = rel["relative"].to_numpy()
     finite = vals[np.isfinite(vals) & (vals > 0)]
@@ -23,13 +23,13 @@ def plot_heat(rel: pl.DataFrame, metric: str, page_bytes: int = 4096):
     norm = LogNorm(10 ** -span, 10 ** span)
     for ax, cap in zip(axes[0], caps, strict=True):
         d = rel.filter(pl.col("capacity_pages") == cap)
-        grid = np.full((len(pols), len(works)), np.nan)
+        grid = np.full((len(works), len(pols)), np.nan)  # a row per workload, a column per policy
         for w, p, v in d.select("workload", "policy", "relative").iter_rows():
-            grid[pols.index(p), works.index(w)] = v if v is not None else np.nan
+            grid[works.index(w), pols.index(p)] = v if v is not None else np.nan
         im = ax.imshow(np.where(grid > 0, grid, np.nan), cmap="RdBu_r" if metric != "hit_ratio" else "RdBu",
-                       norm=norm, aspect="auto")
-        ax.set_xticks(range(len(works)), works, rotation=90, fontsize=6)
-        ax.set_yticks(range(len(pols)), pols, fontsize=7)
+                       norm=norm, aspect="auto", interpolation="nearest")
+        ax.set_xticks(range(len(pols)), pols, rotation=90, fontsize=7)
+        ax.set_yticks(range(len(works)), works, fontsize=6)
         ax.set_title(f"{cap * page_bytes / 2**20:g} MiB", fontsize=9)
         ax.grid(False)
         if len(works) <= 12:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...devices import CARDS
+from .workloads import paper_value
 
 
 def _short(name: str) -> str:
@@ -18,6 +19,14 @@ def plot_fig2(df: pl.DataFrame):
     for (card, source), d in df.group_by(["card", "source"], maintain_order=True):
         style = "o-" if source == "model" else "s--"
         ax.plot(d["request_bytes"] / 1024, d["seconds"], style, label=f"{card} ({source})")
+    # the paper's printed reductions (1 MB against 4 KB requests), placed on our 4 KB time
+    labelled = False
+    for card in CARDS:
+        d = df.filter((pl.col("card") == card) & (pl.col("source") == "model") & (pl.col("request_bytes") == 4096))
+        if d.height:
+            t = d["seconds"][0] * (1 - paper_value("fig2_reduction", card))
+            ax.plot([1024], [t], "kD", ms=6, mfc="none", gid="paper", label="_paper" if labelled else "paper (Fig. 2)")
+            labelled = True
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("request size (KiB)")
@@ -55,7 +64,8 @@ def plot_bulk_sweep(sweep: pl.DataFrame):
 
 
 def plot_policies(cmp: pl.DataFrame):
-    """Figs. 8-9: I/O time per policy, workload and card."""
+    """Figs. 8-9: I/O time per policy, workload and card; on the paper's workloads a marker labelled "paper"
+    where BS-CLOCK's bar would be with the paper's printed reduction against Spatial Clock."""
     import matplotlib.pyplot as plt
 
     names = cmp["workload"].unique(maintain_order=True).to_list()
@@ -67,6 +77,13 @@ def plot_policies(cmp: pl.DataFrame):
             ax = axes[i, j]
             t = [d.filter(pl.col("policy") == p)[f"{card}_io_s"][0] for p in pols]
             ax.bar(range(len(pols)), t, color=[f"C{k}" for k in range(len(pols))])
+            short = _short(name)
+            if name.startswith("bsclock/") and "bs_clock" in pols and "spatial_clock" in pols:
+                # the paper's reduction against Spatial Clock (Figs. 8-9), placed on our Spatial Clock time
+                red = paper_value("io_time_reduction", f"{card}/{short}")
+                ax.plot([pols.index("bs_clock")], [t[pols.index("spatial_clock")] * (1 - red)], "kD", ms=6,
+                        mfc="none", gid="paper", label="paper")
+                ax.legend(fontsize=6, loc="upper right")
             ax.set_xticks(range(len(pols)), pols, rotation=60, fontsize=7)
             ax.set_title(f"{_short(name)} ({card})", fontsize=8)
             if j == 0:

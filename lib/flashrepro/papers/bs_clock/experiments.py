@@ -74,19 +74,26 @@ def bulk_sweep(traces: dict[str, Trace], sizes=BULK_SWEEP) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
-def compare(traces: dict[str, Trace], policies=POLICIES) -> pl.DataFrame:
-    """Tables 4-5, Figs. 8-9: every policy at 4 MB, BS-CLOCK with 16 pages per bulk write."""
-    return pl.DataFrame([run(tr, p) for tr in tqdm(traces.values(), desc="policies", leave=False) for p in policies])
+def compare(traces: dict[str, Trace], policies=POLICIES, executor: str = "local",
+            workers: int | None = None) -> pl.DataFrame:
+    """Tables 4-5, Figs. 8-9: every policy at 4 MB, BS-CLOCK with 16 pages per bulk write (through the sweep
+    runner: the rows of :func:`run`)."""
+    return _sweep(traces, [CACHE_PAGES], policies, executor, workers)
 
 
 def buffer_sweep(traces: dict[str, Trace], sizes_pages=(256, 512, 1024, 2048, 4096, 8192, 16384),
                  policies=POLICIES, executor: str = "local", workers: int | None = None) -> pl.DataFrame:
     """Every policy at every buffer size, through the sweep runner (:mod:`flashrepro.sweep`; ``executor``
     ``"process"`` or ``"dask"`` spreads it over processes with the same table)."""
+    return _sweep(traces, sizes_pages, policies, executor, workers)
+
+
+def _sweep(traces: dict[str, Trace], sizes_pages, policies, executor: str, workers: int | None) -> pl.DataFrame:
+    """``run(tr, p, c)`` for every trace, size and policy (in that order), as one sweep."""
     res = sweep.run(list(policies), list(traces.values()), sizes_pages, metrics=(card_columns,),
                     executor=executor, workers=workers)
     if res.failures:
-        raise RuntimeError(f"buffer sweep: {len(res.failures)} runs failed; first: {res.failures[0]}")
+        raise RuntimeError(f"{len(res.failures)} runs failed; first: {res.failures[0]}")
     order = {(tr.name, c, p): i for i, (tr, c, p) in
              enumerate((tr, c, p) for tr in traces.values() for c in sizes_pages for p in policies)}
     t = res.table.with_columns(pl.col("bulk_cleaned").fill_null(0))

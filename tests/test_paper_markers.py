@@ -32,3 +32,16 @@ def test_fig2_marks_the_printed_reductions():
     fig2 = E.fig2_model()
     points = _paper_points(F.plot_fig2(fig2))
     assert len(points) == 2  # one per card, at 1 MiB
+
+
+def test_paper5_fig1_fig2_label_the_printed_range():
+    import polars as pl
+
+    from flashrepro.papers.write_once import figures as F5
+
+    tab2 = pl.DataFrame({"workload": ["writeonce/Browser"], "origin": ["model"], "write_share": [0.7],
+                         "written_once_share": [0.9]})
+    fig = F5.plot_fig1_fig2(tab2)
+    got = sorted(y for _, y in _paper_points(fig))
+    assert got == [0.54, 0.95, 0.97]
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["paper: 54%-97%"]

@@ -13,7 +13,7 @@ QUICK := $(patsubst notebooks/%.ipynb,build/quick/%.ipynb,$(NOTEBOOKS))
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: all quick test lint bench lab clean nbval-refresh install lock paper0 paper1 paper2 paper3 paper4 paper5 fit4
+.PHONY: all quick test lint bench lab clean nbval-refresh install lock paper0 paper1 paper2 paper3 paper4 paper5 paper6 fit4 report browser
 
 all: results/claims.csv  ## every notebook at paper scale: results/*.csv, figures/*.png|pdf, results/claims.csv
 	@echo "done: tables in results/, figures in figures/, executed notebooks in build/paper/"
@@ -55,6 +55,15 @@ paper2: build/paper/02_ssd_prefetch.ipynb
 paper3: build/paper/03_clock_hbm.ipynb
 paper4: build/paper/04_2rpp.ipynb
 paper5: build/paper/05_write_once.ipynb
+paper6: build/paper/06_matrix.ipynb  ## the cross-paper matrix (every policy x every workload present)
+
+# The browsable report from what `make` wrote (re-runs only the notebooks that are out of date; seconds if none).
+report: results/claims.csv  ## build/report/index.html: claims counts, filterable claims, figures, notebooks as HTML
+	$(PY) -m flashrepro.site
+
+# Headless Chromium for tests/test_site.py's browser test (Debian's package; the test is skipped without it).
+browser:
+	@command -v chromium >/dev/null || { apt-get update -q && apt-get install -y -q chromium; }
 
 fit4: $(STAMP)  ## refit paper 4's OLTP models to Figs. 1-2 -> data/paper/2rpp_models.json (a few minutes)
 	$(PY) -m flashrepro.papers.twor

@@ -171,7 +171,11 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--page-bytes", type=int, default=4096)
     w = sub.add_parser("workloads", help="list catalog workloads and whether they are available here")
     w.add_argument("--available", action="store_true")
+    from . import sweep  # issue 15: the sweep runner's subcommand lives in its own module
+    sweep.add_parser(sub)
     a = ap.parse_args(argv)
+    if a.cmd == "sweep":
+        return sweep.main(a)
     try:
         if a.cmd == "simulate":
             out = cmd_simulate(a)

@@ -21,8 +21,10 @@ def plot_fig1_fig2(tab2: pl.DataFrame):
     for ax, col, lines, title in ((axes[0], "write_share", (0.54, 0.97), "Fig. 1: writes / block references"),
                                   (axes[1], "written_once_share", (0.95,), "Fig. 2: written blocks written once")):
         ax.bar(range(len(names)), tab2[col], color=colors)
-        for y in lines:
-            ax.axhline(y, color="gray", ls=":")
+        for k, y in enumerate(lines):  # the paper's printed range / bound
+            ax.axhline(y, color="gray", ls=":", gid="paper",
+                       label="paper: " + "-".join(f"{v:.0%}" for v in lines) if k == 0 else "_paper")
+        ax.legend(fontsize=7, loc="lower right")
         ax.set_xticks(range(len(names)), names, rotation=60, ha="right", fontsize=7)
         ax.set_ylim(0, 1)
         ax.set_title(title)

@@ -1,0 +1,492 @@
+"""One sweep runner: every (policy, parameters) x workload x capacity, in-process, in a process pool or on Dask.
+
+    from flashrepro import sweep
+    res = sweep.run({"lru": {}, "clock": {"insert_referenced": [False, True]}},
+                    ["synthetic/zipf-0.9", "synthetic/mixture"], [256, 1024, 4096],
+                    scale="ci", executor="dask", workers=2)
+    res.table        # one row per run: workload, policy, params, capacity_pages, every counter, ..., seconds
+    res.failures     # tasks that raised, with their inputs and the traceback
+
+From the shell: ``flashrepro sweep --policy lru --policy clock:insert_referenced=true,false --workload
+synthetic/zipf-0.9 --capacity 256 1024 --executor dask --scheduler tcp://host:8786 --out sweep.parquet``.
+
+How it runs
+-----------
+* A **task** is one workload x one (policy, parameters) x *all* capacities, so a trace is expanded to
+  pages once per task. Workers load traces by catalog name (:func:`flashrepro.traces.catalog.get`, real
+  files through the parse cache in ``data/interim``) and keep the last few loaded in memory, so a trace is
+  parsed once per worker, not once per task. A :class:`~flashrepro.traces.Trace` object may be given
+  instead of a name; it is then shipped with each task.
+* **Executors**: ``"local"`` (in this process, the default), ``"process"`` (a
+  :class:`concurrent.futures.ProcessPoolExecutor` of ``workers``) and ``"dask"`` (a
+  ``distributed.LocalCluster`` of ``workers`` single-threaded worker processes, or the cluster at
+  ``scheduler``). Results stream back as tasks finish, with a tqdm bar.
+* **Determinism**: the table is sorted by the order of the inputs (workload, policy, parameter set,
+  capacity), never by completion order, so every executor and worker count gives the same table. Only the
+  ``seconds`` column (wall time of the run on its worker) differs between runs; :func:`stable` drops it.
+* **Failures**: a task that raises is returned in :attr:`SweepResult.failures` with its inputs and
+  traceback; the other tasks still run and their rows are kept.
+* **Resuming**: with ``store="path.parquet"`` every finished row is written there, keyed by a hash of the
+  run's inputs (workload, scale, seed, prefer, policy, parameters, capacity, flush_at_end, page_bytes,
+  metrics); a re-run skips the rows already there.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import hashlib
+import importlib
+import itertools
+import json
+import os
+import time
+import traceback
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+
+import polars as pl
+
+from ._io import atomic_path
+
+EXECUTORS = ("local", "process", "dask")
+KEYS = ("workload", "policy", "params", "capacity_pages")
+_TRACE_MEMO_SIZE = 4  # traces each worker keeps loaded
+
+
+# --- inputs ----------------------------------------------------------------------------------------------
+def expand_policies(policies) -> list[tuple[str, dict]]:
+    """``(policy, params)`` pairs from any of: a name; a list of names or ``(name, params)`` pairs; a dict
+    name -> grid, where a grid maps a parameter to one value or a list of values (every combination is
+    run, in the order given) or is itself a list of parameter dicts. A ``(name, grid)`` pair is expanded the
+    same way; a :class:`~flashrepro.cache.prototype.PythonPolicy` subclass may stand for its name."""
+    if isinstance(policies, (str, type)):
+        policies = [policies]
+    items = policies.items() if isinstance(policies, Mapping) else policies
+    out = []
+    for item in items:
+        name, grid = (item, {}) if isinstance(item, (str, type)) else item
+        name = _policy_name(name)
+        if isinstance(grid, Mapping):
+            keys = list(grid)
+            values = [v if isinstance(v, (list, tuple)) else [v] for v in grid.values()]
+            combos = [dict(zip(keys, c, strict=True)) for c in itertools.product(*values)]
+        else:
+            combos = [dict(g) for g in grid]
+        out += [(name, c) for c in combos]
+    seen = set()
+    for name, p in out:
+        key = (name, params_key(p))
+        if key in seen:
+            raise ValueError(f"policy {name!r} with parameters {p} is listed twice")
+        seen.add(key)
+    return out
+
+
+def _policy_name(policy) -> str:
+    if isinstance(policy, type):
+        from .cache import prototype
+
+        prototype.ensure_registered(policy)
+        return policy.name
+    return str(policy)
+
+
+def params_key(params: dict) -> str:
+    """The parameters as canonical JSON (sorted keys): the ``params`` column and part of the row key."""
+    return json.dumps(params, sort_keys=True, separators=(",", ":"), default=str)
+
+
+@dataclasses.dataclass(frozen=True)
+class Task:
+    """One unit of work: one workload, one policy with one parameter set, every capacity."""
+
+    index: int  # position in the input order (workload-major)
+    workload: object  # a catalog name, or a Trace
+    policy: str
+    params: dict
+    capacities: tuple
+    scale: str = "ci"
+    seed: int = 0
+    prefer: str = "real"
+    flush_at_end: bool = False
+    page_bytes: int = 4096
+    metrics: tuple = ()  # callables or "module:function" strings: (SimResult, Trace) -> dict of columns
+    prototype: type | None = None  # a PythonPolicy subclass the worker registers before running
+
+    @property
+    def workload_name(self) -> str:
+        return self.workload if isinstance(self.workload, str) else self.workload.name
+
+    def describe(self) -> dict:
+        return {"workload": self.workload_name, "policy": self.policy, "params": self.params,
+                "capacities": list(self.capacities), "scale": self.scale, "seed": self.seed}
+
+    def row_key(self, capacity: int) -> str:
+        """Hash of everything a row depends on (what a re-run with ``store`` looks up)."""
+        parts = [self.workload_name, self.scale, self.seed, self.prefer, self.policy, params_key(self.params),
+                 int(capacity), self.flush_at_end, self.page_bytes, [_metric_name(m) for m in self.metrics]]
+        if not isinstance(self.workload, str):
+            parts.append(self.workload.source)
+        return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()[:24]
+
+
+def _metric_name(m) -> str:
+    return m if isinstance(m, str) else f"{m.__module__}:{m.__qualname__}"
+
+
+def _metric_fn(m) -> Callable:
+    if isinstance(m, str):
+        module, _, attr = m.partition(":")
+        return getattr(importlib.import_module(module), attr)
+    return m
+
+
+# --- the work a worker does --------------------------------------------------------------------------------
+_TRACES: collections.OrderedDict = collections.OrderedDict()  # per worker process: (name, scale, seed, prefer)
+TRACE_LOADS = collections.Counter()  # how often this process loaded each trace (tests check "once per worker")
+
+
+def _trace(task: Task):
+    if not isinstance(task.workload, str):
+        return task.workload
+    from .traces import catalog
+
+    key = (task.workload, task.scale, task.seed, task.prefer)
+    if key in _TRACES:
+        _TRACES.move_to_end(key)
+        return _TRACES[key]
+    tr = catalog.get(task.workload, scale=task.scale, seed=task.seed, prefer=task.prefer)
+    TRACE_LOADS[key] += 1
+    _TRACES[key] = tr
+    while len(_TRACES) > _TRACE_MEMO_SIZE:
+        _TRACES.popitem(last=False)
+    return tr
+
+
+def run_task(task: Task) -> dict:
+    """Run one task; never raises: returns ``{"index", "rows"}`` or ``{"index", "error", "task"}``."""
+    try:
+        from .cache import simulate
+
+        if task.prototype is not None:
+            from .cache import prototype
+
+            prototype.ensure_registered(task.prototype)
+        tr = _trace(task)
+        refs = tr.to_pages(task.page_bytes)  # cached on the trace: once per task, not per capacity
+        metrics = [_metric_fn(m) for m in task.metrics]
+        rows = []
+        for cap in task.capacities:
+            t0 = time.perf_counter()
+            res = simulate(refs, task.policy, int(cap), flush_at_end=task.flush_at_end, log_io=bool(metrics),
+                           **task.params)
+            row = {"workload": task.workload_name, "policy": task.policy, "params": params_key(task.params),
+                   "capacity_pages": int(cap)}
+            c = res.counters
+            row |= {"hit_ratio": c["hits"] / max(c["references"], 1), **c}
+            for fn in metrics:
+                row |= fn(res, tr)
+            row["key"] = task.row_key(cap)
+            row["seconds"] = time.perf_counter() - t0
+            rows.append(row)
+        return {"index": task.index, "rows": rows}
+    except Exception as e:  # noqa: BLE001  (reported with the task's inputs; the sweep goes on)
+        return {"index": task.index, "task": task.describe(), "error": f"{type(e).__name__}: {e}",
+                "traceback": traceback.format_exc()}
+
+
+# --- the driver --------------------------------------------------------------------------------------------
+@dataclasses.dataclass(repr=False)
+class Failure:
+    """A task that raised: its inputs, the error and the worker's traceback."""
+
+    task: dict
+    error: str
+    traceback: str = ""
+
+    def __str__(self) -> str:
+        t = self.task
+        return (f"{t['workload']} x {t['policy']} {t['params']} at {t['capacities']}: {self.error}")
+
+    __repr__ = __str__
+
+
+@dataclasses.dataclass
+class SweepResult:
+    table: pl.DataFrame  # one row per run, in input order
+    failures: list[Failure]
+    skipped: int = 0  # rows found in the store and not re-run
+    executor: str = "local"
+    wall_s: float = 0.0
+
+    @property
+    def stable(self) -> pl.DataFrame:
+        """The table without its timing column (byte-identical across executors and reruns)."""
+        return stable(self.table)
+
+
+def stable(table: pl.DataFrame) -> pl.DataFrame:
+    """``table`` without the timing column ``seconds`` and the row ``key``."""
+    return table.drop([c for c in ("seconds", "key") if c in table.columns])
+
+
+def run(policies, workloads: Iterable, capacities: Iterable[int], *, scale: str = "ci", seed: int = 0,
+        prefer: str = "real", flush_at_end: bool = False, page_bytes: int = 4096, metrics: Iterable = (),
+        executor: str = "local", workers: int | None = None, scheduler: str | None = None,
+        store: str | os.PathLike | None = None, progress: bool | None = None, client=None) -> SweepResult:
+    """Run every (policy, parameters) x workload x capacity and return one table.
+
+    Parameters
+    ----------
+    policies
+        See :func:`expand_policies` (names, ``(name, params)`` pairs, or name -> parameter grid).
+    workloads
+        Catalog names (loaded on the workers through the catalog) or :class:`~flashrepro.traces.Trace`
+        objects (shipped with each task).
+    capacities
+        Cache sizes in pages; every task runs all of them on one loaded trace.
+    scale, seed, prefer
+        Passed to :func:`flashrepro.traces.catalog.get`.
+    metrics
+        Functions ``(SimResult, Trace) -> dict`` (module-level, or ``"module:function"`` strings) whose
+        columns are added to each row; with any metric the runs keep their I/O log (``log_io=True``).
+    executor : {"local", "process", "dask"}
+    workers : int, optional
+        Pool size for ``"process"`` and the LocalCluster (default: the machine's cores).
+    scheduler : str, optional
+        ``tcp://host:8786``: run on that Dask cluster instead of a LocalCluster (implies ``"dask"``).
+    client : distributed.Client, optional
+        An existing Dask client to use (implies ``"dask"``; not closed afterwards).
+    store : path, optional
+        A parquet file of finished rows; rows already there are not re-run, new ones are added as they finish.
+    progress : bool, optional
+        The tqdm bar (default: when stderr is a terminal or in a notebook, as ``tqdm.auto`` decides).
+    """
+    if scheduler is not None or client is not None:
+        executor = "dask"
+    if executor not in EXECUTORS:
+        raise ValueError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
+    from .cache import make_params
+
+    t_start = time.perf_counter()
+    pol = expand_policies(policies)
+    protos = {}
+    for name, p in pol:
+        make_params(name, **p)  # unknown policy or parameter: fail before anything runs
+        protos[name] = _prototype_of(name)
+    workloads = list(workloads)
+    caps = tuple(int(c) for c in capacities)
+    if not caps or not workloads or not pol:
+        raise ValueError("a sweep needs at least one policy, workload and capacity")
+    metrics = tuple(metrics)
+    tasks = [Task(i, w, name, p, caps, scale, seed, prefer, flush_at_end, page_bytes, metrics, protos[name])
+             for i, (w, (name, p)) in enumerate(itertools.product(workloads, pol))]
+
+    done = _read_store(store)
+    known = set(done["key"].to_list()) if done is not None else set()
+    todo, skipped = [], 0
+    for t in tasks:
+        missing = tuple(c for c in t.capacities if t.row_key(c) not in known)
+        skipped += len(t.capacities) - len(missing)
+        if missing:
+            todo.append(dataclasses.replace(t, capacities=missing))
+
+    rows, failures = [], []
+    new_rows = []
+    for out in _execute(todo, executor, workers, scheduler, client, progress):
+        if "error" in out:
+            failures.append(Failure(out["task"], out["error"], out.get("traceback", "")))
+            continue
+        new_rows += out["rows"]
+        if store is not None:
+            done = _write_store(store, done, out["rows"])
+    rows = new_rows
+    order = {t.row_key(c): (t.index, j) for t in tasks for j, c in enumerate(t.capacities)}
+    frames = []
+    if done is not None and store is not None:
+        frames.append(done.filter(pl.col("key").is_in(list(order))))
+    elif rows:
+        frames.append(_frame(rows))
+    table = _order(pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame(), order)
+    return SweepResult(table, failures, skipped, executor, time.perf_counter() - t_start)
+
+
+def _prototype_of(name: str):
+    from .cache import get_policy
+
+    kernel = get_policy(name).kernel
+    return getattr(kernel, "prototype", None)
+
+
+def _frame(rows: list[dict]) -> pl.DataFrame:
+    return pl.concat([pl.DataFrame([r]) for r in rows], how="diagonal_relaxed")
+
+
+def _order(table: pl.DataFrame, order: dict) -> pl.DataFrame:
+    """Rows in input order; columns: the keys, hit_ratio, the base counters, then the others sorted by name,
+    metrics after them, seconds last."""
+    if table.height == 0:
+        return table
+    from .cache import contract as C
+
+    table = table.unique("key", keep="first", maintain_order=True)  # a store written twice holds a row twice
+    pos = pl.DataFrame({"key": list(order), "_o1": [v[0] for v in order.values()],
+                        "_o2": [v[1] for v in order.values()]})
+    table = table.join(pos, on="key", how="left").sort(["_o1", "_o2"]).drop(["_o1", "_o2"])
+    base = [c.name for c in C.BASE] + sorted(C.derived({c.name: 0 for c in C.BASE}))
+    first = [*KEYS, "hit_ratio"] + [c for c in base if c in table.columns]
+    rest = sorted(c for c in table.columns if c not in first and c not in ("key", "seconds"))
+    return table.select(first + rest + ["key", "seconds"])
+
+
+def _read_store(store) -> pl.DataFrame | None:
+    if store is None or not Path(store).exists():
+        return None
+    return pl.read_parquet(store)
+
+
+def _write_store(store, done: pl.DataFrame | None, rows: list[dict]) -> pl.DataFrame:
+    new = _frame(rows)
+    done = new if done is None else pl.concat([done, new], how="diagonal_relaxed")
+    Path(store).parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(Path(store)) as tmp:
+        done.write_parquet(tmp)
+    return done
+
+
+def _bar(total: int, progress: bool | None):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="sweep", unit="task", leave=False, disable=None if progress is None else not progress)
+
+
+def _execute(tasks: list[Task], executor: str, workers, scheduler, client, progress):
+    """Yield each task's result as it finishes."""
+    if not tasks:
+        return
+    bar = _bar(len(tasks), progress)
+    try:
+        if executor == "local":
+            for t in tasks:
+                out = run_task(t)
+                bar.update()
+                yield out
+        elif executor == "process":
+            import concurrent.futures as cf
+            import multiprocessing as mp
+
+            # spawn, not fork: a forked Numba/threaded parent is not safe to copy
+            with cf.ProcessPoolExecutor(max_workers=workers or os.cpu_count(),
+                                        mp_context=mp.get_context("spawn")) as pool:
+                futures = {pool.submit(run_task, t): t for t in tasks}
+                for f in cf.as_completed(futures):
+                    bar.update()
+                    yield _result_or_failure(f, futures[f])
+        else:
+            yield from _execute_dask(tasks, workers, scheduler, client, bar)
+    finally:
+        bar.close()
+
+
+def _result_or_failure(future, task: Task) -> dict:
+    try:
+        return future.result()
+    except Exception as e:  # noqa: BLE001  (the worker died: still a reported failure)
+        # (one exception object may be raised for many futures: format it once, not with its growing traceback)
+        return {"index": task.index, "task": task.describe(), "error": f"{type(e).__name__}: {e}",
+                "traceback": "".join(traceback.format_exception_only(e))}
+
+
+def _execute_dask(tasks, workers, scheduler, client, bar):
+    import distributed
+
+    own = client is None
+    cluster = None
+    if own:
+        if scheduler is None:
+            cluster = distributed.LocalCluster(n_workers=workers or os.cpu_count(), threads_per_worker=1,
+                                               processes=True, dashboard_address=None)
+            client = distributed.Client(cluster)
+        else:
+            client = distributed.Client(scheduler)
+    try:
+        futures = [client.submit(run_task, t, pure=False, key=f"flashrepro-sweep-{t.index}-{os.getpid()}-"
+                                 f"{time.monotonic_ns()}") for t in tasks]
+        by_key = {f.key: t for f, t in zip(futures, tasks, strict=True)}
+        for f in distributed.as_completed(futures):
+            bar.update()
+            yield _result_or_failure(f, by_key[f.key])
+    finally:
+        if own:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+
+
+# --- metrics the matrix uses (device time on each paper's device model) ----------------------------------------
+def device_time(res, trace) -> dict:
+    """Modelled device time of the run's I/O log: paper 1's microSD cards (affine write model, Fig. 2) and
+    paper 2's SSD read-time curve (Fig. 4, model U16-sqrt), in seconds."""
+    from .devices import CARDS, CURVES, DEFAULT_CURVE, bandwidth, io_time
+
+    out = {f"time_{name}_s": io_time(res.io_log, card)["io_s"] for name, card in CARDS.items()}
+    b = bandwidth(res.io_log, trace, CURVES[DEFAULT_CURVE])
+    out["time_ssd_s"] = b["read_s"] + b["write_s"]
+    return out
+
+
+# --- the command line (registered by flashrepro.cli) ---------------------------------------------------------
+def _policy_arg(text: str) -> tuple[str, dict]:
+    """``clock`` or ``clock:insert_referenced=true,false:cache_reads=true`` -> (name, grid)."""
+    from .cache import make_params
+
+    name, *parts = text.split(":")
+    grid = {}
+    for part in parts:
+        key, sep, values = part.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--policy expects NAME[:KEY=V1,V2...], got {text!r}")
+        grid[key] = [getattr(make_params(name, **{key: v.strip()}), key) for v in values.split(",")]
+    return name, grid
+
+
+def add_parser(sub) -> None:
+    """The ``flashrepro sweep`` subcommand."""
+    s = sub.add_parser("sweep", help="run policies x workloads x capacities (local, process pool or Dask)",
+                       description="Run every policy (with its parameter grid) on every workload at every capacity; "
+                       "writes the rows to a parquet file (re-runs skip rows already there) and optionally a CSV.")
+    s.add_argument("--policy", action="append", required=True, metavar="NAME[:KEY=V1,V2...]",
+                   help="a policy, with a grid of parameter values (repeatable)")
+    s.add_argument("--workload", action="append", required=True, help="a catalog workload (repeatable)")
+    s.add_argument("--capacity", type=int, nargs="+", required=True, help="cache sizes in pages")
+    s.add_argument("--scale", default="ci", choices=("ci", "quick", "paper"))
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--flush-at-end", action="store_true")
+    s.add_argument("--device-time", action="store_true", help="add modelled device time columns (papers 1, 2)")
+    s.add_argument("--executor", default="local", choices=EXECUTORS)
+    s.add_argument("--workers", type=int, default=None, help="processes for 'process' and the Dask LocalCluster")
+    s.add_argument("--scheduler", default=None, help="a Dask scheduler address, e.g. tcp://host:8786 (implies dask)")
+    s.add_argument("--out", default=None, help="parquet file of finished rows (resumable)")
+    s.add_argument("--csv", default=None, help="also write the table without timing to this CSV")
+
+
+def main(a) -> int:
+    import sys
+
+    try:
+        pol = [_policy_arg(p) for p in a.policy]
+        res = run(pol, a.workload, a.capacity, scale=a.scale, seed=a.seed, flush_at_end=a.flush_at_end,
+                  metrics=(device_time,) if a.device_time else (), executor=a.executor, workers=a.workers,
+                  scheduler=a.scheduler, store=a.out)
+    except (ValueError, FileNotFoundError) as e:
+        print(f"flashrepro sweep: error: {e}", file=sys.stderr)
+        return 2
+    if a.csv:
+        with atomic_path(Path(a.csv)) as tmp:
+            res.stable.write_csv(tmp)
+    for f in res.failures:
+        print(f"flashrepro sweep: task failed: {f}", file=sys.stderr)
+    print(json.dumps({"rows": res.table.height, "skipped": res.skipped, "failures": len(res.failures),
+                      "executor": res.executor, "wall_s": round(res.wall_s, 3), "out": a.out, "csv": a.csv}))
+    return 1 if res.failures else 0

@@ -120,6 +120,13 @@ def _replay_rows(replay: pl.DataFrame) -> list[L.Claim]:
     return out
 
 
+def measured(replay: pl.DataFrame) -> pl.DataFrame:
+    """The paper's own method as ledger rows: BS-CLOCK's cut of the after-cache trace's time, replayed here
+    (:func:`~.experiments.replay_logs`). Wall times differ on every run, so the notebook writes these to
+    ``results/01_bs_clock_claims_timings.csv``, never to the claims table (which must be identical on rerun)."""
+    return L.table(_replay_rows(replay))
+
+
 def claims(cmp: pl.DataFrame, sweep: pl.DataFrame, fig2: pl.DataFrame | None = None,
            traces: dict[str, Trace] | None = None, *, implied: pl.DataFrame | None = None,
            fit_range: pl.DataFrame | None = None, replay: pl.DataFrame | None = None,

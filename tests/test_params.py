@@ -17,10 +17,10 @@ import typing
 import numpy as np
 import pytest
 from conftest import random_trace
+from test_cli import run
 
 from flashrepro.cache import POLICIES, Simulator, get_policy, make_params, simulate
 from flashrepro.cache.registry import check_params
-from flashrepro.cli import main
 
 TRACE = random_trace(5, n=600, n_pages=120)
 TIERED = {n for n, p in POLICIES.items() if p.tiers != ["capacity_pages"]}
@@ -181,12 +181,6 @@ def test_capacity_far_beyond_the_footprint(policy):
         for f in ("ref", "op", "cause", "first_page", "n_pages", "tier"):
             assert np.array_equal(getattr(res.io_log, f), getattr(ref.io_log, f)), f
         assert sum(res.tiers.values()) == cap
-
-
-def run(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_cli_repeated_param_is_an_error(capsys, data_dir):

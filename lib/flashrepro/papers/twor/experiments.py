@@ -104,7 +104,7 @@ def run_oltp(scale: str, setup: Setup = Setup(), names=tuple(RUN_POLICIES), work
 
 
 def run_real(min_passes: int = 30, pages_per_line: int = 16, setup: Setup = Setup(), names=tuple(RUN_POLICIES),
-             progress: bool = False) -> list:
+             progress: bool = False, threads: int = 1) -> list:
     """The real stand-ins present: their write streams (pages renumbered densely) looped until the
     device is overwritten ``min_passes`` times, on a small geometry with 12.5% spare space."""
     runs = []
@@ -118,7 +118,7 @@ def run_real(min_passes: int = 30, pages_per_line: int = 16, setup: Setup = Setu
         if setup.trigger == "femu":  # FEMU keeps 5% of the lines free: make room for them on a small device
             g = Geometry.for_logical(n, pages_per_line, spare=0.2 + 5 / max(1, n // pages_per_line))
         stream = ArrayStream(name, lpns, n, prefill=n, repeat=max(1, -(-min_passes * n // len(lpns))))
-        runs.append(run_one(stream, names, g, setup, 1, progress))
+        runs.append(run_one(stream, names, g, setup, threads, progress))
     return runs
 
 

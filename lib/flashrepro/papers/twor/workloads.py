@@ -37,7 +37,7 @@ FIO_WRITES = 90_000_000
 OLTP_WRITES = {"tpcc": 60_000_000, "linkbench": 600_000_000}
 # Fig. 1 / Fig. 2 targets, the only statistics the models are fitted to
 TARGETS = {"tpcc": {"top20": 0.90, "frozen60": 0.40}, "linkbench": {"top20": 0.80, "frozen60": 0.40}}
-SCALES = {"ci": (32, 8), "quick": (8, 4), "eighth": (4, 2), "paper": (1, 1)}  # divide pages per line, lines
+SCALES = {"tiny": (32, 16), "ci": (32, 8), "quick": (8, 4), "eighth": (4, 2), "paper": (1, 1)}  # divide P, lines
 MODELS = ["lifecycle", "stationary"]  # the OLTP models; the first is the default
 REAL_STANDINS = ["real/mqsim/tpcc", "real/kv/ycsb-ext4", "real/kv/ycsb-f2fs", "real/kv/ycsb-btrfs"]
 

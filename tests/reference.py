@@ -233,7 +233,7 @@ REFERENCES.update(_PAPER3)
 # fio's zipf block generator (lib/zipf.c, lib/rand.h, hash.h), with C's unsigned arithmetic spelled
 # out: 32-bit taus88 state, 64-bit wrap-around hash.
 
-def fio_zipf_blocks(seed, n, theta, count, max_terms=10_000_000):
+def fio_zipf_blocks(seed, n, theta, count, max_terms=10_000_000, mult=0x61C8864680B583EB):
     import math
     m32, m64 = 2**32 - 1, 2**64 - 1
 
@@ -270,7 +270,7 @@ def fio_zipf_blocks(seed, n, theta, count, max_terms=10_000_000):
             val = 2
         else:
             val = 1 + int(n * math.pow(eta * u - eta + 1.0, alpha))
-        out.append(((((val - 1) * 0x9E37FFFFFFFC0001) + rand_off) & m64) % n)
+        out.append(((((val - 1) * mult) + rand_off) & m64) % n)
     return out
 
 

@@ -34,11 +34,13 @@ class FTLReference:
     ``bg_min_invalid`` invalid pages; None = off)."""
 
     def __init__(self, P, L, N, victim, copy_dest, limit=0, recent=0, stop="one", reserve=1, max_victims=0,
-                 d=4, seed=0, forced=None, background=None, bg_min_invalid=0):
+                 d=4, seed=0, forced=None, background=None, bg_min_invalid=0, fallback="least-valid"):
         self.P, self.L, self.N = P, L, N
         self.victim, self.copy_dest, self.limit, self.recent = victim, copy_dest, limit, recent
         self.stop, self.reserve, self.max_victims, self.d = stop, reserve, max_victims, d
         self.forced, self.background, self.bg_min_invalid = forced, background, bg_min_invalid
+        self.fallback = fallback
+        self.note = None  # the counter of the fallback that chose the last first victim
         self.rng = seed
         self.l2p = {}  # lpn -> (line, offset)
         self.pages = [[] for _ in range(L)]  # lpns in the order they were written into the line
@@ -148,6 +150,8 @@ class FTLReference:
             if self.valid(ln) <= self.limit:
                 return ln, None
         if first and visit:
+            if self.fallback == "fifo":
+                return None, next((ln for ln in visit if self.valid(ln) < self.P), visit[0])
             return None, min(visit, key=lambda ln: (self.valid(ln), visit.index(ln)))
         return None, None
 
@@ -155,14 +159,13 @@ class FTLReference:
         if not first:
             return self.scan(self.region, False)[0]
         v, fallback = self.scan(0, True)
-        if v is None:
+        if v is None and fallback is not None and self.fallback != "global":
             v = fallback
-            if v is not None:
-                self.c["fallbacks"] += 1
+            self.note = "fallbacks"
         if v is None or self.valid(v) == self.P:
             order = self.fifo()
             v = min(order, key=lambda ln: self.valid(ln)) if order else None  # first in FIFO order among ties
-            self.c["global_fallbacks"] += 1
+            self.note = "global_fallbacks"
             if v is None or self.valid(v) == self.P:
                 return None
         self.region = 1 if self.kind[v] == 2 else 0
@@ -194,12 +197,19 @@ class FTLReference:
         raise ValueError(self.victim)
 
     # --- garbage collection --------------------------------------------------------------------------------
-    def gc(self, min_invalid=0):
-        """One pass; the pages moved, or None if it took no victim."""
+    def gc(self, min_invalid=0, background=False):
+        """One pass; the pages moved, or None if it took no victim. A background pass with no closed line
+        holding ``max(1, min_invalid)`` invalid pages does not ask the rule."""
+        need = max(1, min_invalid)
+        if background and not any(self.P - self.valid(ln) >= need for ln in self.closed_seq):
+            return None
+        self.note = None
         v = self.pick(True)
-        if v is None or self.P - self.valid(v) < max(1, min_invalid):
+        if v is None or self.P - self.valid(v) < need:
             return None
         self.c["gc_passes"] += 1
+        if self.note:
+            self.c[self.note] += 1
         got_valid = got_invalid = n = moved = 0
         while v is not None:
             nv = self.valid(v)
@@ -245,7 +255,7 @@ class FTLReference:
         self.host_clock += 1
         self.place(0, lpn)
         if self.background is not None and len(self.free) <= self.background:
-            m = self.gc(self.bg_min_invalid)
+            m = self.gc(self.bg_min_invalid, background=True)
             if m is None:
                 self.c["skipped_background_gc"] += 1
             else:

@@ -1,4 +1,4 @@
-"""fio's zipf generator: Numba against the Python reference and against C, plus the true-Zipf mode."""
+"""fio's zipf generator: Numba against the Python reference and against a C port, plus the true-Zipf mode."""
 
 import shutil
 import subprocess
@@ -20,6 +20,9 @@ def blocks(seed, n, theta, count, **kw):
 @pytest.mark.parametrize("seed,n,theta", CASES[:4])
 def test_numba_matches_python_reference(seed, n, theta):
     assert blocks(seed, n, theta, 20_000).tolist() == fio_zipf_blocks(seed, n, theta, 20_000)
+    old = blocks(seed, n, theta, 20_000, hash="prime64-old").tolist()
+    assert old == fio_zipf_blocks(seed, n, theta, 20_000, mult=0x9E37FFFFFFFC0001)
+    assert old != blocks(seed, n, theta, 20_000).tolist()
 
 
 def test_zeta_is_capped_at_ten_million_terms():
@@ -38,6 +41,9 @@ def test_numba_matches_c(tmp_path, seed, n, theta):
     out = subprocess.run([str(exe), str(seed), str(n), str(theta), "50000"], check=True, capture_output=True,
                          text=True).stdout.split()
     assert blocks(seed, n, theta, 50_000).tolist() == [int(x) for x in out]
+    old = subprocess.run([str(exe), str(seed), str(n), str(theta), "50000", "0x9E37FFFFFFFC0001"], check=True,
+                         capture_output=True, text=True).stdout.split()
+    assert blocks(seed, n, theta, 50_000, hash="prime64-old").tolist() == [int(x) for x in old]
 
 
 def test_fio_mapping_is_not_one_to_one_and_true_mode_is():
@@ -46,9 +52,11 @@ def test_fio_mapping_is_not_one_to_one_and_true_mode_is():
     true = np.bincount(blocks(1, n, 0.9, count, mode="true"), minlength=n)
     # both are skewed: the top block holds about rank 1's share, 1 / zeta(50000, 0.9) = 0.048
     assert fio.max() / count > 0.04 and true.max() / count > 0.04
-    # fio's rank -> block hash modulo n: the image of all n ranks misses blocks
-    image = np.unique((np.arange(n, dtype=np.uint64) * np.uint64(0x9E37FFFFFFFC0001)) % np.uint64(n))
-    assert len(image) < 0.9 * n
+    # fio's rank -> block hash modulo n: at n = 50,000 (not a power of two) the image of all n ranks misses blocks
+    # (GOLDEN_RATIO_64 reaches 96.5% of the blocks, the old constant under 90%)
+    for mult, most in ((0x61C8864680B583EB, 0.97), (0x9E37FFFFFFFC0001, 0.9)):
+        image = np.unique((np.arange(n, dtype=np.uint64) * np.uint64(mult)) % np.uint64(n))
+        assert len(image) < most * n
     assert np.count_nonzero(true) > np.count_nonzero(fio)
     # the exact Zipf mass of the top 1% of blocks, against what each mode produced
     ranks = np.arange(1, n + 1) ** -0.9
@@ -58,7 +66,21 @@ def test_fio_mapping_is_not_one_to_one_and_true_mode_is():
     assert abs(top(fio) - expect) > 0.005  # fio's collisions and Gray's approximation move the mass
 
 
+@pytest.mark.parametrize("mult", [0x61C8864680B583EB, 0x9E37FFFFFFFC0001])
+def test_hash_is_a_bijection_for_a_power_of_two(mult):
+    """8 GB of 4 KiB blocks is 2**21: any odd multiplier permutes the blocks, so every rank has its own."""
+    n = 2**21
+    image = (np.arange(n, dtype=np.uint64) * np.uint64(mult)) % np.uint64(n)
+    assert len(np.unique(image)) == n
+
+
+def test_prefill_is_a_setting():
+    assert FioZipf(0.9, 100, 10).prefill == 100 and FioZipf(0.9, 100, 10, prefilled=False).prefill == 0
+
+
 def test_bad_parameters():
+    with pytest.raises(ValueError, match="hash"):
+        FioZipf(0.9, 100, 10, hash="crc")
     with pytest.raises(ValueError, match="theta"):
         FioZipf(1.0, 100, 10)
     with pytest.raises(ValueError, match="mode"):

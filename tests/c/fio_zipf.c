@@ -1,6 +1,8 @@
-/* fio's zipf block sequence written with fio's C types (unsigned int taus88 state, unsigned long long
- * rank, uint64_t hash), so the test can check the Python and Numba versions against C's own integer
- * and floating-point semantics. Usage: fio_zipf SEED NRANGES THETA COUNT -> one block per line. */
+/* fio's zipf block sequence as this package states it, written here with fio's C types (unsigned int
+ * taus88 state, unsigned long long rank, uint64_t hash), so the test can check the Python and Numba
+ * versions against C's own integer and floating-point semantics. It is a port, not fio's code.
+ * Usage: fio_zipf SEED NRANGES THETA COUNT [HASH_MULTIPLIER] -> one block per line; the multiplier
+ * defaults to fio's GOLDEN_RATIO_64 (hash.h since fio 2.10). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +26,7 @@ int main(int argc, char **argv)
 	uint64_t n = strtoull(argv[2], NULL, 10);
 	double theta = strtod(argv[3], NULL);
 	long count = strtol(argv[4], NULL, 10);
+	uint64_t mult = argc > 5 ? strtoull(argv[5], NULL, 0) : 0x61C8864680B583EBULL;
 	struct taus t;
 	t.s1 = at_least((unsigned int) (53 * 69069) ^ seed, 1);
 	t.s2 = at_least(t.s1 * 69069 ^ seed, 7);
@@ -49,7 +52,7 @@ int main(int argc, char **argv)
 		else
 			val = 1 + (unsigned long long) (n * pow(eta * u - eta + 1.0, alpha));
 		val--;
-		val = val * 0x9e37fffffffc0001ULL;
+		val = val * mult;
 		printf("%llu\n", (unsigned long long) ((val + rand_off) % n));
 	}
 	return 0;

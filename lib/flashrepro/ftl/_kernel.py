@@ -78,15 +78,19 @@ COLD = 2
 
 # prm (int64 parameters)
 (P_PAGES, P_LINES, LIMIT, RECENT, STOP, MAX_VICTIMS, RESERVE, FORCED, BACKGROUND, BG_MIN_INVALID,
- D_CHOICES, EAGER_BUCKETS, DIV_MAGIC, DIV_SHIFT) = range(14)
-N_PRM = 14
+ D_CHOICES, EAGER_BUCKETS, DIV_MAGIC, DIV_SHIFT, FALLBACK, STABLE_SKIP) = range(16)
+N_PRM = 16
 STOP_VALID, STOP_INVALID, STOP_ONE = 0, 1, 2  # more than a line of valid / a line of invalid / one victim
 
 # sc (int64 scalar state kept between chunks)
 FREE_HEAD, FREE_COUNT, SEQ, CURSOR, BMIN, N_CLOSED, NLOG_V, CLOCK, N_CANDS, REGION, TICK = range(11)
 FRONT_LINE = 11  # 11, 12, 13: open line per kind (-1 = none)
 FRONT_OFF = 14  # 14, 15, 16
-N_SC = 17
+PICK_NOTE = 17  # set by a victim rule: how it chose the last first victim (0 = its rule, else FALLBACKS/GLOBAL)
+N_BG_OK = 18  # closed lines with at least max(1, BG_MIN_INVALID) invalid pages (kept only with background GC)
+BG_GEN = 19  # events that can change a stable rule's background choice: closes, erases, lines reaching N_BG_OK
+BG_SKIP_GEN = 20  # BG_GEN at the last skipped background pass (-1: none)
+N_SC = 21
 
 # counters
 (HOST, FIRST_WRITES, ERASES, GC_PASSES, VICTIMS, RETURNED, FALLBACKS, GLOBAL_FALLBACKS, FORCED_PASSES,
@@ -141,6 +145,7 @@ def new_state(pages_per_line: int, n_lines: int, logical_pages: int, prm: np.nda
     sc = np.zeros(N_SC, np.int64)
     sc[FREE_COUNT] = L
     sc[CURSOR] = L  # the FIFO sentinel: start at the head
+    sc[BG_SKIP_GEN] = -1
     sc[FRONT_LINE:FRONT_LINE + N_KINDS] = -1
     if prm is None:
         prm = np.zeros(N_PRM, np.int64)
@@ -220,6 +225,17 @@ def _close_line(s, ln):
             sc[BMIN] = v
     if v < s.prm[P_PAGES]:
         _cand_add(s, ln)
+    if v <= _bg_valid_max(s):
+        sc[N_BG_OK] += 1
+    sc[BG_GEN] += 1
+
+
+@njit(cache=True, inline="always")
+def _bg_valid_max(s):
+    """The most valid pages a line may hold and still be a background victim (-1 without background GC)."""
+    if s.prm[BACKGROUND] < 0:
+        return -1
+    return s.prm[P_PAGES] - max(1, s.prm[BG_MIN_INVALID])
 
 
 @njit(cache=True)
@@ -255,6 +271,9 @@ def _collect(s, victim):
     if jk.list_contains(s.buckets, victim):  # lazy buckets: it may not be linked yet
         jk.list_unlink(s.buckets, victim)
     _cand_remove(s, victim)
+    if valid[victim] <= _bg_valid_max(s):
+        sc[N_BG_OK] -= 1
+    sc[BG_GEN] += 1
     src = s.kind[victim]
     dst = s.copy_dest[src]
     base = victim * P
@@ -320,10 +339,13 @@ def _gc_pass(s, pick, min_invalid, log_victims):
     invalid pages, then follow-up victims until the stop rule holds. Returns the pages copied, or -1
     when nothing was collected."""
     P = s.prm[P_PAGES]
+    s.sc[PICK_NOTE] = 0
     victim = pick(s, True)
     if victim < 0 or P - s.valid[victim] < max(1, min_invalid):
         return -1
     s.counters[GC_PASSES] += 1
+    if s.sc[PICK_NOTE] > 0:  # the rule's fallback chose this first victim
+        s.counters[s.sc[PICK_NOTE]] += 1
     stop = s.prm[STOP]
     max_victims = s.prm[MAX_VICTIMS]
     sum_valid = 0
@@ -369,10 +391,19 @@ def _gc_until(s, pick, free_above, forced, log_victims):
 
 @njit(cache=True)
 def _background_pass(s, pick, bg_min, log_victims, log_copies, write, do_log):
-    """FEMU's background GC after a host write: one pass, skipped if its victim is too full."""
+    """FEMU's background GC after a host write: one pass, skipped if its victim is too full. When no
+    closed line has enough invalid pages the pass is skipped without asking the rule (whatever it chose
+    would be refused; the random rules then draw nothing). A rule registered with ``stable_skip``
+    (``prm[STABLE_SKIP]``: its refused choice stays refused until a line closes or is erased or a closed
+    line reaches enough invalid pages, ``sc[BG_GEN]``) is not asked again until one of those happens:
+    2R's scan is O(lines), and FEMU's background rule asks after every write."""
+    if s.sc[N_BG_OK] == 0 or (s.prm[STABLE_SKIP] != 0 and s.sc[BG_SKIP_GEN] == s.sc[BG_GEN]):
+        s.counters[SKIPPED_BACKGROUND] += 1
+        return
     c = _gc_pass(s, pick, bg_min, log_victims)
     if c < 0:
         s.counters[SKIPPED_BACKGROUND] += 1
+        s.sc[BG_SKIP_GEN] = s.sc[BG_GEN]
     else:
         s.counters[BACKGROUND_PASSES] += 1
         if do_log:
@@ -415,6 +446,7 @@ def write_chunk(lpns, s, pick, log_copies, log_victims):
     if do_log:
         log_copies[:] = 0  # GC adds to a write's slot
     trigger = max(forced, background)  # -1 under the reserve rule alone: one test per write
+    bg_max = _bg_valid_max(s) if background >= 0 else -1  # the valid count at which a line becomes a bg victim
     clock0 = sc[CLOCK]
     returned = 0
     first = 0
@@ -460,6 +492,9 @@ def write_chunk(lpns, s, pick, log_copies, log_victims):
                     sc[BMIN] = v
             if v == P - 1:  # only a closed line holds P valid pages: its first invalid page
                 _cand_add(s, ln)
+            if v == bg_max and status[ln] == CLOSED:
+                sc[N_BG_OK] += 1
+                sc[BG_GEN] += 1
         else:
             first += 1
         ppn = fl * P + fo

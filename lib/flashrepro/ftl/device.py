@@ -60,6 +60,7 @@ GEOMETRIES = {
 }
 
 STOP_RULES = {"valid": K.STOP_VALID, "invalid": K.STOP_INVALID, "one": K.STOP_ONE}
+FALLBACKS = {"least-valid": 0, "fifo": 1, "global": 2}  # fifo_threshold's rule when no line is under the threshold
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,7 +73,10 @@ class Policy:
     "valid" once the victims' valid pages exceed one line (2R's wording), "invalid" once their invalid
     pages reach one line (2R++'s), "one" after one victim. ``max_victims`` caps a GC (0 = no cap).
     Rule parameters: ``threshold`` is the largest utilization a ``fifo_threshold`` victim may have and
-    ``recent_fraction`` of all lines (the most recently closed) are never its victims; ``d`` is the
+    ``recent_fraction`` of all lines (the most recently closed) are never its victims; ``fallback`` is
+    its first victim when no eligible line is under the threshold, which paper 4 leaves open
+    (:data:`FALLBACKS`: "least-valid" eligible line, first eligible line in "fifo" order from the cursor,
+    or the "global" least-valid closed line; see :mod:`flashrepro.ftl.victims.fifo_threshold`); ``d`` is the
     number of draws of ``d-choice``; ``seed`` starts the splitmix64 stream of ``random`` and
     ``d-choice`` (FEMU's ``gc_seed``).
     """
@@ -82,6 +86,7 @@ class Policy:
     copy_dest: tuple[int, int, int] = (0, 0, 0)
     threshold: float = 0.4
     recent_fraction: float = 0.2
+    fallback: str = "least-valid"
     stop: str = "one"
     max_victims: int = 0
     d: int = 4
@@ -90,6 +95,8 @@ class Policy:
 
     def __post_init__(self):
         get_victim_rule(self.victim)  # raises, listing the registered rules
+        if self.fallback not in FALLBACKS:
+            raise ValueError(f"fallback must be one of {sorted(FALLBACKS)}, got {self.fallback!r}")
         if self.stop not in STOP_RULES:
             raise ValueError(f"stop must be one of {sorted(STOP_RULES)}, got {self.stop!r}")
         if len(self.copy_dest) != K.N_KINDS or not all(0 <= d < K.N_KINDS for d in self.copy_dest):
@@ -245,7 +252,11 @@ class FTL:
         prm[K.RESERVE], prm[K.FORCED], prm[K.BACKGROUND], prm[K.BG_MIN_INVALID] = reserve, forced, background, \
             min_invalid
         prm[K.D_CHOICES] = p.d
+        prm[K.FALLBACK] = FALLBACKS[p.fallback]
         prm[K.EAGER_BUCKETS] = rule.reads_buckets
+        # the pure-FIFO fallback is not stable: a line the scan passed over can drop under the threshold
+        # without reaching the background threshold first, and become the choice
+        prm[K.STABLE_SKIP] = rule.stable_skip and not (p.victim == "fifo_threshold" and p.fallback == "fifo")
         self.state = K.new_state(g.pages_per_line, g.n_lines, g.logical_pages, prm, p.copy_dest, p.seed)
         self.prm = self.state.prm
         self._no_log = np.zeros(0, np.int32)

@@ -110,10 +110,17 @@ def run(stream, policies: Sequence[str | Policy], geometry: Geometry, slices: in
                   time.perf_counter() - t0)
 
 
+def _run_keys(slices: pl.DataFrame) -> list[str]:
+    """The columns naming a run: workload, any tag columns a caller added (settings), and policy."""
+    counters = set(K.COUNTER_NAMES) | {"slice", "progress", "workload", "policy"}
+    return ["workload", *[c for c in slices.columns if c not in counters], "policy"]
+
+
 def summarize(slices: pl.DataFrame) -> pl.DataFrame:
-    """WAF, copyback totals and shares by transition, returned share, from cumulative slice rows."""
+    """WAF, copyback totals and shares by transition, returned share, from cumulative slice rows (one row
+    per workload, tag columns a caller added, and policy)."""
     copy_cols = [c for c in slices.columns if c.startswith("copy_")]
-    last = slices.sort("slice").group_by(["workload", "policy"], maintain_order=True).last()
+    last = slices.sort("slice").group_by(_run_keys(slices), maintain_order=True).last()
     norm = [f"copy_{s}_{d}" for s in range(2) for d in range(K.N_KINDS)]  # out of normal lines
     return last.with_columns(
         copybacks=pl.sum_horizontal(copy_cols),
@@ -130,11 +137,11 @@ def summarize(slices: pl.DataFrame) -> pl.DataFrame:
 def running_waf(slices: pl.DataFrame) -> pl.DataFrame:
     """WAF within each slice: (host + copybacks) / host over that slice's writes only."""
     copy_cols = [c for c in slices.columns if c.startswith("copy_")]
-    df = slices.sort(["workload", "policy", "slice"]).with_columns(total=pl.col("host_writes")
-                                                                   + pl.sum_horizontal(copy_cols))
+    keys = _run_keys(slices)
+    df = slices.sort([*keys, "slice"]).with_columns(total=pl.col("host_writes") + pl.sum_horizontal(copy_cols))
     d = df.with_columns(
-        dh=pl.col("host_writes").diff().over(["workload", "policy"]).fill_null(pl.col("host_writes")),
-        dt=pl.col("total").diff().over(["workload", "policy"]).fill_null(pl.col("total")),
+        dh=pl.col("host_writes").diff().over(keys).fill_null(pl.col("host_writes")),
+        dt=pl.col("total").diff().over(keys).fill_null(pl.col("total")),
     )
-    return d.select("workload", "policy", "slice", "progress", running_waf=pl.col("dt") / pl.col("dh"),
+    return d.select(*keys, "slice", "progress", running_waf=pl.col("dt") / pl.col("dh"),
                     cumulative_waf=pl.col("total") / pl.col("host_writes"))

@@ -1,4 +1,4 @@
-"""fio's ``random_distribution=zipf:theta`` block sequence, bit for bit, and a true-Zipf alternative.
+"""fio's ``random_distribution=zipf:theta`` block sequence as fio's source states it, and a true-Zipf alternative.
 
 fio (lib/zipf.c, lib/rand.h) draws each block as follows:
 
@@ -11,12 +11,18 @@ fio (lib/zipf.c, lib/rand.h) draws each block as follows:
 * Gray et al.'s approximate inverse ("Quickly generating billion-record synthetic databases") for the
   rank: ``u = rand32 / (2**32 - 1)``; rank 1 if ``u * zeta < 1``, rank 2 if below ``1 + 0.5**theta``,
   else ``1 + floor(n * (eta * u - eta + 1) ** alpha)``;
-* the block is ``((rank - 1) * 0x9e37fffffffc0001 + rand_off) mod n`` (64-bit wrap-around).
+* the block is ``((rank - 1) * GOLDEN_RATIO_64 + rand_off) mod n`` (64-bit wrap-around), fio's
+  ``__hash_u64`` with ``GOLDEN_RATIO_64 = 0x61C8864680B583EB`` (hash.h since fio 2.10); releases before
+  used ``0x9E37FFFFFFFC0001`` (``hash="prime64-old"``).
 
 ``seed`` is the value fio passes to ``zipf_init``; fio derives it from the file name's jhash, the job's
 thread number and (in newer releases) its ``randseed``, so give the value your fio build computes.
-The hash spreads ranks over the blocks but is not one-to-one modulo ``n``: several ranks can land on
-one block and some blocks get none. ``true_zipf`` draws exact Zipf ranks over a random permutation.
+Both multipliers are odd, so for ``n`` a power of two the hash is a bijection modulo ``n`` and every
+rank has its own block (8 GB of 4 KiB blocks is 2**21). For other ``n`` several ranks can land on one
+block and some blocks get none. ``mode="true"`` draws exact Zipf ranks over a random permutation.
+
+This is checked against a Python reference and a C port written here from fio's lib/zipf.c, lib/rand.h
+and hash.h (tests/c/fio_zipf.c), not against fio's own binary.
 """
 
 from __future__ import annotations
@@ -29,7 +35,9 @@ from numba import njit
 
 M32 = 0xFFFFFFFF
 ZIPF_MAX_GEN = 10_000_000
-GR_PRIME_64 = 0x9E37FFFFFFFC0001
+GOLDEN_RATIO_64 = 0x61C8864680B583EB  # fio's hash.h since 2.10
+GR_PRIME_64 = 0x9E37FFFFFFFC0001  # fio before 2.10
+HASHES = {"golden64": GOLDEN_RATIO_64, "prime64-old": GR_PRIME_64}
 
 
 @njit(cache=True, inline="always")
@@ -73,14 +81,14 @@ def fio_zetan(n, theta, max_terms):
 
 
 @njit(cache=True, nogil=True)
-def _fio_zipf_fill(state, n, theta, zetan, rand_off, out):
+def _fio_zipf_fill(state, n, theta, zetan, rand_off, mult, out):
     zeta2 = 1.0 ** theta + 0.5 ** theta
     alpha = 1.0 / (1.0 - theta)
     eta = (1.0 - (2.0 / n) ** (1.0 - theta)) / (1.0 - zeta2 / zetan)
     two = 1.0 + 0.5 ** theta
     fn = float(n)
     un = np.uint64(n)
-    prime = np.uint64(GR_PRIME_64)
+    prime = np.uint64(mult)
     off = np.uint64(rand_off)
     for i in range(out.shape[0]):
         u = _taus88(state) / 4294967295.0
@@ -117,7 +125,7 @@ class FioZipf:
 
     ``mode="fio"`` is fio's generator; ``mode="true"`` draws exact Zipf(theta) ranks (inverse CDF over
     all ``n_blocks`` terms) placed on blocks by a seeded random permutation, so ranks and blocks are
-    one to one.
+    one to one. ``hash`` names fio's rank -> block multiplier (:data:`HASHES`).
     """
 
     theta: float
@@ -127,8 +135,12 @@ class FioZipf:
     mode: str = "fio"
     name: str = ""
     max_terms: int = ZIPF_MAX_GEN
+    hash: str = "golden64"
+    prefilled: bool = True
 
     def __post_init__(self):
+        if self.hash not in HASHES:
+            raise ValueError(f"hash must be one of {sorted(HASHES)}, got {self.hash!r}")
         if self.mode not in ("fio", "true"):
             raise ValueError(f"mode must be 'fio' or 'true', got {self.mode!r}")
         if not (self.theta > 0 and self.theta != 1.0):
@@ -143,7 +155,9 @@ class FioZipf:
 
     @property
     def prefill(self) -> int:
-        return self.n_blocks
+        """The file laid out before the measured writes (``prefilled``), or nothing: fio lays out a file
+        only for read jobs or ``overwrite=1``, and a job on the raw device starts from an empty one."""
+        return self.n_blocks if self.prefilled else 0
 
     def chunks(self, size: int = 1 << 22) -> Iterator[np.ndarray]:
         if self.mode == "fio":
@@ -152,7 +166,8 @@ class FioZipf:
             taus88_draws(state, first)
             rand_off = int(first[0])  # fio's zs->rand_off, the first draw after seeding
             zetan = fio_zetan(self.n_blocks, self.theta, self.max_terms)
-            fill = lambda out: _fio_zipf_fill(state, self.n_blocks, self.theta, zetan, rand_off, out)  # noqa: E731
+            mult = np.uint64(HASHES[self.hash])
+            fill = lambda out: _fio_zipf_fill(state, self.n_blocks, self.theta, zetan, rand_off, mult, out)  # noqa: E731
         else:
             ranks = np.arange(1, self.n_blocks + 1, dtype=np.float64)
             cdf = np.cumsum(ranks ** -self.theta)

@@ -33,22 +33,27 @@ def draw_below(rng, n):
 class VictimRule:
     """A registered rule: ``pick`` is the compiled function; ``params`` names the :class:`Policy` fields
     it reads (through ``prm`` or the seed); ``reads_buckets`` asks the mechanism to move lines between
-    the valid-count buckets on every change instead of rebuilding them after each chunk."""
+    the valid-count buckets on every change instead of rebuilding them after each chunk; ``stable_skip``
+    says that a first victim refused by a background pass (too few invalid pages) stays refused until a
+    line closes or is erased or a closed line reaches the background threshold, so the mechanism need
+    not ask again before then (deterministic rules whose choice moves only with those events)."""
 
     name: str
     pick: object
     description: str
     params: tuple[str, ...] = ()
     reads_buckets: bool = False
+    stable_skip: bool = False
 
 
 VICTIM_RULES: dict[str, VictimRule] = {}
 
 
-def register(name: str, pick, description: str, params: tuple[str, ...] = (), reads_buckets: bool = False) -> None:
+def register(name: str, pick, description: str, params: tuple[str, ...] = (), reads_buckets: bool = False,
+             stable_skip: bool = False) -> None:
     if name in VICTIM_RULES:
         raise ValueError(f"victim rule {name!r} registered twice")
-    VICTIM_RULES[name] = VictimRule(name, pick, description, tuple(params), reads_buckets)
+    VICTIM_RULES[name] = VictimRule(name, pick, description, tuple(params), reads_buckets, stable_skip)
 
 
 def get_victim_rule(name: str) -> VictimRule:

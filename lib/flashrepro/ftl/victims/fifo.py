@@ -24,4 +24,4 @@ def pick(s, first):
     return -1
 
 
-register("fifo", pick, "the earliest-closed line with an invalid page")
+register("fifo", pick, "the earliest-closed line with an invalid page", stable_skip=True)

@@ -5,10 +5,18 @@ the others form the *eligible prefix* of the FIFO. A scan starts at the cursor (
 previous victim), visits the eligible prefix cyclically once, and takes the first line with at most
 ``prm[LIMIT]`` valid pages.
 
-* First victim of a pass: the first eligible line under the limit; if there is none, the least-valid
-  eligible line (first in scan order among ties), counted as a *fallback*; if every eligible line is
-  full or none is eligible, the least-valid closed line of all (first in close order among ties), a
-  *global fallback*. Its region (normal = kinds 0 and 1, cold = 2) is kept in ``sc[REGION]``.
+* First victim of a pass: the first eligible line under the limit. The paper gives no rule for when
+  there is none (section 3); ``prm[FALLBACK]`` (``Policy.fallback``) names the assumption:
+
+  - ``"least-valid"`` (0): the least-valid eligible line (first in scan order among ties), a *fallback*;
+  - ``"fifo"`` (1): the first eligible line from the cursor with an invalid page (pure FIFO), a *fallback*;
+  - ``"global"`` (2): the least-valid closed line of all, recent window included (first in close order
+    among ties), a *global fallback*.
+
+  If the rule finds nothing with an invalid page (every eligible line full, or none eligible), the
+  least-valid closed line of all is taken, a *global fallback*. The kernel counts a fallback only when
+  the pass takes the victim (``sc[PICK_NOTE]``). The victim's region (normal = kinds 0 and 1, cold = 2)
+  is kept in ``sc[REGION]``.
 * Follow-up victims: the same scan from the cursor, restricted to the first victim's region, with no
   fallback (-1 ends the pass).
 """
@@ -21,10 +29,10 @@ from ._registry import register
 
 
 @njit(cache=True, inline="always")
-def _scan(s, region, first):
+def _scan(s, region, first, fifo_fallback):
     """One cyclic pass over the eligible FIFO prefix from the cursor: the first line under the limit
-    (in ``region`` unless ``first``), else for the first victim the least-valid eligible line as
-    ``-2 - line`` (a fallback), else -1."""
+    (in ``region`` unless ``first``), else for the first victim the least-valid eligible line (or with
+    ``fifo_fallback`` the first one with an invalid page) as ``-2 - line`` (a fallback), else -1."""
     L = s.prm[K.P_LINES]
     fifo, close_seq, valid, kind = s.fifo, s.close_seq, s.valid, s.kind
     cutoff = s.sc[K.SEQ] - s.prm[K.RECENT]
@@ -43,7 +51,11 @@ def _scan(s, region, first):
         if first or (kind[ln] == K.COLD) == (region == 1):
             if v <= limit:
                 return ln
-            if v < best_v:
+            if fifo_fallback:
+                if best < 0 and v < s.prm[K.P_PAGES]:
+                    best_v = v
+                    best = ln
+            elif v < best_v:
                 best_v = v
                 best = ln
         ln = jk.list_next(fifo, ln)
@@ -73,17 +85,21 @@ def _least_valid_closed(s):
 @njit(K.VICTIM_SIG, cache=True)
 def pick(s, first):
     if not first:
-        return _scan(s, s.sc[K.REGION], False)
+        return _scan(s, s.sc[K.REGION], False, False)
     P = s.prm[K.P_PAGES]
-    found = _scan(s, 0, True)
+    mode = s.prm[K.FALLBACK]
+    found = _scan(s, 0, True, mode == 1)
     if found < -1:
-        victim = -2 - found
-        s.counters[K.FALLBACKS] += 1
+        if mode == 2:
+            victim = -1  # the global rule below
+        else:
+            victim = -2 - found
+            s.sc[K.PICK_NOTE] = K.FALLBACKS
     else:
         victim = found
     if victim < 0 or s.valid[victim] == P:
         victim = _least_valid_closed(s)
-        s.counters[K.GLOBAL_FALLBACKS] += 1
+        s.sc[K.PICK_NOTE] = K.GLOBAL_FALLBACKS
         if victim < 0 or s.valid[victim] == P:
             return -1
     s.sc[K.REGION] = 1 if s.kind[victim] == K.COLD else 0
@@ -91,5 +107,6 @@ def pick(s, first):
 
 
 register("fifo_threshold", pick, "2R's FIFO scan from the last victim: the first line outside the recent window "
-         "at or under the threshold, follow-ups from its region; least-valid fallbacks",
-         params=("threshold", "recent_fraction"))
+         "at or under the threshold, follow-ups from its region; when none is, a fallback (least-valid, pure "
+         "FIFO or global least-valid)",
+         params=("threshold", "recent_fraction", "fallback"), stable_skip=True)

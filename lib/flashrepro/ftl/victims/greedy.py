@@ -27,4 +27,5 @@ def pick(s, first):
     return jk.list_front(s.buckets, L + b)
 
 
-register("greedy", pick, "fewest valid pages; ties to the line that reached that count first", reads_buckets=True)
+register("greedy", pick, "fewest valid pages; ties to the line that reached that count first", reads_buckets=True,
+         stable_skip=True)

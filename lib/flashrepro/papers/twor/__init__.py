@@ -1,8 +1,11 @@
 """Paper 4, 2R++ (a second chance for warm pages in 2R's cold region): the FTL's GC policies on fio's zipf
 streams and on growing-database models. Every run feeds one stream to the paper's three policies (greedy,
-2R, 2R++) and to FEMU's other victim policies (cost-benefit, fifo, random, d-choice), all under paper 4's
-GC trigger; FEMU's are extra columns of Tables 3 and 4 and extra lines of the running-WAF figures, and no
-claim is about them. notebooks/04_2rpp.ipynb calls these modules and plots:
+2R, 2R++) and to FEMU's other victim policies (cost-benefit, fifo, random, d-choice) under one GC trigger
+(FEMU's by default; GC at one free line as the alternative); FEMU's policies are extra columns of Tables 3
+and 4 and extra lines of the running-WAF figures, and no claim is about them. The settings the paper does
+not state (trigger, fallback victim, fio's starting state, spare space, seed) are
+:class:`experiments.Setup` fields, and grids show what each changes. notebooks/04_2rpp.ipynb calls these
+modules and plots:
 
 * :mod:`.workloads`: Table 1's geometries at a scale, fio streams, the OLTP models and their Fig. 1-2 statistics
 * :mod:`.experiments`: the runs (every policy fed one stream) and Tables 3-4
@@ -31,6 +34,13 @@ FIGURES = Index(NOTEBOOK, [
     Output("Figs. 4/5/12/13", figures.plot_regions, "04_2rpp_fig4_fig5_fig12_fig13.png"),
     Output("open choices: stop rule", experiments.stop_rule_table, "04_2rpp_stop_rule.csv"),
     Output("open choices: fio's generator", experiments.fio_modes_table, "04_2rpp_fio_modes.csv"),
+    Output("open choices: fallback victims per run", experiments.fallback_counts, "04_2rpp_fallback_counts.csv"),
+    Output("open choices: GC trigger", experiments.grid_table, "04_2rpp_grid_trigger.csv"),
+    Output("open choices: fallback rule", experiments.grid_table, "04_2rpp_grid_fallback.csv"),
+    Output("Table 3 as a band over fallbacks", experiments.fallback_band, "04_2rpp_fallback_band.csv"),
+    Output("open choices: prefill x spare", experiments.grid_table, "04_2rpp_grid_prefill_spare.csv"),
+    Output("seeds 0-4", experiments.seed_spread, "04_2rpp_seeds.csv"),
+    Output("grid scale against main scale", experiments.scale_check, "04_2rpp_scale_check.csv"),
     Output("claims", claims.claims, "04_2rpp_claims.csv"),
 ])
 

@@ -1,70 +1,144 @@
-"""Paper 4 claims: every number of the paper in ../shared/papers/INDEX.md against ours, through the ledger."""
+"""Paper 4 claims: every number of the paper in ../shared/papers/INDEX.md against ours, through the ledger.
+
+Tolerances are the ledger's classes: a WAF or share the paper prints is ``PRINTED``; an improvement
+(Eq. 1) or a drop derived from two printed numbers is ``APPROX``; "about equal" is ``EQUAL``.
+"""
 
 from __future__ import annotations
 
 import polars as pl
 
 from ... import claims as L
-from .experiments import OLTP_WRITES, _waf, region_table, table3, table4
-from .workloads import paper_value
+from .experiments import PAPER_POLICIES, improvement, region_table, table3, table4
+from .workloads import OLTP_WRITES, paper_value
 
 PAPER = 4
 
 
-def claims(s: pl.DataFrame, fit: pl.DataFrame) -> pl.DataFrame:
-    """Every paper-4 number of ../shared/papers/INDEX.md against ours (``s``: :func:`experiments.summary`;
-    ``fit``: the Fig. 1-2 statistics of :func:`workloads.skew_and_frozen`)."""
+def _spread(grids: pl.DataFrame | None, grid: str, workload: str, policy: str) -> str:
+    """``"; <grid> at <scale>: min-max"`` of a policy's WAF over one grid, for a claim's detail."""
+    if grids is None:
+        return ""
+    d = grids.filter(grid=grid, workload=workload, policy=policy)["waf"]
+    if d.len() < 2:
+        return ""
+    return f"; over {grid}s (grid scale): {d.min():.3f}-{d.max():.3f}"
+
+
+def _running(rw: pl.DataFrame, w: str, p: str, t: str) -> list[float]:
+    return rw.filter(workload=w, policy=p, trigger=t).sort("slice")["running_waf"].to_list()
+
+
+def claims(s: pl.DataFrame, fit: pl.DataFrame, rw: pl.DataFrame, trigger: str = "femu",
+           grids: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Every paper-4 number against ours under GC ``trigger`` (``s``: :func:`experiments.summary` of the
+    main runs; ``fit``: the Fig. 1-2 statistics; ``rw``: the running WAFs; ``grids``: the grid summary
+    of :func:`experiments.run_grids`, whose fallback and seed ranges go into the details)."""
+    s_all, s = s, s.filter(trigger=trigger)
+    others = [t for t in s_all["trigger"].unique(maintain_order=True) if t != trigger]
+
+    def elsewhere(w, p):  # the same WAF under the other triggers, for the detail
+        return "".join(f"; under {t}: {v:.3f}" for t in others
+                       for v in s_all.filter(workload=w, policy=p, trigger=t)["waf"])
+
     out = []
     t3 = table3(s)
     for r in t3.iter_rows(named=True):
         w = r["workload"]
         for p in ("2r", "2r++"):
-            out.append(L.value(PAPER, f"Table 3: WAF of {p.upper()}", w, r[f"paper_{p}"], r[p], 0.15, "WAF",
-                               source="Table 3"))
+            out.append(L.value(PAPER, f"Table 3: WAF of {p.upper()}", w, r[f"paper_{p}"], r[p], L.PRINTED, "WAF",
+                               source="Table 3", detail=f"trigger {trigger}" + elsewhere(w, p)
+                               + _spread(grids, "fallback", w, p) + _spread(grids, "seed", w, p)))
         out.append(L.value(PAPER, "Table 3: 2R++ improvement over 2R (Eq. 1)", w, r["paper_improvement_pct"],
-                           r["improvement_pct"], 0.25, "percent", source="Table 3"))
+                           r["improvement_pct"], L.APPROX, "percent", source="Table 3",
+                           detail=f"WAF {r['2r']:.4f} vs {r['2r++']:.4f}"))
         out.append(L.direction(PAPER, "Table 3: 2R++ has a lower WAF than 2R", w, "positive", r["improvement_pct"],
                                paper_value=r["paper_improvement_pct"], unit="percent (Eq. 1)", source="Table 3",
                                detail=f"WAF {r['2r']:.4f} vs {r['2r++']:.4f}"))
-    out.append(L.direction(PAPER, "Table 3: the improvement grows with skew", "fio", "increasing",
-                           t3["improvement_pct"].to_list(), x=[f"zipf {t}" for t in (0.5, 0.9, 1.1)],
-                           source="Table 3"))
-    g, a, b = (_waf(s, "fio-zipf0.9", p) for p in ("greedy", "2r", "2r++"))
-    out.append(L.direction(PAPER, "Fig. 9A: greedy has the highest WAF at zipf 0.9", "fio-zipf0.9", "positive",
-                           g - max(a, b), unit="WAF difference", source="Fig. 9A",
-                           detail=f"greedy {g:.4f}, 2R {a:.4f}, 2R++ {b:.4f}"))
-    t4 = table4(s)
+    if t3.height > 1:
+        out.append(L.direction(PAPER, "Table 3: the improvement grows with skew", "fio", "increasing",
+                               t3["improvement_pct"].to_list(), x=t3["workload"].to_list(), source="Table 3"))
+    w = "fio-zipf0.9"
+    if w in s["workload"].to_list():
+        g, a, b = (float(s.filter(workload=w, policy=p)["waf"][0]) for p in PAPER_POLICIES)
+        out.append(L.direction(PAPER, "Fig. 9A: greedy has the highest WAF at zipf 0.9", w, "positive",
+                               g - max(a, b), unit="WAF difference", source="Fig. 9A",
+                               detail=f"greedy {g:.4f}, 2R {a:.4f}, 2R++ {b:.4f}"))
+        run_g = _running(rw, w, "greedy", trigger)
+        out.append(L.direction(PAPER, "Fig. 9A: greedy's WAF is high from the start (the space is full): its "
+                               "first tenth is at least its cumulative WAF, within EQUAL", w, "at least", run_g[0],
+                               paper_value=g, tolerance=L.EQUAL, unit="running WAF, first tenth", source="Fig. 9A",
+                               detail="running WAF " + ", ".join(f"{v:.2f}" for v in run_g)))
+    t4 = table4(s.filter(pl.col("workload").is_in(list(OLTP_WRITES))))
     for r in t4.iter_rows(named=True):
         w = r["workload"]
-        for p in ("greedy", "2r", "2r++"):
+        alt = s.filter(workload=f"{w}/stationary")
+        alt_txt = ("; stationary model: " + ", ".join(f"{p} {v:.3f}" for p, v in zip(alt["policy"], alt["waf"],
+                                                                                     strict=True)
+                                                      if p in PAPER_POLICIES)) if alt.height else ""
+        for p in PAPER_POLICIES:
             out.append(L.value(PAPER, f"Table 4: WAF of {p.upper() if p != 'greedy' else p}", w, r[f"paper_{p}"],
-                               r[p], 0.15, "WAF", source="Table 4"))
-        out.append(L.value(PAPER, "Table 4: 2R++ improvement over 2R (Eq. 1)", w, r["paper_improvement_vs_2r_pct"],
-                           r["improvement_vs_2r_pct"], 0.25, "percent", source="Table 4"))
+                               r[p], L.PRINTED, "WAF", source="Table 4",
+                               detail=f"trigger {trigger}" + elsewhere(w, p) + _spread(grids, "seed", w, p)
+                               + alt_txt))
+        out.append(L.value(PAPER, "Table 4: 2R++ improvement over 2R (Eq. 1)", w, r["paper_improvement_pct"],
+                           r["improvement_pct"], L.APPROX, "percent", source="Table 4",
+                           detail=f"WAF {r['2r']:.4f} vs {r['2r++']:.4f}"))
+        out.append(L.value(PAPER, "Secs. 5.2-5.3: 2R++ improvement over greedy (Eq. 1)", w,
+                           r["paper_improvement_vs_greedy_pct"], r["improvement_vs_greedy_pct"], L.APPROX, "percent",
+                           source="Secs. 5.2, 5.3", detail=f"WAF {r['greedy']:.4f} vs {r['2r++']:.4f}"))
         out.append(L.direction(PAPER, "Table 4: 2R++ has a lower WAF than 2R", w, "positive",
-                               r["improvement_vs_2r_pct"], paper_value=r["paper_improvement_vs_2r_pct"],
+                               r["improvement_pct"], paper_value=r["paper_improvement_pct"],
                                unit="percent (Eq. 1)", source="Table 4",
                                detail=f"WAF {r['2r']:.4f} vs {r['2r++']:.4f}"))
+    if "tpcc" in s["workload"].to_list():
+        run_g = _running(rw, "tpcc", "greedy", trigger)
+        out.append(L.direction(PAPER, "Fig. 10A: greedy's running WAF rises over the run", "tpcc", "increasing",
+                               run_g, x=[f"{k / 10:.1f}" for k in range(1, len(run_g) + 1)], source="Fig. 10A"))
+        half = len(run_g) // 2
+        rise = sum(run_g[half:]) / (len(run_g) - half) - sum(run_g[:half]) / half
+        out.append(L.direction(PAPER, "Fig. 10A: greedy's running WAF is higher once the database fills half "
+                               "the device (second half of the run against the first)", "tpcc", "positive", rise,
+                               unit="running WAF difference", source="Fig. 10A, Sec. 5.2",
+                               detail="running WAF " + ", ".join(f"{v:.2f}" for v in run_g)))
+    if "linkbench" in s["workload"].to_list():
+        a, b = _running(rw, "linkbench", "2r", trigger), _running(rw, "linkbench", "2r++", trigger)
+        out.append(L.direction(PAPER, "Fig. 11: early in the run 2R++'s running WAF is below 2R's (first tenth)",
+                               "linkbench", "positive", a[0] - b[0], unit="running WAF difference",
+                               source="Fig. 11, Sec. 5.3", detail=f"2R {a[0]:.3f}, 2R++ {b[0]:.3f}"))
+        out.append(L.value(PAPER, "Fig. 11: at the end 2R++'s running WAF is about 2R's (last tenth, ratio)",
+                           "linkbench", 1.0, b[-1] / a[-1], L.EQUAL, "ratio 2R++ / 2R", source="Fig. 11, Sec. 5.3",
+                           detail=f"2R {a[-1]:.3f}, 2R++ {b[-1]:.3f}"))
     reg = region_table(s)
     for w in OLTP_WRITES:
+        if reg.is_empty() or w not in reg["workload"].to_list():
+            continue
         a = reg.filter(workload=w, policy="2r").row(0, named=True)
         b = reg.filter(workload=w, policy="2r++").row(0, named=True)
-        for r in (a, b):
-            out.append(L.value(PAPER, f"Figs. 4/12: share of cold pages returning to normal, {r['policy'].upper()}", w,
-                               r["paper_returned_share"], r["returned_share"], 0.15, "fraction", source="Figs. 4, 12"))
+        if w == "linkbench":  # the paper's point is the drop (97.75% -> 90.83%), the level is near 1 anyway
+            out.append(L.value(PAPER, "Fig. 12: drop of the share of cold pages returning to normal, 2R -> 2R++", w,
+                               paper_value("returned_drop", w), 100 * (a["returned_share"] - b["returned_share"]),
+                               L.APPROX, "percentage points", source="Fig. 12, Sec. 5.4",
+                               detail=f"2R {a['returned_share']:.4f}, 2R++ {b['returned_share']:.4f}"))
+        else:
+            for r in (a, b):
+                out.append(L.value(PAPER, f"Figs. 4/12: share of cold pages returning to normal, {r['policy'].upper()}",
+                                   w, r["paper_returned_share"], r["returned_share"], L.PRINTED, "fraction",
+                                   source="Figs. 4, 12"))
         out.append(L.value(PAPER, "Fig. 5: C->C share of 2R copybacks", w, paper_value("c2c_share", w, "2r"),
-                           a["cold_to_cold_share"], 0.15, "fraction", source="Fig. 5"))
+                           a["cold_to_cold_share"], L.PRINTED, "fraction", source="Fig. 5"))
         out.append(L.direction(PAPER, "Fig. 13: the cold-to-cold share is lower under 2R++", w, "negative",
                                b["cold_to_cold_share"] - a["cold_to_cold_share"], unit="fraction difference",
                                source="Fig. 13",
                                detail=f"2R {a['cold_to_cold_share']:.4f}, 2R++ {b['cold_to_cold_share']:.4f}"))
-        paper_cut = 100 * (1 - b["paper_copybacks"] / a["paper_copybacks"])
-        our_cut = 100 * (1 - b["copybacks"] / a["copybacks"])
-        detail = f"copybacks {a['copybacks']} vs {b['copybacks']}"
-        out.append(L.value(PAPER, "Sec. 5.4: copybacks saved by 2R++ over 2R", w, paper_cut, our_cut, 0.25, "percent",
-                           source="Sec. 5.4", detail=detail))
-        out.append(L.direction(PAPER, "Sec. 5.4: 2R++ copies fewer pages than 2R", w, "positive", our_cut,
-                               paper_value=paper_cut, unit="percent", source="Sec. 5.4", detail=detail))
+        cut = 100 * (1 - b["paper_copybacks"] / a["paper_copybacks"])
+        detail = (f"copybacks {a['copybacks']} vs {b['copybacks']}; the paper's 'reduced by 66.3% / 13%' is "
+                  f"2R / 2R++ - 1 of its totals (as a cut: {cut:.1f}%); with equal host writes this equals Eq. 1")
+        out.append(L.value(PAPER, "Sec. 5.4: copybacks of 2R over 2R++, minus 1", w, paper_value("copyback_ratio", w),
+                           100 * a["copyback_ratio_minus_1"], L.PRINTED, "percent", source="Sec. 5.4", detail=detail))
+        out.append(L.direction(PAPER, "Sec. 5.4: 2R++ copies fewer pages than 2R", w, "positive",
+                               100 * a["copyback_ratio_minus_1"], paper_value=paper_value("copyback_ratio", w),
+                               unit="percent", source="Sec. 5.4", detail=detail))
     for r in fit.filter(pl.col("top20_paper").is_not_null()).iter_rows(named=True):
         out.append(L.calibration(PAPER, "Fig. 1: share of writes on the 20% most-written pages", r["workload"],
                                  r["top20_paper"], r["top20"], "fraction", source="Fig. 1",
@@ -73,3 +147,6 @@ def claims(s: pl.DataFrame, fit: pl.DataFrame) -> pl.DataFrame:
                                  r["frozen60_paper"], r["frozen60"], "fraction", source="Fig. 2",
                                  note="the model is fitted to it"))
     return L.table(out)
+
+
+__all__ = ["claims", "improvement"]

@@ -3,17 +3,25 @@ from 1 GB to 10 GB (Table 2), with their Fig. 1 (skew) and Fig. 2 (frozen pages)
 
 Paper scale is Table 2: 90M fio writes per run; 60M and 600M writes for the two models. Smaller scales divide
 the pages per line and the number of lines (``SCALES``) and the writes with them, keeping writes per logical
-page and the over-provisioning. The models' two parameters are fitted only to Figs. 1-2
-(``python -m flashrepro.papers.twor``, ``make fit4``).
+page and the over-provisioning. Two OLTP models, each with two parameters fitted only to Figs. 1-2
+(``python -m flashrepro.papers.twor``, ``make fit4``):
+
+* ``"lifecycle"`` (:class:`LifeCycleDB`, the default): a page is hot when inserted, cools as newer pages
+  arrive, and either stays warm or freezes: the insert -> warm -> frozen life cycle 2R++'s 01 stage targets;
+* ``"stationary"`` (:class:`flashrepro.traces.oltp.GrowingDB`): a fixed Zipf-like popularity per page and
+  insert-only pages, the labelled alternative.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
+from collections.abc import Iterator
 
 import numpy as np
 import polars as pl
+from numba import njit
 
 from ... import paths
 from ...ftl import GEOMETRIES, Geometry
@@ -29,7 +37,8 @@ FIO_WRITES = 90_000_000
 OLTP_WRITES = {"tpcc": 60_000_000, "linkbench": 600_000_000}
 # Fig. 1 / Fig. 2 targets, the only statistics the models are fitted to
 TARGETS = {"tpcc": {"top20": 0.90, "frozen60": 0.40}, "linkbench": {"top20": 0.80, "frozen60": 0.40}}
-SCALES = {"ci": (32, 8), "quick": (8, 4), "paper": (1, 1)}  # divide pages per line, lines
+SCALES = {"tiny": (32, 16), "ci": (32, 8), "quick": (8, 4), "eighth": (4, 2), "paper": (1, 1)}  # divide P, lines
+MODELS = ["lifecycle", "stationary"]  # the OLTP models; the first is the default
 REAL_STANDINS = ["real/mqsim/tpcc", "real/kv/ycsb-ext4", "real/kv/ycsb-f2fs", "real/kv/ycsb-btrfs"]
 
 
@@ -46,58 +55,204 @@ def paper_value(key: str, workload: str, policy: str = "") -> float:
 
 
 # --- geometry and workloads at a scale -------------------------------------------------------------------
-def geometry(name: str, scale: str) -> Geometry:
-    """Table 1's geometry, divided at small scales; the logical share of the physical space is kept."""
+def geometry(name: str, scale: str, spare: float | None = None) -> Geometry:
+    """Table 1's geometry, divided at small scales; the logical share of the physical space is kept.
+
+    ``spare``: the over-provisioning instead of Table 1's (12.5%; Table 2 and section 4 say 10%): the same
+    logical space and line size, ``ceil(logical * (1 + spare) / P)`` lines."""
     g = GEOMETRIES[name]
     dp, dl = SCALES[scale]
-    if (dp, dl) == (1, 1):
+    if (dp, dl) != (1, 1):
+        P, L = g.pages_per_line // dp, g.n_lines // dl
+        g = Geometry(P, L, g.logical_pages * P * L // g.physical_pages)
+    if spare is None:
         return g
-    P, L = g.pages_per_line // dp, g.n_lines // dl
-    return Geometry(P, L, g.logical_pages * P * L // g.physical_pages)
+    P = g.pages_per_line
+    return Geometry(P, -(-int(np.ceil(g.logical_pages * (1 + spare) - 1e-9)) // P), g.logical_pages)
 
 
-def oltp_model(workload: str, scale: str = "paper", seed: int = 0, fitted: bool = True) -> GrowingDB:
+def oltp_model(workload: str, scale: str = "paper", seed: int = 0, fitted: bool = True, model: str = "lifecycle"):
+    """The OLTP model ``model`` ("lifecycle" or "stationary") of ``workload`` at a scale. The stationary
+    stream is named ``<workload>/stationary``."""
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {MODELS}, got {model!r}")
     g = geometry("10GB", scale)
     frac = g.logical_pages / GEOMETRIES["10GB"].logical_pages
-    params = load_models()[workload] if fitted else {"skew": 0.8, "insert_only": 0.5}
-    return GrowingDB(workload, g.logical_pages, max(1, int(round(GIB_PAGES * frac))), g.logical_pages,
-                     int(round(OLTP_WRITES[workload] * frac)), params["skew"], params["insert_only"], seed)
+    initial, n = max(1, int(round(GIB_PAGES * frac))), int(round(OLTP_WRITES[workload] * frac))
+    if model == "stationary":
+        params = load_models()[("stationary", workload)] if fitted else {"skew": 0.8, "insert_only": 0.5}
+        return GrowingDB(f"{workload}/stationary", g.logical_pages, initial, g.logical_pages, n, params["skew"],
+                         params["insert_only"], seed)
+    params = load_models()[("lifecycle", workload)] if fitted else {"skew": 1.0, "freeze": 0.5}
+    return LifeCycleDB(workload, g.logical_pages, initial, g.logical_pages, n, params["skew"], params["freeze"],
+                       seed=seed)
 
 
-def fio_stream(theta: float, scale: str = "paper", seed: int = 0, mode: str = "fio") -> FioZipf:
+def fio_stream(theta: float, scale: str = "paper", seed: int = 0, mode: str = "fio", prefilled: bool = True,
+               hash: str = "golden64") -> FioZipf:
+    """fio's zipf stream on the 8 GB device at a scale; ``prefilled``: the file is laid out first (see
+    :attr:`flashrepro.traces.fio.FioZipf.prefill`); ``hash``: fio's rank -> block multiplier."""
     g = geometry("8GB", scale)
     frac = g.logical_pages / GEOMETRIES["8GB"].logical_pages
-    return FioZipf(theta, g.logical_pages, int(round(FIO_WRITES * frac)), seed, mode)
+    return FioZipf(theta, g.logical_pages, int(round(FIO_WRITES * frac)), seed, mode, hash=hash, prefilled=prefilled)
 
 
-def load_models() -> dict[str, dict]:
-    """The fitted OLTP model parameters committed in data/paper (``python -m flashrepro.papers.twor``)."""
+def load_models() -> dict[tuple[str, str], dict]:
+    """The fitted OLTP model parameters committed in data/paper (``python -m flashrepro.papers.twor``),
+    by ``(model, workload)``."""
     rows = json.loads((paths.paper / MODEL_FILE).read_text())
-    return {r["workload"]: r for r in rows}
+    return {(r["model"], r["workload"]): r for r in rows}
 
 
-def fit_models(seed: int = 0, scale: str = "quick") -> list[dict]:
+# --- the life-cycle model --------------------------------------------------------------------------------
+@njit(cache=True, nogil=True)
+def _lifecycle_writes(pos, n_writes, initial, final, members, cnt0, u, window, hot_share, power, out):
+    """Writes ``pos .. pos + len(out) - 1``; ``cnt0[size]`` = warm (never-freezing) pages among the first
+    ``size``; three uniforms per write in ``u``."""
+    grow = final - initial
+    for j in range(out.shape[0]):
+        i = pos + j
+        size = initial + (grow * i) // n_writes
+        if initial + (grow * (i + 1)) // n_writes > size:
+            out[j] = size  # the next page is inserted
+            continue
+        warm = cnt0[size]
+        page = -1
+        if u[3 * j] < hot_share or warm == 0:
+            # hot: a recently inserted page, its age in inserted pages geometric with mean ``window``
+            age = int(-np.log(1.0 - u[3 * j + 1]) * window)
+            if age < size:
+                page = size - 1 - age
+        if page < 0:
+            if warm > 0:
+                page = members[int(u[3 * j + 2] ** power * warm)]  # warm: the older, the more popular
+            else:
+                page = int(u[3 * j + 2] * size)
+        out[j] = page
+
+
+@dataclasses.dataclass
+class LifeCycleDB:
+    """A growing database whose pages are hot when inserted, cool as newer pages arrive, and then either
+    stay warm or freeze (never written again).
+
+    Like :class:`~flashrepro.traces.oltp.GrowingDB`, the database is loaded at ``initial_pages`` (the
+    prefill) and grows linearly to ``final_pages`` by first writes of the next page. Every other write is,
+    with probability ``hot_share``, *hot*: it updates the page inserted ``a`` insertions ago, ``a``
+    geometric with mean ``window * final_pages`` (a page cools as newer ones arrive); otherwise it is
+    *warm*: an update of a page that never freezes, the ``floor(n * u ** (1 + skew))``-th oldest of the
+    ``n`` such pages (``u`` uniform: ``skew`` 0 is uniform, larger puts the writes on the oldest, loaded
+    tables first). A page freezes with probability ``freeze``: after its hot period it is never written
+    again. ``skew`` and ``freeze`` are fitted to Figs. 1-2 only; ``hot_share`` (5%) and ``window`` (2% of
+    the final database) are settings, not fitted.
+    """
+
+    name: str
+    logical_pages: int
+    initial_pages: int
+    final_pages: int
+    n_writes: int
+    skew: float
+    freeze: float
+    hot_share: float = 0.05
+    window: float = 0.02
+    seed: int = 0
+
+    def __post_init__(self):
+        if not 0 < self.initial_pages <= self.final_pages <= self.logical_pages:
+            raise ValueError("need 0 < initial_pages <= final_pages <= logical_pages")
+        if self.final_pages - self.initial_pages > self.n_writes:
+            raise ValueError("the database cannot grow by more pages than there are writes")
+        if not (0 <= self.hot_share <= 1 and 0 <= self.freeze < 1 and self.window > 0 and self.skew >= 0):
+            raise ValueError("need skew >= 0, 0 <= hot_share <= 1, 0 <= freeze < 1 and window > 0")
+
+    @property
+    def prefill(self) -> int:
+        return self.initial_pages
+
+    def frozen_pages(self) -> np.ndarray:
+        """Whether each page (in insertion order) freezes after its hot period."""
+        return np.random.default_rng([self.seed, 3]).random(self.final_pages) < self.freeze
+
+    def chunks(self, size: int = 1 << 22) -> Iterator[np.ndarray]:
+        frozen = self.frozen_pages()
+        members = np.flatnonzero(~frozen).astype(np.int64)
+        cnt0 = np.concatenate([[0], np.cumsum(~frozen)]).astype(np.int64)
+        rng = np.random.default_rng([self.seed, 4])
+        window = self.window * self.final_pages
+        pos = 0
+        while pos < self.n_writes:
+            m = min(size, self.n_writes - pos)
+            out = np.empty(m, np.int32)
+            _lifecycle_writes(pos, self.n_writes, self.initial_pages, self.final_pages, members, cnt0,
+                              rng.random(3 * m), window, self.hot_share, 1.0 + self.skew, out)
+            pos += m
+            yield out
+
+
+def calibrate_lifecycle(base: LifeCycleDB, top20: float, frozen60: float, rounds: int = 2, steps: int = 8,
+                        progress=None) -> tuple[LifeCycleDB, list[dict]]:
+    """Fit ``freeze`` to Fig. 2's frozen share at 60% progress and ``skew`` to Fig. 1's top-20% write
+    share by alternating bisections (each statistic rises with its own parameter)."""
+    history = []
+
+    def measure(m):
+        st = stream_stats(m)
+        row = {"skew": m.skew, "freeze": m.freeze, "top20": st.top_share(0.2),
+               "frozen60": float(st.frozen(0.6)[0])}
+        history.append(row)
+        if progress:
+            progress(row)
+        return row
+
+    def bisect(model, field, hi, stat, target):
+        lo = 0.0
+        for _ in range(steps):
+            mid = (lo + hi) / 2
+            if measure(dataclasses.replace(model, **{field: mid}))[stat] < target:
+                lo = mid
+            else:
+                hi = mid
+        return dataclasses.replace(model, **{field: round((lo + hi) / 2, 5)})
+
+    model = base
+    for _ in range(rounds):
+        model = bisect(model, "freeze", 0.99, "frozen60", frozen60)
+        model = bisect(model, "skew", 32.0, "top20", top20)
+    measure(model)
+    return model, history
+
+
+def fit_models(seed: int = 0, scale: str = "quick", models=tuple(MODELS)) -> list[dict]:
     """Fit each OLTP model to its Fig. 1 and Fig. 2 statistics and nothing else.
 
-    Both statistics are shares, and the model keeps writes per page when a scale shrinks the space, so
+    Both statistics are shares, and the models keep writes per page when a scale shrinks the space, so
     the fit runs at ``quick`` scale (1/32 of the pages and writes: seconds per evaluation instead of
     minutes for LinkBench's 600M writes); the notebook reports the statistics again at its own scale."""
     out = []
     for w, target in TARGETS.items():
-        base = oltp_model(w, scale, seed, fitted=False)
-        model, hist = calibrate(base, target["top20"], target["frozen60"], rounds=2, steps=8,
-                                progress=lambda r, w=w: print(f"  {w}: {r}", file=sys.stderr, flush=True))
-        last = hist[-1]
-        out.append({"workload": w, "skew": model.skew, "insert_only": model.insert_only, "seed": seed, "scale": scale,
-                    "top20": last["top20"], "top20_target": target["top20"], "frozen60": last["frozen60"],
-                    "frozen60_target": target["frozen60"], "evaluations": len(hist)})
+        for kind in models:
+            base = oltp_model(w, scale, seed, fitted=False, model=kind)
+            fit = calibrate if kind == "stationary" else calibrate_lifecycle
+            model, hist = fit(base, target["top20"], target["frozen60"], rounds=2, steps=8,
+                              progress=lambda r, w=w: print(f"  {w}: {r}", file=sys.stderr, flush=True))
+            last = hist[-1]
+            params = ({"skew": model.skew, "insert_only": model.insert_only} if kind == "stationary"
+                      else {"skew": model.skew, "freeze": model.freeze, "hot_share": model.hot_share,
+                            "window": model.window})
+            out.append({"model": kind, "workload": w, **params, "seed": seed, "scale": scale,
+                        "top20": last["top20"], "top20_target": target["top20"], "frozen60": last["frozen60"],
+                        "frozen60_target": target["frozen60"], "evaluations": len(hist)})
     return out
 
 
 # --- trace statistics (Figs. 1 and 2) ----------------------------------------------------------------------
-def skew_and_frozen(scale: str, seed: int = 0) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    """Fig. 1 CDFs, Fig. 2 frozen shares over progress, and the fitted statistics beside their targets."""
-    streams = [oltp_model(w, scale, seed) for w in OLTP_WRITES] + [fio_stream(0.9, scale, seed)]
+def skew_and_frozen(scale: str, seed: int = 0, models=tuple(MODELS)) -> tuple[pl.DataFrame, pl.DataFrame,
+                                                                               pl.DataFrame]:
+    """Fig. 1 CDFs, Fig. 2 frozen shares over progress, and the fitted statistics beside their targets,
+    for each OLTP model in ``models`` and fio at zipf 0.9."""
+    streams = [oltp_model(w, scale, seed, model=m) for m in models for w in OLTP_WRITES] + [fio_stream(0.9, scale,
+                                                                                                       seed)]
     cdf, frozen, fit = [], [], []
     grid = np.linspace(0, 1, 21)
     for st in streams:
@@ -105,7 +260,7 @@ def skew_and_frozen(scale: str, seed: int = 0) -> tuple[pl.DataFrame, pl.DataFra
         x, y = stats.cdf()
         cdf.append(pl.DataFrame({"workload": st.name, "page_share": x, "write_share": y}))
         frozen.append(pl.DataFrame({"workload": st.name, "progress": grid, "frozen_share": stats.frozen(grid)}))
-        t = TARGETS.get(st.name, {})
+        t = TARGETS.get(st.name.split("/")[0], {})
         fit.append({"workload": st.name, "top20": stats.top_share(0.2), "top20_paper": t.get("top20"),
                     "frozen60": float(stats.frozen(0.6)[0]), "frozen60_paper": t.get("frozen60")})
     return pl.concat(cdf), pl.concat(frozen), pl.DataFrame(fit)

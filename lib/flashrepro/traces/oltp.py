@@ -65,8 +65,9 @@ def _db_writes(pos, n_writes, initial, final, u, klass, members, start, cnt, wei
 
 
 @dataclasses.dataclass
-class GrowingDB:
-    """A seeded write stream of ``n_writes`` page writes; see the module docstring."""
+class Growth:
+    """What every growing-database write model shares: loaded at ``initial_pages`` (the prefill), grown to
+    ``final_pages`` within ``logical_pages`` over ``n_writes`` writes, with a popularity ``skew``."""
 
     name: str
     logical_pages: int
@@ -74,21 +75,30 @@ class GrowingDB:
     final_pages: int
     n_writes: int
     skew: float
-    insert_only: float
-    seed: int = 0
-    classes_per_halving: int = 4
 
     def __post_init__(self):
         if not 0 < self.initial_pages <= self.final_pages <= self.logical_pages:
             raise ValueError("need 0 < initial_pages <= final_pages <= logical_pages")
         if self.final_pages - self.initial_pages > self.n_writes:
             raise ValueError("the database cannot grow by more pages than there are writes")
-        if not (0 <= self.insert_only < 1 and self.skew >= 0):
-            raise ValueError("need 0 <= insert_only < 1 and skew >= 0")
 
     @property
     def prefill(self) -> int:
         return self.initial_pages
+
+
+@dataclasses.dataclass
+class GrowingDB(Growth):
+    """A seeded write stream of ``n_writes`` page writes; see the module docstring."""
+
+    insert_only: float
+    seed: int = 0
+    classes_per_halving: int = 4
+
+    def __post_init__(self):
+        super().__post_init__()
+        if not (0 <= self.insert_only < 1 and self.skew >= 0):
+            raise ValueError("need 0 <= insert_only < 1 and skew >= 0")
 
     def classes(self) -> np.ndarray:
         """Class of every page in creation order (-1 = insert-only); the initial pages are never all
@@ -178,16 +188,17 @@ def stream_stats(stream, chunk: int = 1 << 22) -> StreamStats:
     return StreamStats(counts, last, pos)
 
 
-def calibrate(base: GrowingDB, top20: float, frozen60: float, rounds: int = 2, steps: int = 8,
-              progress=None) -> tuple[GrowingDB, list[dict]]:
-    """Fit ``skew`` to the top-20% write share and ``insert_only`` to the frozen share at 60% progress by
+def calibrate(base, top20: float, frozen60: float, rounds: int = 2, steps: int = 8, progress=None, *,
+              frozen_field: str = "insert_only", frozen_hi: float = 0.95, skew_hi: float = 4.0):
+    """Fit ``skew`` (in [0, ``skew_hi``]) to the top-20% write share and ``frozen_field`` (in [0,
+    ``frozen_hi``]; ``insert_only`` of a :class:`GrowingDB`) to the frozen share at 60% progress by
     alternating bisections (each statistic moves mostly with its own parameter). Returns the fitted model
     and every evaluation."""
     history = []
 
     def measure(m):
         s = stream_stats(m)
-        row = {"skew": m.skew, "insert_only": m.insert_only, "top20": s.top_share(0.2),
+        row = {"skew": m.skew, frozen_field: getattr(m, frozen_field), "top20": s.top_share(0.2),
                "frozen60": float(s.frozen(0.6)[0])}
         history.append(row)
         if progress:
@@ -207,7 +218,7 @@ def calibrate(base: GrowingDB, top20: float, frozen60: float, rounds: int = 2, s
 
     model = base
     for _ in range(rounds):
-        model = bisect(model, "insert_only", 0.95, "frozen60", frozen60)
-        model = bisect(model, "skew", 4.0, "top20", top20)
+        model = bisect(model, frozen_field, frozen_hi, "frozen60", frozen60)
+        model = bisect(model, "skew", skew_hi, "top20", top20)
     measure(model)
     return model, history

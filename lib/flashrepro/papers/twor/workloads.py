@@ -26,7 +26,7 @@ from numba import njit
 from ... import paths
 from ...ftl import GEOMETRIES, Geometry
 from ...traces.fio import FioZipf
-from ...traces.oltp import GrowingDB, calibrate, stream_stats
+from ...traces.oltp import GrowingDB, Growth, calibrate, stream_stats
 
 MODEL_FILE = "2rpp_models.json"
 PAPER_FILE = "2rpp.csv"
@@ -132,7 +132,7 @@ def _lifecycle_writes(pos, n_writes, initial, final, members, cnt0, u, window, h
 
 
 @dataclasses.dataclass
-class LifeCycleDB:
+class LifeCycleDB(Growth):
     """A growing database whose pages are hot when inserted, cool as newer pages arrive, and then either
     stay warm or freeze (never written again).
 
@@ -147,28 +147,15 @@ class LifeCycleDB:
     the final database) are settings, not fitted.
     """
 
-    name: str
-    logical_pages: int
-    initial_pages: int
-    final_pages: int
-    n_writes: int
-    skew: float
     freeze: float
     hot_share: float = 0.05
     window: float = 0.02
     seed: int = 0
 
     def __post_init__(self):
-        if not 0 < self.initial_pages <= self.final_pages <= self.logical_pages:
-            raise ValueError("need 0 < initial_pages <= final_pages <= logical_pages")
-        if self.final_pages - self.initial_pages > self.n_writes:
-            raise ValueError("the database cannot grow by more pages than there are writes")
+        super().__post_init__()
         if not (0 <= self.hot_share <= 1 and 0 <= self.freeze < 1 and self.window > 0 and self.skew >= 0):
             raise ValueError("need skew >= 0, 0 <= hot_share <= 1, 0 <= freeze < 1 and window > 0")
-
-    @property
-    def prefill(self) -> int:
-        return self.initial_pages
 
     def frozen_pages(self) -> np.ndarray:
         """Whether each page (in insertion order) freezes after its hot period."""
@@ -193,34 +180,10 @@ class LifeCycleDB:
 def calibrate_lifecycle(base: LifeCycleDB, top20: float, frozen60: float, rounds: int = 2, steps: int = 8,
                         progress=None) -> tuple[LifeCycleDB, list[dict]]:
     """Fit ``freeze`` to Fig. 2's frozen share at 60% progress and ``skew`` to Fig. 1's top-20% write
-    share by alternating bisections (each statistic rises with its own parameter)."""
-    history = []
-
-    def measure(m):
-        st = stream_stats(m)
-        row = {"skew": m.skew, "freeze": m.freeze, "top20": st.top_share(0.2),
-               "frozen60": float(st.frozen(0.6)[0])}
-        history.append(row)
-        if progress:
-            progress(row)
-        return row
-
-    def bisect(model, field, hi, stat, target):
-        lo = 0.0
-        for _ in range(steps):
-            mid = (lo + hi) / 2
-            if measure(dataclasses.replace(model, **{field: mid}))[stat] < target:
-                lo = mid
-            else:
-                hi = mid
-        return dataclasses.replace(model, **{field: round((lo + hi) / 2, 5)})
-
-    model = base
-    for _ in range(rounds):
-        model = bisect(model, "freeze", 0.99, "frozen60", frozen60)
-        model = bisect(model, "skew", 32.0, "top20", top20)
-    measure(model)
-    return model, history
+    share by alternating bisections (each statistic rises with its own parameter), as
+    :func:`flashrepro.traces.oltp.calibrate` does for the stationary model."""
+    return calibrate(base, top20, frozen60, rounds, steps, progress, frozen_field="freeze", frozen_hi=0.99,
+                     skew_hi=32.0)
 
 
 def fit_models(seed: int = 0, scale: str = "quick", models=tuple(MODELS)) -> list[dict]:

@@ -14,7 +14,7 @@ from ...cache import simulate
 from ...devices import CARDS, io_time
 from ...traces import Op, Trace
 from . import costmodel as M
-from .workloads import CACHE_PAGES, paper_value
+from .workloads import CACHE_PAGES, MODELS, paper_value
 
 MAX_BULK = 16  # pages per bulk write (Sec. 4.2: 64 KB)
 BULK_SWEEP = [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
@@ -202,14 +202,16 @@ def implied_table(cmp: pl.DataFrame, max_bulk_pages: int = MAX_BULK) -> pl.DataF
 # --- the workload models decide the result: the range over equally good fits (issue 13, part 3) -----------
 def fit_range(family: dict[str, Trace], capacity: int = CACHE_PAGES, max_bulk_pages: int = MAX_BULK,
               insert_referenced: bool = True, hand_past_bulk: bool = False) -> pl.DataFrame:
-    """Spatial Clock and BS-CLOCK on every equally good fit of each workload model."""
+    """Spatial Clock and BS-CLOCK on every equally good fit of each workload model (``hot``: the fit's hot set,
+    in pages for the hot-set models, in files for web browsing's files model)."""
     rows = []
     for name, tr in family.items():
         sc = run(tr, "spatial_clock", capacity, **policy_params("spatial_clock", insert_referenced))
         bs = run(tr, "bs_clock", capacity, **policy_params("bs_clock", insert_referenced, max_bulk_pages,
                                                             hand_past_bulk))
         w, hot = name.split("/", 1)[1].split("@hot=")
-        row = {"workload": w, "hot_pages": int(hot), "sc_hit_ratio": sc["hit_ratio"],
+        row = {"workload": w, "hot": int(hot), "hot_unit": "files" if MODELS[w][1] == "files" else "pages",
+               "sc_hit_ratio": sc["hit_ratio"],
                "sc_pages_written": sc["device_writes"], "bs_pages_written": bs["device_writes"],
                "bs_mean_pages_per_write": bs["mean_pages_per_write"]}
         for card in CARDS:
@@ -219,11 +221,12 @@ def fit_range(family: dict[str, Trace], capacity: int = CACHE_PAGES, max_bulk_pa
 
 
 def write_request_shapes(models: dict[str, Trace], capacity: int = CACHE_PAGES, **params) -> pl.DataFrame:
-    """What BS-CLOCK's write requests on the committed models are: the share of one-page requests, and the
-    share of all requests that are one hot-set page (below the model's ``hot_pages``, not the stream)."""
+    """What BS-CLOCK's write requests on the committed models are: the share of one-page requests, and, for
+    the hot-set models, the share of all requests that are one hot-set page (below the model's ``hot_pages``,
+    not the stream; empty for the files model, whose hot files are scattered like its new ones)."""
     from .workloads import load_models
 
-    hot = {f"bsclock/{w}": m.hot_pages for w, m in load_models().items()}
+    hot = {f"bsclock/{w}": m.hot_pages for w, m in load_models().items() if hasattr(m, "hot_pages")}
     rows = []
     for name, tr in models.items():
         res = simulate(tr, "bs_clock", capacity, log_io=True, **params)
@@ -232,7 +235,7 @@ def write_request_shapes(models: dict[str, Trace], capacity: int = CACHE_PAGES, 
         n, first = log.n_pages[w], log.first_page[w]
         single = n == 1
         rows.append({"workload": name, "write_requests": int(w.sum()), "single_page_share": float(single.mean()),
-                     "single_hot_page_share": float((single & (first < hot[name])).mean()),
+                     "single_hot_page_share": float((single & (first < hot[name])).mean()) if name in hot else None,
                      "mean_pages_per_write": float(n.mean())})
     return pl.DataFrame(rows)
 

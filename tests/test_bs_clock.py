@@ -192,3 +192,38 @@ def test_alternative_web_model_is_shown_not_judged():
     judged = claims.filter((pl.col("workload") == "web-browsing")
                            & pl.col("claim").str.starts_with("Figs. 8-9: BS-CLOCK cuts I/O time against"))
     assert judged.height == 2 and (judged["kind"] == "value").all()
+
+
+def _loop_compare(traces, policies, capacity, *, max_bulk_pages, insert_referenced, hand_past_bulk, flush_at_end,
+                  penalty_s):
+    """The loop compare() and buffer_sweep() ran before they went through flashrepro.sweep.run."""
+    kw = {"flush_at_end": flush_at_end, "penalty_s": penalty_s}
+    caps = capacity if isinstance(capacity, list) else [capacity]
+    return pl.DataFrame([E.run(tr, p, c, **kw, **E.policy_params(p, insert_referenced, max_bulk_pages,
+                                                                   hand_past_bulk))
+                         for tr in traces.values() for c in caps for p in policies], strict=False)
+
+
+KNOBS = [dict(max_bulk_pages=16, insert_referenced=True, hand_past_bulk=False, flush_at_end=False, penalty_s=0.0),
+         dict(max_bulk_pages=8, insert_referenced=False, hand_past_bulk=True, flush_at_end=True, penalty_s=2e-3)]
+
+
+@pytest.mark.parametrize("knobs", KNOBS, ids=["defaults", "every-knob-changed"])
+def test_compare_and_buffer_sweep_through_the_sweep_runner_are_byte_identical(knobs, tmp_path):
+    traces = {k: v.head(6000) for k, v in W.workloads("ci", 0, real=False,
+                                                       names=("web-browsing", "mixed-apps")).items()}
+    traces = {k: v.renamed(k) for k, v in traces.items()}
+    new = E.compare(traces, E.POLICIES, 256, **knobs)
+    old = _loop_compare(traces, E.POLICIES, 256, **knobs)
+    new.write_csv(tmp_path / "new.csv")
+    old.write_csv(tmp_path / "old.csv")
+    assert (tmp_path / "new.csv").read_bytes() == (tmp_path / "old.csv").read_bytes()
+    assert new.schema == old.schema
+    new = E.buffer_sweep(traces, [128, 512], E.POLICIES, **knobs)
+    old = _loop_compare(traces, E.POLICIES, [128, 512], **knobs)
+    new.write_csv(tmp_path / "new.csv")
+    old.write_csv(tmp_path / "old.csv")
+    assert (tmp_path / "new.csv").read_bytes() == (tmp_path / "old.csv").read_bytes()
+    assert new.schema == old.schema
+    if knobs["penalty_s"]:  # the knob reaches the table
+        assert (new["samsung_io_s"] > new["samsung_affine_io_s"]).any()

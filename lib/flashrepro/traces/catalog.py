@@ -119,8 +119,9 @@ add(Workload("synthetic/mixture", "hot Zipf set (10k pages, 60%), 4 sequential s
                                                      seed=seed)))
 
 # --- paper models (defined in each paper's package, imported on first use) ------------------------------
-for _w, _desc in (("web-browsing", "web browsing"), ("video-streaming", "video streaming"),
-                  ("mixed-apps", "mixed applications")):
+for _w, _desc in (("web-browsing", "web browsing: small files read and written, scattered (the paper's Sec. 4 text)"),
+                  ("web-browsing-hotset", "web browsing, alternative: Zipf hot set + sequential write stream"),
+                  ("video-streaming", "video streaming"), ("mixed-apps", "mixed applications")):
     add(Workload(f"bsclock/{_w}", f"S-Clock {_desc} (BS-CLOCK Table 2), calibrated synthetic model",
                  model="flashrepro.papers.bs_clock.workloads:model_trace", model_args=(_w,), papers=(1,)))
 

@@ -14,7 +14,7 @@ from ...cache import simulate
 from ...devices import CARDS, io_time
 from ...traces import Op, Trace
 from . import costmodel as M
-from .workloads import CACHE_PAGES, paper_value
+from .workloads import CACHE_PAGES, MODELS, paper_value
 
 MAX_BULK = 16  # pages per bulk write (Sec. 4.2: 64 KB)
 BULK_SWEEP = [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
@@ -91,25 +91,85 @@ def bulk_sweep(traces: dict[str, Trace], sizes=BULK_SWEEP, capacity: int = CACHE
     return pl.DataFrame(rows, strict=False)
 
 
+class CardTime:
+    """A :func:`flashrepro.sweep.run` metric, ``(SimResult, Trace) -> dict``: :func:`run`'s columns that the
+    counters do not give (bulk-cleaned pages, mean pages per write, scattered write requests, and the time
+    on both card models with the position penalty ``penalty_s`` added per scattered write request). The
+    penalty is part of the metric's name, so a sweep store keys rows by it."""
+
+    def __init__(self, penalty_s: float = 0.0):
+        self.penalty_s = float(penalty_s)
+        self.__qualname__ = f"CardTime(penalty_s={self.penalty_s!r})"
+
+    def __call__(self, res, trace) -> dict:
+        c = res.counters
+        row = {"bulk_cleaned": c.get("bulk_cleaned", 0),
+               "mean_pages_per_write": c["device_writes"] / max(c["device_write_requests"], 1),
+               "scattered_write_requests": M.scattered_writes(res.io_log)}
+        for card_name, card in CARDS.items():
+            t = io_time(res.io_log, card)
+            row[f"{card_name}_write_s"] = t["write_s"]
+            row[f"{card_name}_affine_io_s"] = t["io_s"]
+            row[f"{card_name}_io_s"] = M.position_io_time(t["io_s"], row["scattered_write_requests"], self.penalty_s)
+        return row
+
+
+_RUN_COUNTERS = ("hit_ratio", "device_writes", "device_write_requests", "device_reads")
+_RUN_METRICS = ("bulk_cleaned", "mean_pages_per_write", "scattered_write_requests",
+                *(f"{c}_{k}" for c in CARDS for k in ("write_s", "affine_io_s", "io_s")))
+
+
+def _swept(traces: dict[str, Trace], policies, capacities, params_of, *, flush_at_end: bool, penalty_s: float,
+           executor: str, workers: int | None) -> dict:
+    """Every policy x trace x capacity through :func:`flashrepro.sweep.run`, as :func:`run`'s rows keyed by
+    (trace name, policy, capacity): the same columns in the same order, so the tables built from them are
+    byte-identical to one :func:`run` per cell."""
+    from ... import sweep
+
+    pol = [(p, params_of(p)) for p in policies]
+    res = sweep.run(pol, list(traces.values()), capacities, flush_at_end=flush_at_end,
+                    metrics=(CardTime(penalty_s),), executor=executor, workers=workers, progress=False)
+    if res.failures:
+        raise RuntimeError(f"{len(res.failures)} runs failed, the first: {res.failures[0]}\n"
+                           f"{res.failures[0].traceback}")
+    out = {}
+    for r in res.table.iter_rows(named=True):
+        row = {"workload": r["workload"], "policy": r["policy"], "capacity_pages": r["capacity_pages"],
+               **params_of(r["policy"])}
+        row.update({k: r[k] for k in _RUN_COUNTERS})
+        row.update({k: r[k] for k in _RUN_METRICS})
+        out[(r["workload"], r["policy"], r["capacity_pages"])] = row
+    return out
+
+
 def compare(traces: dict[str, Trace], policies=POLICIES, capacity: int = CACHE_PAGES, *,
             max_bulk_pages: int = MAX_BULK, insert_referenced: bool = True, hand_past_bulk: bool = False,
-            flush_at_end: bool = False, penalty_s: float = 0.0) -> pl.DataFrame:
+            flush_at_end: bool = False, penalty_s: float = 0.0, executor: str = "local",
+            workers: int | None = None) -> pl.DataFrame:
     """Tables 4-5, Figs. 8-9: every policy at one buffer size, BS-CLOCK with ``max_bulk_pages`` per write,
-    one reference-bit convention for every policy that has a bit."""
-    kw = {"flush_at_end": flush_at_end, "penalty_s": penalty_s}
-    return pl.DataFrame([run(tr, p, capacity, **kw, **policy_params(p, insert_referenced, max_bulk_pages,
-                                                                      hand_past_bulk))
-                         for tr in tqdm(traces.values(), desc="policies", leave=False) for p in policies],
-                        strict=False)
+    one reference-bit convention for every policy that has a bit. Runs through :func:`flashrepro.sweep.run`
+    (``executor``/``workers`` spread it); the table is the one :func:`run` per policy and trace gives."""
+    def params_of(p):
+        return policy_params(p, insert_referenced, max_bulk_pages, hand_past_bulk)
+
+    rows = _swept(traces, policies, [capacity], params_of, flush_at_end=flush_at_end, penalty_s=penalty_s,
+                  executor=executor, workers=workers)
+    return pl.DataFrame([rows[(tr.name, p, capacity)] for tr in traces.values() for p in policies], strict=False)
 
 
 def buffer_sweep(traces: dict[str, Trace], sizes_pages=BUFFER_SWEEP, policies=POLICIES, *,
                  max_bulk_pages: int = MAX_BULK, insert_referenced: bool = True, hand_past_bulk: bool = False,
-                 flush_at_end: bool = False, penalty_s: float = 0.0) -> pl.DataFrame:
-    kw = {"flush_at_end": flush_at_end, "penalty_s": penalty_s}
-    rows = [run(tr, p, c, **kw, **policy_params(p, insert_referenced, max_bulk_pages, hand_past_bulk))
-            for tr in tqdm(traces.values(), desc="buffer sweep", leave=False) for c in sizes_pages for p in policies]
-    return pl.DataFrame(rows, strict=False)
+                 flush_at_end: bool = False, penalty_s: float = 0.0, executor: str = "local",
+                 workers: int | None = None) -> pl.DataFrame:
+    """Every policy at every buffer size (the extension), through :func:`flashrepro.sweep.run`; rows by
+    trace, then size, then policy, as one :func:`run` per cell gives them."""
+    def params_of(p):
+        return policy_params(p, insert_referenced, max_bulk_pages, hand_past_bulk)
+
+    rows = _swept(traces, policies, sizes_pages, params_of, flush_at_end=flush_at_end, penalty_s=penalty_s,
+                  executor=executor, workers=workers)
+    return pl.DataFrame([rows[(tr.name, p, c)] for tr in traces.values() for c in sizes_pages for p in policies],
+                        strict=False)
 
 
 # --- open choices ----------------------------------------------------------------------------------------
@@ -202,14 +262,16 @@ def implied_table(cmp: pl.DataFrame, max_bulk_pages: int = MAX_BULK) -> pl.DataF
 # --- the workload models decide the result: the range over equally good fits (issue 13, part 3) -----------
 def fit_range(family: dict[str, Trace], capacity: int = CACHE_PAGES, max_bulk_pages: int = MAX_BULK,
               insert_referenced: bool = True, hand_past_bulk: bool = False) -> pl.DataFrame:
-    """Spatial Clock and BS-CLOCK on every equally good fit of each workload model."""
+    """Spatial Clock and BS-CLOCK on every equally good fit of each workload model (``hot``: the fit's hot set,
+    in pages for the hot-set models, in files for web browsing's files model)."""
     rows = []
     for name, tr in family.items():
         sc = run(tr, "spatial_clock", capacity, **policy_params("spatial_clock", insert_referenced))
         bs = run(tr, "bs_clock", capacity, **policy_params("bs_clock", insert_referenced, max_bulk_pages,
                                                             hand_past_bulk))
         w, hot = name.split("/", 1)[1].split("@hot=")
-        row = {"workload": w, "hot_pages": int(hot), "sc_hit_ratio": sc["hit_ratio"],
+        row = {"workload": w, "hot": int(hot), "hot_unit": "files" if MODELS[w][1] == "files" else "pages",
+               "sc_hit_ratio": sc["hit_ratio"],
                "sc_pages_written": sc["device_writes"], "bs_pages_written": bs["device_writes"],
                "bs_mean_pages_per_write": bs["mean_pages_per_write"]}
         for card in CARDS:
@@ -219,11 +281,12 @@ def fit_range(family: dict[str, Trace], capacity: int = CACHE_PAGES, max_bulk_pa
 
 
 def write_request_shapes(models: dict[str, Trace], capacity: int = CACHE_PAGES, **params) -> pl.DataFrame:
-    """What BS-CLOCK's write requests on the committed models are: the share of one-page requests, and the
-    share of all requests that are one hot-set page (below the model's ``hot_pages``, not the stream)."""
+    """What BS-CLOCK's write requests on the committed models are: the share of one-page requests, and, for
+    the hot-set models, the share of all requests that are one hot-set page (below the model's ``hot_pages``,
+    not the stream; empty for the files model, whose hot files are scattered like its new ones)."""
     from .workloads import load_models
 
-    hot = {f"bsclock/{w}": m.hot_pages for w, m in load_models().items()}
+    hot = {f"bsclock/{w}": m.hot_pages for w, m in load_models().items() if hasattr(m, "hot_pages")}
     rows = []
     for name, tr in models.items():
         res = simulate(tr, "bs_clock", capacity, log_io=True, **params)
@@ -232,7 +295,7 @@ def write_request_shapes(models: dict[str, Trace], capacity: int = CACHE_PAGES, 
         n, first = log.n_pages[w], log.first_page[w]
         single = n == 1
         rows.append({"workload": name, "write_requests": int(w.sum()), "single_page_share": float(single.mean()),
-                     "single_hot_page_share": float((single & (first < hot[name])).mean()),
+                     "single_hot_page_share": float((single & (first < hot[name])).mean()) if name in hot else None,
                      "mean_pages_per_write": float(n.mean())})
     return pl.DataFrame(rows)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...devices import CARDS
-from .workloads import paper_value
+from .workloads import paper_value, table2_workload
 
 
 def _short(name: str) -> str:
@@ -86,7 +86,7 @@ def plot_policies(cmp: pl.DataFrame, max_bulk_pages: int = 16):
                 ax.axhline(sc * (1 - costmodel.ceiling(CARDS[card], max_bulk_pages)), color="k", ls="--", lw=1,
                            label="ceiling of Fig. 2's fit")
                 if name.startswith("bsclock/"):
-                    r = paper_value("io_time_reduction", f"{card}/{_short(name)}")
+                    r = paper_value("io_time_reduction", f"{card}/{table2_workload(name)}")
                     ax.axhline(sc * (1 - r), color="r", ls=":", lw=1.2, label="paper's reduction", gid="paper")
             ax.set_xticks(range(len(pols)), pols, rotation=60, fontsize=7)
             ax.set_title(f"{_short(name)} ({card})", fontsize=8)
@@ -134,19 +134,17 @@ def plot_fit_range(fr: pl.DataFrame):
     """The reductions over the equally good workload fits, against each fit's hot-set size."""
     import matplotlib.pyplot as plt
 
-    from .workloads import paper_value
-
     names = fr["workload"].unique(maintain_order=True).to_list()
     fig, axes = plt.subplots(1, len(names), figsize=(3.2 * len(names), 2.8), squeeze=False)
     for j, w in enumerate(names):
         ax = axes[0, j]
         d = fr.filter(pl.col("workload") == w)
         for k, card in enumerate(CARDS):
-            ax.plot(d["hot_pages"], d[f"{card}_reduction"], "o-", ms=3, color=f"C{k}", label=f"{card} (ours)")
-            ax.axhline(paper_value("io_time_reduction", f"{card}/{w}"), color=f"C{k}", ls=":",
+            ax.plot(d["hot"], d[f"{card}_reduction"], "o-", ms=3, color=f"C{k}", label=f"{card} (ours)")
+            ax.axhline(paper_value("io_time_reduction", f"{card}/{table2_workload(w)}"), color=f"C{k}", ls=":",
                        label=f"{card} (paper)")
         ax.set_xscale("log", base=2)
-        ax.set_xlabel("hot set of the fit (pages)")
+        ax.set_xlabel(f"hot set of the fit ({d['hot_unit'][0]})")
         ax.set_title(w, fontsize=8)
     axes[0, 0].set_ylabel("BS-CLOCK's I/O time reduction")
     axes[0, 0].legend(fontsize=6)

@@ -45,3 +45,54 @@ def test_paper5_fig1_fig2_label_the_printed_range():
     got = sorted(y for _, y in _paper_points(fig))
     assert got == [0.54, 0.95, 0.97]
     assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["paper: 54%-97%"]
+
+
+def test_paper2_fig4_marks_model1s_printed_shape():
+    from flashrepro.papers.ssd_prefetch import experiments as E2
+    from flashrepro.papers.ssd_prefetch import figures as F2
+
+    fig4 = E2.fig4_model()
+    m = fig4.filter(fig4["curve"] == "U16-sqrt")
+    t = dict(zip(m["size_kib"].to_list(), m["ms"].to_list(), strict=True))
+    fig = F2.plot_fig4(fig4)
+    (line,) = [ln for ln in fig.axes[0].get_lines() if ln.get_gid() == "paper"]
+    assert list(line.get_xdata()) == [16, 256]
+    assert list(line.get_ydata()) == pytest.approx([t[4], 2.0 * t[64]], rel=1e-12)
+    assert line.get_label().startswith("paper")
+
+
+def test_paper2_fig6_fig8_mark_the_printed_improvements_on_our_baselines():
+    import polars as pl
+
+    from flashrepro.papers.ssd_prefetch import figures as F2
+
+    pols = ["seg_lru", "seg_prefetch", "seg_cull_fixed", "seg_cull_adaptive"]
+    rows = pl.DataFrame([{"workload": f"pcmark/{w}", "policy": p, "capacity_pages": cap, "segment_kib": s,
+                          "mb_s": 10.0 + i + s / 8}
+                         for w in ("T1-general-usage", "T2-application-loading", "T4-virus-scan")
+                         for cap in (32, 32768) for i, p in enumerate(pols) for s in (8, 32, 64, 128)])
+    six = dict(_paper_points(F2.plot_fig6(rows.filter(pl.col("capacity_pages") == 32))))
+    assert six == pytest.approx({"T1-general-usage": (10 + 16) * 1.26, "T2-application-loading": (10 + 16) * 0.94})
+    fig8 = F2.plot_fig8(rows.filter(pl.col("workload") == "pcmark/T1-general-usage"))
+    lines = [ln for ax in fig8.axes for ln in ax.get_lines() if ln.get_gid() == "paper"]
+    assert len(lines) == 1 and lines[0].axes is fig8.axes[0]  # only the 128 KiB panel, as printed
+    assert list(lines[0].get_xdata()) == [32, 128]
+    assert list(lines[0].get_ydata()) == pytest.approx([(12 + 4) * 1.88, (11 + 16) * 2.6])
+
+
+def test_paper3_figs_4_to_6_mark_the_printed_averages():
+    from flashrepro.papers.clock_hbm import experiments as E3
+    from flashrepro.papers.clock_hbm import figures as F3
+    from flashrepro.papers.clock_hbm import workloads as W3
+
+    traces = {k: v.head(3000) for k, v in W3.workloads("ci", 0).items() if k.endswith(("financial1", "mail-02"))}
+    runs = E3.compare(traces, E3.VARIANTS)
+    four = _paper_points(F3.plot_fig4(E3.fig4(runs)))
+    assert [y for _, y in four] == pytest.approx([1 - 0.435] * 2)
+    f56 = E3.fig56(runs)
+    for op, want in (("writes", {"UMass": 0.4996, "FIU": 0.7054}), ("reads", {"UMass": 1.069, "FIU": 9.1158})):
+        got = _paper_points(F3.plot_ops(f56, op))
+        assert len(got) == 4  # both readings x both groups
+        for title, y in got:
+            grp = "UMass" if "UMass" in title else "FIU"
+            assert y == pytest.approx(1 + want[grp])

@@ -113,6 +113,7 @@ class Task:
     page_bytes: int = 4096
     metrics: tuple = ()  # callables or "module:function" strings: (SimResult, Trace) -> dict of columns
     prototype: type | None = None  # a PythonPolicy subclass the worker registers before running
+    log_io: bool | None = None  # keep the I/O log (None: when there are metrics); counters do not depend on it
 
     @property
     def workload_name(self) -> str:
@@ -126,8 +127,8 @@ class Task:
         """Hash of everything a row depends on (what a re-run with ``store`` looks up)."""
         parts = [self.workload_name, self.scale, self.seed, self.prefer, self.policy, params_key(self.params),
                  int(capacity), self.flush_at_end, self.page_bytes, [_metric_name(m) for m in self.metrics]]
-        if not isinstance(self.workload, str):
-            parts.append(self.workload.source)
+        if not isinstance(self.workload, str):  # a Trace: its origin, length and meta (a head() or a variant)
+            parts += [self.workload.source, len(self.workload), self.workload.meta]
         return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()[:24]
 
 
@@ -179,7 +180,8 @@ def run_task(task: Task) -> dict:
         rows = []
         for cap in task.capacities:
             t0 = time.perf_counter()
-            res = simulate(refs, task.policy, int(cap), flush_at_end=task.flush_at_end, log_io=bool(metrics),
+            log_io = bool(metrics) if task.log_io is None else task.log_io
+            res = simulate(refs, task.policy, int(cap), flush_at_end=task.flush_at_end, log_io=log_io,
                            **task.params)
             row = {"workload": task.workload_name, "policy": task.policy, "params": params_key(task.params),
                    "capacity_pages": int(cap)}
@@ -282,7 +284,58 @@ def run(policies, workloads: Iterable, capacities: Iterable[int], *, scale: str 
     metrics = tuple(metrics)
     tasks = [Task(i, w, name, p, caps, scale, seed, prefer, flush_at_end, page_bytes, metrics, protos[name])
              for i, (w, (name, p)) in enumerate(itertools.product(workloads, pol))]
+    return _run_tasks(tasks, executor, workers, scheduler, client, progress, store, t_start)
 
+
+def run_cases(cases: Iterable, *, scale: str = "ci", seed: int = 0, prefer: str = "real", flush_at_end: bool = False,
+              page_bytes: int = 4096, metrics: Iterable = (), log_io: bool | None = None, executor: str = "local",
+              workers: int | None = None, scheduler: str | None = None, store: str | os.PathLike | None = None,
+              progress: bool | None = None, client=None) -> SweepResult:
+    """Run a list of ``(workload, policy, params, capacity)`` cases that need not form a full product (a
+    paper's grid, where each workload has its own sizes or each policy its own parameters) and return one
+    row per case, **in the order of the cases** (a case listed twice gives its row twice).
+
+    Cases of the same workload, policy and parameters become one task running all their capacities, so a
+    trace is still expanded to pages once per task. ``log_io=False`` runs metrics that need only the
+    counters without keeping the I/O log (default: keep it when there are metrics); the rest is as in
+    :func:`run`.
+    """
+    if scheduler is not None or client is not None:
+        executor = "dask"
+    if executor not in EXECUTORS:
+        raise ValueError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
+    from .cache import make_params
+
+    t_start = time.perf_counter()
+    metrics = tuple(metrics)
+    groups: dict = {}  # (workload identity, policy, params) -> [workload, policy, params, capacities]
+    order = []
+    for w, policy, params, cap in cases:
+        name = _policy_name(policy)
+        params = dict(params)
+        wid = w if isinstance(w, str) else id(w)
+        g = groups.setdefault((wid, name, params_key(params)), [w, name, params, []])
+        if int(cap) not in g[3]:
+            g[3].append(int(cap))
+        order.append((wid, name, params_key(params), int(cap)))
+    if not order:
+        raise ValueError("run_cases needs at least one case")
+    tasks = []
+    for i, (w, name, params, caps) in enumerate(groups.values()):
+        make_params(name, **params)  # unknown policy or parameter: fail before anything runs
+        tasks.append(Task(i, w, name, params, tuple(caps), scale, seed, prefer, flush_at_end, page_bytes, metrics,
+                          _prototype_of(name), log_io))
+    res = _run_tasks(tasks, executor, workers, scheduler, client, progress, store, t_start)
+    by_group = {k: t for k, t in zip(groups, tasks, strict=True)}
+    keys = [by_group[k[:3]].row_key(k[3]) for k in order]
+    if res.table.height:
+        res.table = (pl.DataFrame({"key": keys}).join(res.table, on="key", how="inner", maintain_order="left")
+                     .select(res.table.columns))
+    return res
+
+
+def _run_tasks(tasks: list[Task], executor, workers, scheduler, client, progress, store, t_start) -> SweepResult:
+    """Run ``tasks`` (skipping rows already in ``store``) and return their rows in task order."""
     done = _read_store(store)
     known = set(done["key"].to_list()) if done is not None else set()
     todo, skipped = [], 0
@@ -292,16 +345,15 @@ def run(policies, workloads: Iterable, capacities: Iterable[int], *, scale: str 
         if missing:
             todo.append(dataclasses.replace(t, capacities=missing))
 
-    rows, failures = [], []
-    new_rows = []
+    failures = []
+    rows = []
     for out in _execute(todo, executor, workers, scheduler, client, progress):
         if "error" in out:
             failures.append(Failure(out["task"], out["error"], out.get("traceback", "")))
             continue
-        new_rows += out["rows"]
+        rows += out["rows"]
         if store is not None:
             done = _write_store(store, done, out["rows"])
-    rows = new_rows
     order = {t.row_key(c): (t.index, j) for t in tasks for j, c in enumerate(t.capacities)}
     frames = []
     if done is not None and store is not None:

@@ -21,6 +21,7 @@ figure is the mean of the UMass and FIU averages, and the workload-weighted mean
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 
 import numpy as np
@@ -138,10 +139,53 @@ def run(trace: Trace, policy: str, cache_reads: bool | None, tier_reading: str |
     return row, res
 
 
+def run_metrics(res, trace: Trace) -> dict:
+    """:func:`metrics` of a run, as a sweep metric ``(SimResult, Trace) -> dict`` (the one-pool baselines are
+    ``lru``/``clock`` runs whose ``cache_reads`` is in their parameters)."""
+    return metrics(res.counters, res.policy, getattr(res.params, "cache_reads", None))
+
+
+def _case(trace: Trace, policy: str, cache_reads: bool | None, tier_reading, params: dict) -> tuple:
+    """The sweep case ``(trace, kernel, parameters, capacity)`` of :func:`run`'s simulation."""
+    t = tiers(tier_reading)
+    if policy in ("lru", "clock"):
+        return trace, policy, {"cache_reads": bool(cache_reads), **params}, sum(t.values())
+    if policy == CONTROL:
+        params = {**params, **CONTROL_PARAMS}
+    return trace, KERNELS.get(policy, policy), {**t, **params}, sum(t.values())
+
+
 def compare(traces: dict[str, Trace], variants=VARIANTS, tier_reading: str | dict = W.TIER_READING,
-            dnv_params: dict | None = None, **hbm_params) -> pl.DataFrame:
+            dnv_params: dict | None = None, executor: str = "local", workers: int | None = None,
+            **hbm_params) -> pl.DataFrame:
     """Every policy variant on every workload: one row per run. ``hbm_params`` go to CLOCK-HBM and its control
-    (whose two switches :data:`CONTROL_PARAMS` override), ``dnv_params`` to CLOCK-DNV."""
+    (whose two switches :data:`CONTROL_PARAMS` override), ``dnv_params`` to CLOCK-DNV. The runs go through the
+    sweep runner (:func:`flashrepro.sweep.run_cases` on ``executor``: "local", "process" or "dask" with
+    ``workers``); the rows are exactly :func:`run`'s."""
+    from ... import sweep
+
+    cases, labels = [], []
+    for tr in traces.values():
+        for policy, cr in variants:
+            params = hbm_params if policy in ("clock_hbm", CONTROL) else (dnv_params or {}) if policy == "clock_dnv" \
+                else {}
+            cases.append(_case(tr, policy, cr, tier_reading, params))
+            labels.append({"workload": tr.name.removeprefix("clockhbm/"), "group": W.group(tr.name), "policy": policy,
+                           "cache_reads": "n/a" if cr is None else ("on" if cr else "off"),
+                           "label": LABELS[(policy, cr)]})
+    if not cases:
+        return pl.DataFrame()
+    res = sweep.run_cases(cases, metrics=(run_metrics,), log_io=False, executor=executor, workers=workers)
+    if res.failures:
+        raise RuntimeError(f"{len(res.failures)} runs failed, first: {res.failures[0]}\n{res.failures[0].traceback}")
+    keys = list(metrics(collections.defaultdict(int), "lru", True))
+    return pl.DataFrame([{**lab, **m} for lab, m in zip(labels, res.table.select(keys).iter_rows(named=True),
+                                                             strict=True)])
+
+
+def _compare_loop(traces: dict[str, Trace], variants=VARIANTS, tier_reading: str | dict = W.TIER_READING,
+                  dnv_params: dict | None = None, **hbm_params) -> pl.DataFrame:
+    """:func:`compare` one :func:`run` at a time (what the tests compare the sweep path with)."""
     rows = []
     for tr in tqdm(traces.values(), desc="runs", leave=False):
         for policy, cr in variants:

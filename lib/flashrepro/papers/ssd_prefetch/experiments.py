@@ -33,19 +33,30 @@ S_SWEEP = [0.0, 0.25, 1.0, 4.0, 16.0]
 READ_SIZE_BUCKETS_KIB = [4, 8, 16, 32, 64, 128, 256]
 
 
+COUNTER_COLUMNS = ("hit_ratio", "hits", "prefetch_hits", "prefetched_pages", "culled_pages", "prefetch_evicted",
+                   "device_reads", "device_read_requests", "device_writes", "device_write_requests",
+                   "list_operations", "n1_updates", "references")
+
+
 def run(trace: Trace, policy: str, capacity_pages: int, segment_kib: int | None = None, **params) -> dict:
     """One simulation: counters, and device time and bandwidth on every Fig. 4 curve (a flat row)."""
     kw = dict(params)
     if segment_kib is not None:
         kw["segment_kib"] = segment_kib
     res = simulate(trace, policy, capacity_pages, log_io=True, flush_at_end=True, **kw)
+    return _row(trace, policy, capacity_pages, segment_kib, params, row_metrics(res, trace))
+
+
+def _row(trace: Trace, policy: str, capacity_pages: int, segment_kib, params: dict, m: dict) -> dict:
+    return {"workload": trace.name, "policy": policy, "capacity_pages": capacity_pages, "segment_kib": segment_kib,
+            **{k: v for k, v in params.items()}, **m}
+
+
+def row_metrics(res, trace: Trace) -> dict:
+    """The measured columns of a row (a sweep metric: ``(SimResult, Trace) -> dict``): the counters above,
+    device time and bandwidth on every Fig. 4 curve, and device reads by size."""
     c = res.to_dict()
-    row = {"workload": trace.name, "policy": policy, "capacity_pages": capacity_pages, "segment_kib": segment_kib,
-           **{k: v for k, v in params.items()}}
-    for k in ("hit_ratio", "hits", "prefetch_hits", "prefetched_pages", "culled_pages", "prefetch_evicted",
-              "device_reads", "device_read_requests", "device_writes", "device_write_requests", "list_operations",
-              "n1_updates", "references"):
-        row[k] = c.get(k, 0)
+    row = {k: c.get(k, 0) for k in COUNTER_COLUMNS}
     for name, curve in CURVES.items():
         bw = bandwidth(res.io_log, trace, curve)
         row[f"read_s_{name}"] = bw["read_s"]
@@ -64,7 +75,36 @@ def run(trace: Trace, policy: str, capacity_pages: int, segment_kib: int | None 
     return row
 
 
-def _grid(cases, desc: str) -> pl.DataFrame:
+def _metric_names() -> list[str]:
+    names = list(COUNTER_COLUMNS)
+    for name in CURVES:
+        names += [f"read_s_{name}", f"write_s_{name}", f"mb_s_{name}", f"read_mb_s_{name}"]
+    return names + [f"reads_{b}kib" for b in READ_SIZE_BUCKETS_KIB] + ["reads_larger", "mb_s", "read_mb_s"]
+
+
+def _grid(cases, desc: str, executor: str = "local", workers: int | None = None) -> pl.DataFrame:
+    """Every case ``(trace, policy, capacity_pages, {"segment_kib": ..., other params})`` through the sweep
+    runner (:func:`flashrepro.sweep.run_cases` on ``executor``: "local", "process" or "dask" with
+    ``workers``), one row per case in the cases' order, exactly as :func:`run` gives it."""
+    from ... import sweep
+
+    cases = list(cases)
+    res = sweep.run_cases([(tr, p, kw, cap) for tr, p, cap, kw in cases], flush_at_end=True,
+                          metrics=(row_metrics,), executor=executor, workers=workers)
+    if res.failures:
+        raise RuntimeError(f"{desc}: {len(res.failures)} runs failed, first: {res.failures[0]}\n"
+                           f"{res.failures[0].traceback}")
+    names = _metric_names()
+    rows = []
+    for (tr, p, cap, kw), r in zip(cases, res.table.select(names).iter_rows(named=True), strict=True):
+        kw = dict(kw)
+        seg = kw.pop("segment_kib", None)
+        rows.append(_row(tr, p, cap, seg, kw, r))
+    return pl.DataFrame(rows, strict=False)
+
+
+def _grid_loop(cases, desc: str) -> pl.DataFrame:
+    """:func:`_grid` one :func:`run` at a time (what the tests compare the sweep path with)."""
     return pl.DataFrame([run(*c[:3], **c[3]) for c in tqdm(cases, desc=desc, leave=False)], strict=False)
 
 
@@ -104,25 +144,26 @@ def fig4_replay(target, sizes_kib=(4, 8, 16, 32, 64, 128, 256, 512), n_reads: in
 
 # --- Figs. 6-8 ----------------------------------------------------------------------------------------------
 def fig6(traces: dict[str, Trace], segments=FIG6_SEGMENTS_KIB, capacity_pages: int = CACHE_PAGES,
-         policies=ALL_POLICIES) -> pl.DataFrame:
+         policies=ALL_POLICIES, executor: str = "local", workers: int | None = None) -> pl.DataFrame:
     """Bandwidth against segment size, every workload, 512 MiB: the existing scheme, the proposal, and the
     proposal's parts (prefetch alone, prefetch with fixed culling)."""
     cases = [(tr, p, capacity_pages, {"segment_kib": s}) for tr in traces.values() for s in segments
              for p in policies]
-    return _grid(cases, "Fig. 6")
+    return _grid(cases, "Fig. 6", executor, workers)
 
 
-def fig7(t1: Trace, caches_mib=FIG7_CACHES_MIB, segments=FIG6_SEGMENTS_KIB, policies=ALL_POLICIES) -> pl.DataFrame:
+def fig7(t1: Trace, caches_mib=FIG7_CACHES_MIB, segments=FIG6_SEGMENTS_KIB, policies=ALL_POLICIES,
+         executor: str = "local", workers: int | None = None) -> pl.DataFrame:
     """T1's improvement against cache size, one series per segment size (every policy, as in Fig. 6)."""
     cases = [(t1, p, m * 256, {"segment_kib": s}) for m in caches_mib for s in segments for p in policies]
-    return _grid(cases, "Fig. 7")
+    return _grid(cases, "Fig. 7", executor, workers)
 
 
 def fig8(t1x5: Trace, capacity_pages: int = FIG8_CACHE_PAGES, segments=FIG8_SEGMENTS_KIB,
-         policies=FIG8_POLICIES) -> pl.DataFrame:
+         policies=FIG8_POLICIES, executor: str = "local", workers: int | None = None) -> pl.DataFrame:
     """T1 five times, a 128 KiB cache: adaptive vs fixed culling vs segment prefetch only."""
     cases = [(t1x5, p, capacity_pages, {"segment_kib": s}) for s in segments for p in policies]
-    return _grid(cases, "Fig. 8")
+    return _grid(cases, "Fig. 8", executor, workers)
 
 
 def fig8_ratios(rows: pl.DataFrame) -> pl.DataFrame:
@@ -148,11 +189,12 @@ def n1_trajectory(trace: Trace, capacity_pages: int, segment_kib: int, every: in
                           segment_kib=pl.lit(segment_kib), n1_start=pl.lit(capacity_pages / (2 * segment_kib / 4)))
 
 
-def s_sweep(t1: Trace, t1x5: Trace, steps=S_SWEEP, segment_kib: int = 32) -> pl.DataFrame:
+def s_sweep(t1: Trace, t1x5: Trace, steps=S_SWEEP, segment_kib: int = 32, executor: str = "local",
+            workers: int | None = None) -> pl.DataFrame:
     """The feedback gain S, which the paper does not give: T1 at 512 MiB and Fig. 8's setting."""
     cases = [(t1, PROPOSED, CACHE_PAGES, {"segment_kib": segment_kib, "step": s}) for s in steps]
     cases += [(t1x5, PROPOSED, FIG8_CACHE_PAGES, {"segment_kib": segment_kib, "step": s}) for s in steps]
-    return _grid(cases, "S sweep")
+    return _grid(cases, "S sweep", executor, workers)
 
 
 def _model_variants(cases, seed: int, segments, capacity_pages: int, n: int | None) -> pl.DataFrame:
@@ -196,9 +238,11 @@ def t1_locality_sensitivity(seed: int, segments=FIG6_SEGMENTS_KIB, capacity_page
                            seed, segments, capacity_pages, n)
 
 
-def readahead_baseline(traces: dict[str, Trace], capacity_pages: int = CACHE_PAGES) -> pl.DataFrame:
+def readahead_baseline(traces: dict[str, Trace], capacity_pages: int = CACHE_PAGES, executor: str = "local",
+                       workers: int | None = None) -> pl.DataFrame:
     """Linux-style read-ahead (16-128 KiB), an extra baseline the paper only discusses."""
-    return _grid([(tr, "linux_readahead", capacity_pages, {}) for tr in traces.values()], "read-ahead")
+    return _grid([(tr, "linux_readahead", capacity_pages, {}) for tr in traces.values()], "read-ahead", executor,
+                 workers)
 
 
 def ambiguities(t1: Trace, t2: Trace, segment_kib: int = 32, caches_mib=AMBIGUITY_CACHES_MIB) -> pl.DataFrame:

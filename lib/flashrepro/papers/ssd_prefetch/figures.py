@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from .workloads import paper_value
+
 COLORS = {"seg_lru": "tab:gray", "seg_cull_adaptive": "tab:red", "seg_cull_fixed": "tab:blue",
           "seg_prefetch": "tab:green", "linux_readahead": "tab:purple"}
 LABELS = {"seg_lru": "existing (segment LRU)", "seg_cull_adaptive": "proposed (prefetch + adaptive culling)",
@@ -16,11 +18,19 @@ def _short(name: str) -> str:
 
 
 def plot_fig4(df: pl.DataFrame):
+    """Read time by size; the paper's two printed facts about model 1 (``gid="paper"``) placed on our model 1
+    (U16-sqrt): flat up to 16 KiB (our 4 KiB time at 16 KiB) and 2x the 64 KiB time at 256 KiB."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 3.6))
     for (curve, source), d in df.group_by(["curve", "source"], maintain_order=True):
         ax.plot(d["size_kib"], d["ms"], "o-" if source == "model" else "s--", ms=3, label=f"{curve} ({source})")
+    m = df.filter((pl.col("curve") == "U16-sqrt") & (pl.col("source") == "model"))
+    t = dict(zip(m["size_kib"].to_list(), m["ms"].to_list(), strict=True))
+    if {4, 64}.issubset(t):
+        flat = paper_value("fig4_flat_up_to_kib", "model1")
+        ax.plot([flat, 256], [t[4], t[64] * paper_value("fig4_time_ratio_256_64", "model1")], "kD", ms=6,
+                mfc="none", gid="paper", label="paper (Fig. 4, model 1): flat to 16 KiB; 256 KiB = 2x 64 KiB")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set(xlabel="read size (KiB)", ylabel="time per read (ms)", title="Fig. 4: read time by request size")
@@ -31,7 +41,9 @@ def plot_fig4(df: pl.DataFrame):
 
 def plot_fig6(rows: pl.DataFrame, paper: dict | None = None):
     """Bandwidth against segment size, proposed and existing, one panel per workload; the paper's "up to"
-    numbers for T1-T3 marked on the improvement axis."""
+    numbers for T1-T3 written in their panels (``paper``) and drawn as markers (``gid="paper"``) at our largest
+    segment size, on our existing scheme's bandwidth times (1 + the printed improvement): the paper gives no
+    segment size for its extreme, only that it comes "with larger segments"."""
     import matplotlib.pyplot as plt
 
     names = rows["workload"].unique(maintain_order=True).to_list()
@@ -46,6 +58,12 @@ def plot_fig6(rows: pl.DataFrame, paper: dict | None = None):
         ax.set_title(_short(name), fontsize=8)
         if paper and _short(name) in paper:
             ax.text(0.02, 0.04, f"paper: {paper[_short(name)]}", transform=ax.transAxes, fontsize=7)
+        key = {"T1-general-usage": "max_improvement"}.get(_short(name), "min_improvement")
+        base = d.filter(pl.col("policy") == "seg_lru").sort("segment_kib")
+        if name.startswith("pcmark/") and _short(name) != "T4-virus-scan" and base.height:
+            imp = paper_value(key, _short(name))
+            ax.plot([base["segment_kib"][-1]], [base["mb_s"][-1] * (1 + imp)], "kD", ms=5, mfc="none", gid="paper",
+                    label=f"paper: {imp:+.0%} over existing")
     for ax in axes.flat[len(names):]:
         ax.set_visible(False)
     for ax in axes[-1]:
@@ -74,7 +92,9 @@ def plot_fig7(imp: pl.DataFrame):
 
 
 def plot_fig8(rows: pl.DataFrame, paper: dict | None = None):
-    """Bandwidth of the three culling variants against segment size, one panel per cache size."""
+    """Bandwidth of the three culling variants against segment size, one panel per cache size. In the paper's
+    128 KiB panel, its two printed ratios as markers (``gid="paper"``): adaptive = 1.88x our fixed culling at
+    32 KiB segments, and 2.6x our segment prefetch alone at 128 KiB."""
     import matplotlib.pyplot as plt
 
     caps = rows["capacity_pages"].unique(maintain_order=True).to_list()
@@ -84,6 +104,14 @@ def plot_fig8(rows: pl.DataFrame, paper: dict | None = None):
         for p, e in d.group_by("policy", maintain_order=True):
             ax.plot(e["segment_kib"], e["mb_s"], "o-", ms=3, color=COLORS[p[0]], label=LABELS[p[0]])
         ax.set_xscale("log", base=2)
+        if cap * 4 == paper_value("fig8_cache_kib", "T1-general-usage x5"):
+            pts = [(32, "seg_cull_fixed", 1 + paper_value("fig8_adaptive_vs_fixed", "T1-general-usage x5")),
+                   (128, "seg_prefetch", paper_value("fig8_adaptive_vs_prefetch_only", "T1-general-usage x5"))]
+            xy = [(s, e["mb_s"][0] * k) for s, p, k in pts
+                  if (e := d.filter((pl.col("policy") == p) & (pl.col("segment_kib") == s))).height]
+            if xy:
+                ax.plot(*zip(*xy, strict=True), "kD", ms=6, mfc="none", gid="paper",
+                        label="paper: adaptive 1.88x fixed (32 KiB), 2.6x prefetch only (128 KiB)")
         size = f"{cap * 4} KiB" if cap * 4 < 1024 else f"{cap * 4 // 1024} MiB"
         ax.set(xlabel="segment (KiB)", ylabel="MB/s (model)", title=f"T1 x5, cache {size}")
         ax.legend(fontsize=7)

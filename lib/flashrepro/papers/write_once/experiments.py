@@ -58,14 +58,38 @@ def time_energy(refs: int, flash_reads: int, flash_writes: int, cache_blocks: in
 
 def run(tr: Trace, policy: str, capacity: int, **params) -> dict:
     """One simulation: miss ratio over all references, flash reads and writes, Table 1's time and energy."""
-    c = simulate(tr, policy, capacity, flush_at_end=True, **params).counters
+    res = simulate(tr, policy, capacity, flush_at_end=True, **params)
+    return {"workload": tr.name, "policy": policy, "capacity_blocks": capacity, **params, **row_metrics(res, tr)}
+
+
+def row_metrics(res, tr: Trace) -> dict:
+    """The measured columns of :func:`run`'s row (a sweep metric: ``(SimResult, Trace) -> dict``)."""
+    c = res.counters
     span = float(tr.time_s.max() - tr.time_s.min())
-    row = {"workload": tr.name, "policy": policy, "capacity_blocks": capacity, **params,
-           "miss_ratio": c["misses"] / c["references"], "flash_read_ratio": c["device_reads"] / c["references"],
+    row = {"miss_ratio": c["misses"] / c["references"], "flash_read_ratio": c["device_reads"] / c["references"],
            "flash_reads": c["device_reads"], "flash_writes": c["device_writes"], "write_misses": c["write_misses"],
            "flush_evictions": c.get("flush_evictions", 0), "history_hits": c.get("history_hits", 0)}
-    row.update(time_energy(c["references"], c["device_reads"], c["device_writes"], capacity, span))
+    row.update(time_energy(c["references"], c["device_reads"], c["device_writes"], res.capacity_pages, span))
     return row
+
+
+METRIC_COLUMNS = ("miss_ratio", "flash_read_ratio", "flash_reads", "flash_writes", "write_misses", "flush_evictions",
+                  "history_hits", "time_s", "energy_j", "energy_span_j", "refresh_j", "dynamic_j")
+
+
+def runs(cases, executor: str = "local", workers: int | None = None) -> list[dict]:
+    """:func:`run` of every case ``(trace, policy, capacity, params)``, through the sweep runner
+    (:func:`flashrepro.sweep.run_cases` on ``executor``: "local", "process" or "dask" with ``workers``);
+    the rows are exactly :func:`run`'s, in the cases' order."""
+    from ... import sweep
+
+    cases = list(cases)
+    res = sweep.run_cases([(tr, p, kw, cap) for tr, p, cap, kw in cases], flush_at_end=True, metrics=(row_metrics,),
+                          log_io=False, executor=executor, workers=workers)
+    if res.failures:
+        raise RuntimeError(f"{len(res.failures)} runs failed, first: {res.failures[0]}\n{res.failures[0].traceback}")
+    return [{"workload": tr.name, "policy": p, "capacity_blocks": cap, **kw, **m}
+            for (tr, p, cap, kw), m in zip(cases, res.table.select(METRIC_COLUMNS).iter_rows(named=True), strict=True)]
 
 
 def _cap(footprint: int, fraction: float) -> int:
@@ -97,17 +121,20 @@ def partial_write_misses(tr: Trace, policy: str, capacity: int, page_bytes: int 
     return int((refs.is_write & ~r.outcome.astype(bool) & partial).sum())
 
 
-def miss_curves(traces: dict[str, Trace], fractions=FRACTIONS, **params) -> pl.DataFrame:
+def miss_curves(traces: dict[str, Trace], fractions=FRACTIONS, executor: str = "local", workers: int | None = None,
+                **params) -> pl.DataFrame:
     """Fig. 5: both policies over cache sizes (fractions of the footprint) on every workload (``params`` as in
-    :func:`split`)."""
+    :func:`split`; the runs go through the sweep runner on ``executor``, see :func:`runs`)."""
     both = split(params)
-    rows = []
-    for tr in tqdm(traces.values(), desc="Fig. 5", leave=False):
+    cases, labels = [], []
+    for tr in traces.values():
         fp = tr.to_pages().n_unique
         for f in fractions:
             for pol, pp in zip((BASELINE, PROPOSED), both, strict=True):
-                r = run(tr, pol, _cap(fp, f), **pp)
-                rows.append({**{k: r[k] for k in r if k not in params}, "fraction": f, "footprint_blocks": fp})
+                cases.append((tr, pol, _cap(fp, f), pp))
+                labels.append({"fraction": f, "footprint_blocks": fp})
+    rows = [{**{k: r[k] for k in r if k not in params}, **lab}
+            for r, lab in zip(runs(cases, executor, workers), labels, strict=True)]
     return pl.DataFrame(rows)
 
 
@@ -150,56 +177,69 @@ def equal_miss_sizes(tr: Trace, fractions=FINE, **params) -> pl.DataFrame:
                                    on="capacity_blocks")
 
 
-def quarter_cache(traces: dict[str, Trace], fractions=FRACTIONS, shrink: int = 4, **params) -> pl.DataFrame:
+def quarter_cache(traces: dict[str, Trace], fractions=FRACTIONS, shrink: int = 4, executor: str = "local",
+                  workers: int | None = None, **params) -> pl.DataFrame:
     """Figs. 7-8: lru_flush at C against write_once at C / ``shrink``: time and energy (Table 1).
 
     The control: lru_flush itself at C / ``shrink`` (columns ``*_lru_q``). Under Table 1's costs T is
     mostly flash writes, which both policies issue alike (one per dirtying), and the refresh energy is
     proportional to the cache, so a claim the control meets as well does not test write_once's eviction.
-    ``energy_reduction_gb1e9`` takes the refresh's GB as 10^9 bytes instead of 2^30."""
+    ``energy_reduction_gb1e9`` takes the refresh's GB as 10^9 bytes instead of 2^30 (the runs go through the
+    sweep runner on ``executor``, see :func:`runs`)."""
     pb, pp = split(params)
     dec = dataclasses.replace(COSTS, gb=10**9)
-    rows = []
-    for tr in tqdm(traces.values(), desc="Figs. 7-8", leave=False):
-        fp, n = tr.to_pages().n_unique, len(tr.to_pages())
-        span = float(tr.time_s.max() - tr.time_s.min())
+    points, cases = [], []
+    for tr in traces.values():
+        fp = tr.to_pages().n_unique
         for f in fractions:
             c = _cap(fp, f)
             q = max(1, c // shrink)
-            b = run(tr, BASELINE, c, **pb)
-            p = run(tr, PROPOSED, q, **pp)
-            k = run(tr, BASELINE, q, **pb)
-            b9, p9 = (time_energy(n, r["flash_reads"], r["flash_writes"], size, span, dec)
-                      for r, size in ((b, c), (p, q)))
-            rows.append({"workload": tr.name, "fraction": f, "capacity_blocks": c, "write_once_blocks": q,
-                         "miss_ratio": b["miss_ratio"], "miss_ratio_wo": p["miss_ratio"],
-                         "miss_ratio_lru_q": k["miss_ratio"],
-                         "time_s": b["time_s"], "time_wo_s": p["time_s"], "time_ratio": p["time_s"] / b["time_s"],
-                         "time_ratio_lru_q": k["time_s"] / b["time_s"],
-                         "energy_j": b["energy_j"], "energy_wo_j": p["energy_j"],
-                         "energy_reduction": 1 - p["energy_j"] / b["energy_j"],
-                         "energy_reduction_lru_q": 1 - k["energy_j"] / b["energy_j"],
-                         "energy_reduction_span": 1 - p["energy_span_j"] / b["energy_span_j"],
-                         "energy_reduction_span_lru_q": 1 - k["energy_span_j"] / b["energy_span_j"],
-                         "energy_reduction_gb1e9": 1 - p9["energy_j"] / b9["energy_j"],
-                         "refresh_share": b["refresh_j"] / b["energy_j"],
-                         "flash_reads": b["flash_reads"], "flash_reads_wo": p["flash_reads"],
-                         "flash_reads_lru_q": k["flash_reads"], "flash_writes": b["flash_writes"],
-                         "flash_writes_wo": p["flash_writes"], "flash_writes_lru_q": k["flash_writes"]})
+            points.append((tr, f, c, q))
+            cases += [(tr, BASELINE, c, pb), (tr, PROPOSED, q, pp), (tr, BASELINE, q, pb)]
+    out = runs(cases, executor, workers)
+    rows = []
+    for i, (tr, f, c, q) in enumerate(points):
+        n = len(tr.to_pages())
+        span = float(tr.time_s.max() - tr.time_s.min())
+        b, p, k = out[3 * i:3 * i + 3]
+        b9, p9 = (time_energy(n, r["flash_reads"], r["flash_writes"], size, span, dec)
+                  for r, size in ((b, c), (p, q)))
+        rows.append({"workload": tr.name, "fraction": f, "capacity_blocks": c, "write_once_blocks": q,
+                     "miss_ratio": b["miss_ratio"], "miss_ratio_wo": p["miss_ratio"],
+                     "miss_ratio_lru_q": k["miss_ratio"],
+                     "time_s": b["time_s"], "time_wo_s": p["time_s"], "time_ratio": p["time_s"] / b["time_s"],
+                     "time_ratio_lru_q": k["time_s"] / b["time_s"],
+                     "energy_j": b["energy_j"], "energy_wo_j": p["energy_j"],
+                     "energy_reduction": 1 - p["energy_j"] / b["energy_j"],
+                     "energy_reduction_lru_q": 1 - k["energy_j"] / b["energy_j"],
+                     "energy_reduction_span": 1 - p["energy_span_j"] / b["energy_span_j"],
+                     "energy_reduction_span_lru_q": 1 - k["energy_span_j"] / b["energy_span_j"],
+                     "energy_reduction_gb1e9": 1 - p9["energy_j"] / b9["energy_j"],
+                     "refresh_share": b["refresh_j"] / b["energy_j"],
+                     "flash_reads": b["flash_reads"], "flash_reads_wo": p["flash_reads"],
+                     "flash_reads_lru_q": k["flash_reads"], "flash_writes": b["flash_writes"],
+                     "flash_writes_wo": p["flash_writes"], "flash_writes_lru_q": k["flash_writes"]})
     return pl.DataFrame(rows)
 
 
 
 def history_sweep(traces: dict[str, Trace], fraction: float = 0.05, multiples=(0, 0.25, 1, 4, 16),
-                  **params) -> pl.DataFrame:
-    """write_once's miss ratio as the history grows from none to 16x the cache (H is not given by the paper)."""
+                  executor: str = "local", workers: int | None = None, **params) -> pl.DataFrame:
+    """write_once's miss ratio as the history grows from none to 16x the cache (H is not given by the paper;
+    the runs go through the sweep runner on ``executor``, see :func:`runs`)."""
     pb, pp = split({k: v for k, v in params.items() if k != "history_pages"})
+    cases = []
+    for tr in traces.values():
+        c = _cap(tr.to_pages().n_unique, fraction)
+        cases.append((tr, BASELINE, c, pb))
+        cases += [(tr, PROPOSED, c, {**pp, "history_pages": int(round(k * c))}) for k in multiples]
+    out = iter(runs(cases, executor, workers))
     rows = []
     for tr in traces.values():
         c = _cap(tr.to_pages().n_unique, fraction)
-        base = run(tr, BASELINE, c, **pb)
+        base = next(out)
         for k in multiples:
-            r = run(tr, PROPOSED, c, **{**pp, "history_pages": int(round(k * c))})
+            r = next(out)
             rows.append({"workload": tr.name, "capacity_blocks": c, "history_multiple": k,
                          "history_pages": int(round(k * c)), "miss_ratio": r["miss_ratio"],
                          "miss_ratio_lru_flush": base["miss_ratio"], "flash_reads": r["flash_reads"],

@@ -265,10 +265,7 @@ def run(policies, workloads: Iterable, capacities: Iterable[int], *, scale: str 
     progress : bool, optional
         The tqdm bar (default: when stderr is a terminal or in a notebook, as ``tqdm.auto`` decides).
     """
-    if scheduler is not None or client is not None:
-        executor = "dask"
-    if executor not in EXECUTORS:
-        raise ValueError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
+    executor = _executor(executor, scheduler, client)
     from .cache import make_params
 
     t_start = time.perf_counter()
@@ -287,6 +284,15 @@ def run(policies, workloads: Iterable, capacities: Iterable[int], *, scale: str 
     return _run_tasks(tasks, executor, workers, scheduler, client, progress, store, t_start)
 
 
+def _executor(executor: str, scheduler, client) -> str:
+    """The executor to use: Dask when a scheduler or client is given; an unknown name is an error."""
+    if scheduler is not None or client is not None:
+        executor = "dask"
+    if executor not in EXECUTORS:
+        raise ValueError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
+    return executor
+
+
 def run_cases(cases: Iterable, *, scale: str = "ci", seed: int = 0, prefer: str = "real", flush_at_end: bool = False,
               page_bytes: int = 4096, metrics: Iterable = (), log_io: bool | None = None, executor: str = "local",
               workers: int | None = None, scheduler: str | None = None, store: str | os.PathLike | None = None,
@@ -300,10 +306,7 @@ def run_cases(cases: Iterable, *, scale: str = "ci", seed: int = 0, prefer: str 
     counters without keeping the I/O log (default: keep it when there are metrics); the rest is as in
     :func:`run`.
     """
-    if scheduler is not None or client is not None:
-        executor = "dask"
-    if executor not in EXECUTORS:
-        raise ValueError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
+    executor = _executor(executor, scheduler, client)
     from .cache import make_params
 
     t_start = time.perf_counter()

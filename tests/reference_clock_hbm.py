@@ -12,6 +12,8 @@ NVM slots fill in order, and a slot a page leaves without a replacement is reuse
 
 from __future__ import annotations
 
+from refbook import Book as _Book
+
 READ, WRITE = 0, 1
 DEMAND, EVICTION, END_FLUSH, MIGRATION = 0, 1, 2, 6
 DRAM, NVM = 0, 1
@@ -34,22 +36,12 @@ def split(capacity, dram_pages=None, nvm_pages=None, share=0.2):
     return dram_pages, nvm_pages
 
 
-class Book:
-    def __init__(self, extra, tiers_out=None):
-        self.hits, self.ios = [], []
-        self.tiers = [] if tiers_out is None else tiers_out
-        self.c = dict.fromkeys(("references", "hits", "write_references", "write_hits", "read_hits", "misses",
-                                "read_misses", "write_misses", "device_reads", "device_read_requests",
-                                "device_writes_eviction", "device_writes_end_flush", "device_write_requests",
-                                "device_writes", "dirtyings", "dirty_at_end", "evictions", "resident_at_end",
-                                *COMMON, *extra), 0)
+class Book(_Book):
+    """The tally of tests/refbook.py with each I/O's tier and the hybrid buffers' own counters."""
 
-    def ref(self, hit, w):
-        self.hits.append(hit)
-        self.c["references"] += 1
-        self.c["hits" if hit else "misses"] += 1
-        self.c[f"{'write' if w else 'read'}_{'hits' if hit else 'misses'}"] += 1
-        self.c["write_references"] += bool(w)
+    def __init__(self, extra, tiers_out=None):
+        super().__init__((*COMMON, *extra))
+        self.tiers = [] if tiers_out is None else tiers_out
 
     def row(self, i, op, cause, page, tier):
         self.ios.append((i, op, cause, page, 1))

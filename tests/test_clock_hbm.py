@@ -13,6 +13,7 @@ from reference import REFERENCES
 from reference_clock_hbm import TABLE2
 from reference_clock_hbm import clock_dnv as ref_dnv
 from reference_clock_hbm import clock_hbm as ref_hbm
+from test_kernels import compare_to_reference
 from test_properties import min_capacity, traces
 
 from flashrepro.cache import POLICIES, Simulator, contract, make_params, simulate
@@ -21,20 +22,7 @@ from flashrepro.traces import Op, Trace
 
 
 def _compare(tr, policy, ref_fn, capacity, flush, **params):
-    refs = tr.to_pages()
-    res = simulate(tr, policy, capacity, flush_at_end=flush, log_io=True, **params)
-    tiers = []
-    hits, ios, counters = ref_fn(refs.page.tolist(), refs.is_write.tolist(), capacity, flush, tiers_out=tiers,
-                                 **params)
-    first = np.flatnonzero(res.hit != np.array(hits))
-    assert first.size == 0, f"first differing reference: {first[:1]}"
-    log = res.io_log
-    got = list(zip(log.ref.tolist(), log.op.tolist(), log.cause.tolist(), log.first_page.tolist(),
-                   log.n_pages.tolist(), strict=True))
-    assert got == ios
-    assert log.tier.tolist() == tiers
-    assert res.counters == counters
-    return res
+    return compare_to_reference(tr, policy, ref_fn, capacity, flush, with_tiers=True, **params)
 
 
 HBM_VARIANTS = [{}, {"rotation": "sweep"}, {"nvm_classes": "swapped"}, {"promote_test": "after"},

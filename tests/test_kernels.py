@@ -35,19 +35,27 @@ CASES = [(pol, params, seed, cap, flush)
 
 @pytest.mark.parametrize("policy,params,seed,capacity,flush", CASES)
 def test_kernel_matches_reference(policy, params, seed, capacity, flush):
-    tr = random_trace(seed)
+    compare_to_reference(random_trace(seed), policy, REFERENCES[policy][0], capacity, flush, **params)
+
+
+def compare_to_reference(tr, policy, ref_fn, capacity, flush, *, with_tiers=False, **params):
+    """Reference by reference: the outcome of every page reference, every device I/O in order (and its tier,
+    ``with_tiers``: the reference then takes ``tiers_out``) and every counter the kernel reports."""
     refs = tr.to_pages()
     res = simulate(tr, policy, capacity, flush_at_end=flush, log_io=True, **params)
-    fn = REFERENCES[policy][0]
-    hits, ios, counters = fn(refs.page.tolist(), refs.is_write.tolist(), capacity, flush, **params)
-    # reference by reference: the outcome of every page reference and every device I/O, in order
+    tiers = []
+    hits, ios, counters = ref_fn(refs.page.tolist(), refs.is_write.tolist(), capacity, flush,
+                                 **({"tiers_out": tiers} if with_tiers else {}), **params)
     first_miss = np.flatnonzero(res.hit != np.array(hits))
     assert first_miss.size == 0, f"first differing reference: {first_miss[:1]}"
     log = res.io_log
     got = list(zip(log.ref.tolist(), log.op.tolist(), log.cause.tolist(), log.first_page.tolist(),
                    log.n_pages.tolist(), strict=True))
     assert got == ios
+    if with_tiers:
+        assert log.tier.tolist() == tiers
     assert res.counters == counters  # the full set: nothing the kernel reports goes unchecked
+    return res
 
 
 def test_io_log_maps_back_to_requests():

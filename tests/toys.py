@@ -108,13 +108,7 @@ def _flush_step(refs, start, state, counters, log, nlog, outcome, base, do_log, 
             if size == capacity:
                 v = jk.list_back(link, S)
                 jk.list_unlink(link, v)
-                counters[C.EVICTIONS] += 1
-                if dirty[v]:
-                    dirty[v] = 0
-                    counters[C.DEV_WRITES_EVICT] += 1
-                    counters[C.DEV_WRITE_REQS] += 1
-                    if do_log:
-                        nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, 0)
+                nlog = _leave(v, dirty, counters, log, nlog, do_log, base + i, 0)
             else:
                 size += 1
         jk.list_push_front(link, S, p)
@@ -315,13 +309,19 @@ def _out_of_nvm(state, counters, log, nlog, do_log, ref):
     v = jk.list_back(nvm, S)
     jk.list_unlink(nvm, v)
     sc[1] -= 1
+    return _leave(v, dirty, counters, log, nlog, do_log, ref, NVM)
+
+
+@njit(cache=True)
+def _leave(v, dirty, counters, log, nlog, do_log, ref, tier):
+    """Page v leaves the cache from ``tier``, written back if dirty."""
     counters[C.EVICTIONS] += 1
     if dirty[v]:
         dirty[v] = 0
         counters[C.DEV_WRITES_EVICT] += 1
         counters[C.DEV_WRITE_REQS] += 1
         if do_log:
-            nlog = C.row(log, nlog, ref, C.IO_WRITE, C.EVICTION, v, 1, NVM)
+            nlog = C.row(log, nlog, ref, C.IO_WRITE, C.EVICTION, v, 1, tier)
     return nlog
 
 
@@ -334,14 +334,7 @@ def _make_dram_room(state, counters, log, nlog, do_log, ref):
     jk.list_unlink(dram, v)
     sc[0] -= 1
     if sc[3] == 0:
-        counters[C.EVICTIONS] += 1
-        if dirty[v]:
-            dirty[v] = 0
-            counters[C.DEV_WRITES_EVICT] += 1
-            counters[C.DEV_WRITE_REQS] += 1
-            if do_log:
-                nlog = C.row(log, nlog, ref, C.IO_WRITE, C.EVICTION, v, 1, DRAM)
-        return nlog
+        return _leave(v, dirty, counters, log, nlog, do_log, ref, DRAM)
     if sc[1] == sc[3]:
         nlog = _out_of_nvm(state, counters, log, nlog, do_log, ref)
     jk.list_push_front(nvm, S, v)

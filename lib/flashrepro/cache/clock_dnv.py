@@ -249,15 +249,7 @@ def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, pa
         dirtyings += w
     C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, written, written,
                dirtyings, evictions)
-    counters[H.HITS_D] += hits_d
-    counters[H.HITS_N] += hits_n
-    counters[H.WRITES_D] += writes_d
-    counters[H.WRITES_N] += writes_n
-    counters[H.WRITE_HITS_N] += write_hits_n
-    counters[H.MIG_DN] += mig_dn
-    counters[H.FILLS_D if D > 0 else H.FILLS_N] += fills
-    counters[H.WB_D] += wb_d
-    counters[H.WB_N] += wb_n
+    H.add_tiers(counters, hits_d, hits_n, writes_d, writes_n, write_hits_n, mig_dn, 0, fills, D > 0, wb_d, wb_n)
     counters[CLEAN_DROPS] += drops
     counters[BLOCK_EVICTIONS] += block_evictions
     counters[PADDED_NVM] += padded_nvm

@@ -349,16 +349,8 @@ def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, le
             dirtyings += w
     C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, written, written,
                dirtyings, evictions)
-    counters[H.HITS_D] += hits_d
-    counters[H.HITS_N] += hits_n
-    counters[H.WRITES_D] += writes_d
-    counters[H.WRITES_N] += writes_n
-    counters[H.WRITE_HITS_N] += write_hits_n
-    counters[H.MIG_DN] += mig_dn
-    counters[H.MIG_ND] += mig_nd
-    counters[H.FILLS_D if D > 0 else H.FILLS_N] += fills
-    counters[H.WB_D] += wb_d
-    counters[H.WB_N] += wb_n
+    H.add_tiers(counters, hits_d, hits_n, writes_d, writes_n, write_hits_n, mig_dn, mig_nd, fills, D > 0, wb_d,
+                wb_n)
     counters[LEVEL_UPS] += ups
     counters[LEVEL_DOWNS] += downs
     counters[TO_MIGRATION] += to_mig

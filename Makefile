@@ -77,7 +77,7 @@ test: $(STAMP)  ## lint, then unit, property, reference, golden, peer and notebo
 lint: $(STAMP)
 	$(PY) -m ruff check lib tests benchmarks
 
-bench: $(STAMP)  ## kernel throughput vs libCacheSim, FTL host writes/s -> results/bench.csv
+bench: $(STAMP)  ## kernel throughput vs libCacheSim, FTL host writes/s, trace reading and memory -> results/bench.csv
 	$(PY) benchmarks/bench_kernels.py
 
 lab: $(STAMP)  ## JupyterLab on notebooks/ with the package importable

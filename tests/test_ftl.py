@@ -300,3 +300,28 @@ def test_run_slices_match_one_ftl_and_chunking(trigger):
     for name in POLICIES:
         r = rw.filter(policy=name)
         assert r["cumulative_waf"][-1] == pytest.approx(r["running_waf"].mean(), rel=1e-9)
+
+
+def test_run_reports_a_failing_ftl_or_stream_without_hanging():
+    g = Geometry(16, 48, 600)
+    w = skewed_writes(4, 20000, 600)
+    bad = w.copy()
+    bad[15000] = 600  # outside the logical space: the FTL refuses it mid-stream, after other chunks went out
+    with pytest.raises(ValueError, match="logical"):
+        run(ArrayStream("bad", bad, 600), ["greedy", "2r"], g, chunk=1000, progress=False)
+
+    class Broken(ArrayStream):
+        def chunks(self, size):
+            yield from list(super().chunks(size))[:3]
+            raise OSError("trace unreadable")
+
+    with pytest.raises(OSError, match="unreadable"):
+        run(Broken("broken", w, 600), ["greedy", "2r", "2r++"], g, chunk=1000, progress=False)
+
+    class Short(ArrayStream):
+        @property
+        def n_writes(self):
+            return len(self.lpns) + 1
+
+    with pytest.raises(RuntimeError, match="announced"):
+        run(Short("short", w, 600), ["greedy"], g, chunk=1000, progress=False)

@@ -10,7 +10,9 @@ compared on the same writes; the FTL kernels release the GIL, so FTLs run on ``t
 from __future__ import annotations
 
 import dataclasses
+import queue
 import sys
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -20,6 +22,8 @@ import polars as pl
 
 from . import _kernel as K
 from .device import FTL, GCTrigger, Geometry, Policy, get_policy, get_trigger
+
+QUEUE = 4  # chunks an FTL may fall behind the stream's generator (each chunk is 16 MiB at the default size)
 
 
 @dataclasses.dataclass
@@ -58,7 +62,12 @@ def run(stream, policies: Sequence[str | Policy], geometry: Geometry, slices: in
         chunk: int = 1 << 22, threads: int = 2, trigger: str | GCTrigger = "reserve",
         progress: bool = True) -> FTLRun:
     """Feed ``stream`` to one FTL per policy, all under GC ``trigger``; return cumulative counters at each
-    of ``slices`` equal parts."""
+    of ``slices`` equal parts.
+
+    The stream is generated once, chunk by chunk, on its own thread. Each FTL has a thread of its own and
+    a short queue of chunks, and at most ``threads`` FTL kernels run at once (they release the GIL). The
+    FTLs do not wait for each other after each chunk: a fast policy runs ahead of a slow one by up to
+    ``QUEUE`` chunks, so the cores stay busy when the policies' garbage collection costs differ."""
     if stream.logical_pages > geometry.logical_pages:
         raise ValueError(f"{stream.name}: stream spans {stream.logical_pages} logical pages, the geometry "
                          f"{geometry.logical_pages}")
@@ -71,42 +80,75 @@ def run(stream, policies: Sequence[str | Policy], geometry: Geometry, slices: in
     t0 = time.perf_counter()
     n = stream.n_writes
     bounds = [(k * n) // slices for k in range(1, slices + 1)]
-    rows = []
-    with ThreadPoolExecutor(max(1, threads)) as pool:
-        def each(fn):
-            for f in [pool.submit(fn, ftl) for ftl in ftls]:
-                f.result()
+    cores = threading.BoundedSemaphore(max(1, threads))
+    queues = [queue.Queue(QUEUE) for _ in ftls]
+    rows: list[list[dict]] = [[] for _ in ftls]
+    reached = [0] * (slices + 1)  # FTLs past each slice boundary, for the progress line
+    lock = threading.Lock()
+    failed = threading.Event()
 
-        if stream.prefill:
-            fill = np.arange(stream.prefill, dtype=np.int32)
-            each(lambda f: f.write(fill))
-            each(lambda f: f.reset_counters())
-        pos, k = 0, 0
-        it = iter(stream.chunks(chunk))
-        pending = pool.submit(next, it, None)
-        while True:
-            arr = pending.result()
-            if arr is None:
-                break
-            pending = pool.submit(next, it, None)
-            while len(arr):
-                take = min(len(arr), bounds[k] - pos) if k < slices else len(arr)
-                part, arr = arr[:take], arr[take:]
-                each(lambda f, part=part: f.write(part))
-                pos += take
-                while k < slices and pos == bounds[k]:
-                    k += 1
-                    for p, f in zip(pols, ftls, strict=False):
-                        rows.append({"workload": stream.name, "policy": p.name, "slice": k,
-                                     "progress": k / slices, **f.counters})
-                    if progress:
-                        dt = time.perf_counter() - t0
-                        print(f"  {stream.name}: {k}/{slices} ({pos / 1e6:.1f}M writes x {len(ftls)} FTLs, "
-                              f"{pos * len(ftls) / dt / 1e6:.1f}M/s)", file=sys.stderr, flush=True)
-    if pos != n:
-        raise RuntimeError(f"{stream.name}: stream produced {pos} writes, announced {n}")
-    return FTLRun(stream.name, geometry, pl.DataFrame(rows), {p.name: f.state.erase_count.copy()
-                                                               for p, f in zip(pols, ftls, strict=False)},
+    def write(f, arr):
+        with cores:
+            f.write(arr)
+
+    def take_next(i):  # the next chunk, or None at the end or once another thread has failed
+        while not failed.is_set():
+            try:
+                return queues[i].get(timeout=0.2)
+            except queue.Empty:
+                continue
+        return None
+
+    def consume(i):  # one FTL: its chunks from its queue, its counters at each boundary
+        f, pos, k = ftls[i], 0, 0
+        try:
+            if stream.prefill:
+                write(f, np.arange(stream.prefill, dtype=np.int32))
+                f.reset_counters()
+            while (arr := take_next(i)) is not None:
+                while len(arr):
+                    take = min(len(arr), bounds[k] - pos) if k < slices else len(arr)
+                    write(f, arr[:take])
+                    arr, pos = arr[take:], pos + take
+                    while k < slices and pos == bounds[k]:
+                        k += 1
+                        rows[i].append({"workload": stream.name, "policy": names[i], "slice": k,
+                                        "progress": k / slices, **f.counters})
+                        with lock:
+                            reached[k] += 1
+                            if progress and reached[k] == len(ftls):
+                                dt = time.perf_counter() - t0
+                                print(f"  {stream.name}: {k}/{slices} ({pos / 1e6:.1f}M writes x {len(ftls)} "
+                                      f"FTLs, {pos * len(ftls) / dt / 1e6:.1f}M/s)", file=sys.stderr, flush=True)
+            return pos
+        except BaseException:
+            failed.set()
+            raise
+
+    def feed(item):  # to every FTL's queue; gives up if an FTL has failed (its queue would never drain)
+        for q in queues:
+            while not failed.is_set():
+                try:
+                    q.put(item, timeout=0.2)
+                    break
+                except queue.Full:
+                    continue
+
+    with ThreadPoolExecutor(len(ftls)) as pool:
+        workers = [pool.submit(consume, i) for i in range(len(ftls))]
+        try:
+            for arr in stream.chunks(chunk):
+                if failed.is_set():
+                    break
+                feed(arr)
+        finally:
+            feed(None)
+        done = [w.result() for w in workers]  # raises the first FTL's error
+    if any(pos != n for pos in done):
+        raise RuntimeError(f"{stream.name}: stream produced {max(done)} writes, announced {n}")
+    ordered = [r for k in range(slices) for per_ftl in rows for r in per_ftl[k:k + 1]]  # slice, then policy
+    return FTLRun(stream.name, geometry, pl.DataFrame(ordered), {p.name: f.state.erase_count.copy()
+                                                                 for p, f in zip(pols, ftls, strict=False)},
                   time.perf_counter() - t0)
 
 

@@ -80,3 +80,14 @@ def test_bad_models():
         small(n_writes=10)
     with pytest.raises(ValueError):
         small(insert_only=1.0)
+
+
+def test_stats_gathered_by_a_run_equal_the_streams():
+    from flashrepro.ftl import Geometry, run
+    from flashrepro.traces.oltp import StatsTap
+
+    m = small()
+    r = run(m, ["greedy", "2r"], Geometry(16, 48, 600), chunk=333, progress=False, tap=StatsTap(m))
+    got, want = r.tap.stats(), stream_stats(m)
+    assert got.n_writes == want.n_writes == m.n_writes
+    assert np.array_equal(got.counts, want.counts) and np.array_equal(got.last, want.last)

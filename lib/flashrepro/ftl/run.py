@@ -56,18 +56,21 @@ class FTLRun:
     slices: pl.DataFrame  # workload, policy, slice, progress, host_writes, ... (cumulative)
     erase_counts: dict[str, np.ndarray]
     seconds: float
+    tap: object = None  # the ``tap`` the run fed every chunk to, if any
 
 
 def run(stream, policies: Sequence[str | Policy], geometry: Geometry, slices: int = 10,
         chunk: int = 1 << 22, threads: int = 2, trigger: str | GCTrigger = "reserve",
-        progress: bool = True) -> FTLRun:
+        progress: bool = True, tap=None) -> FTLRun:
     """Feed ``stream`` to one FTL per policy, all under GC ``trigger``; return cumulative counters at each
     of ``slices`` equal parts.
 
     The stream is generated once, chunk by chunk, on its own thread. Each FTL has a thread of its own and
     a short queue of chunks, and at most ``threads`` FTL kernels run at once (they release the GIL). The
     FTLs do not wait for each other after each chunk: a fast policy runs ahead of a slow one by up to
-    ``QUEUE`` chunks, so the cores stay busy when the policies' garbage collection costs differ."""
+    ``QUEUE`` chunks, so the cores stay busy when the policies' garbage collection costs differ.
+    ``tap``: a callable given every chunk, in order, on the generator's thread (e.g. a
+    :class:`flashrepro.traces.oltp.StatsTap`, to describe the stream without generating it again)."""
     if stream.logical_pages > geometry.logical_pages:
         raise ValueError(f"{stream.name}: stream spans {stream.logical_pages} logical pages, the geometry "
                          f"{geometry.logical_pages}")
@@ -140,6 +143,8 @@ def run(stream, policies: Sequence[str | Policy], geometry: Geometry, slices: in
             for arr in stream.chunks(chunk):
                 if failed.is_set():
                     break
+                if tap is not None:
+                    tap(arr)
                 feed(arr)
         finally:
             feed(None)
@@ -149,7 +154,7 @@ def run(stream, policies: Sequence[str | Policy], geometry: Geometry, slices: in
     ordered = [r for k in range(slices) for per_ftl in rows for r in per_ftl[k:k + 1]]  # slice, then policy
     return FTLRun(stream.name, geometry, pl.DataFrame(ordered), {p.name: f.state.erase_count.copy()
                                                                  for p, f in zip(pols, ftls, strict=False)},
-                  time.perf_counter() - t0)
+                  time.perf_counter() - t0, tap)
 
 
 def _run_keys(slices: pl.DataFrame) -> list[str]:

@@ -177,15 +177,29 @@ class StreamStats:
         return np.searchsorted(written, cut, side="left") / len(self.last)
 
 
+class StatsTap:
+    """Accumulates :class:`StreamStats` chunk by chunk (call it with each chunk, in order): a stream's
+    statistics gathered while the stream feeds a simulation, without generating it again."""
+
+    def __init__(self, stream):
+        self.counts = np.zeros(stream.logical_pages, np.int64)
+        self.last = np.full(stream.logical_pages, -2, np.int64)
+        self.last[: stream.prefill] = -1
+        self.pos = 0
+
+    def __call__(self, arr: np.ndarray) -> None:
+        _count(arr, self.pos, self.counts, self.last)
+        self.pos += len(arr)
+
+    def stats(self) -> StreamStats:
+        return StreamStats(self.counts, self.last, self.pos)
+
+
 def stream_stats(stream, chunk: int = 1 << 22) -> StreamStats:
-    counts = np.zeros(stream.logical_pages, np.int64)
-    last = np.full(stream.logical_pages, -2, np.int64)
-    last[: stream.prefill] = -1
-    pos = 0
+    tap = StatsTap(stream)
     for arr in stream.chunks(chunk):
-        _count(arr, pos, counts, last)
-        pos += len(arr)
-    return StreamStats(counts, last, pos)
+        tap(arr)
+    return tap.stats()
 
 
 def calibrate(base, top20: float, frozen60: float, rounds: int = 2, steps: int = 8, progress=None, *,

@@ -18,9 +18,9 @@ from . import claims, experiments, figures, workloads
 
 NOTEBOOK = "04_2rpp"
 FIGURES = Index(NOTEBOOK, [
-    Output("Fig. 1", workloads.skew_and_frozen, "04_2rpp_fig1_skew.csv"),
-    Output("Fig. 2", workloads.skew_and_frozen, "04_2rpp_fig2_frozen.csv"),
-    Output("calibration (Figs. 1-2)", workloads.skew_and_frozen, "04_2rpp_fit.csv"),
+    Output("Fig. 1", workloads.stats_tables, "04_2rpp_fig1_skew.csv"),
+    Output("Fig. 2", workloads.stats_tables, "04_2rpp_fig2_frozen.csv"),
+    Output("calibration (Figs. 1-2)", workloads.stats_tables, "04_2rpp_fit.csv"),
     Output("Figs. 1-2", figures.plot_skew_frozen, "04_2rpp_fig1_fig2.png"),
     Output("every run", experiments.summary, "04_2rpp_summary.csv"),
     Output("wall time per workload (this machine)", experiments.timings, "04_2rpp_timings.csv"),

@@ -15,6 +15,7 @@ import polars as pl
 from ...ftl import POLICIES, ArrayStream, Geometry, run, summarize
 from ...ftl import running_waf as ftl_running_waf
 from ...traces import catalog
+from ...traces.oltp import StatsTap
 from .workloads import MODELS, OLTP_WRITES, REAL_STANDINS, THETAS, fio_stream, geometry, oltp_model, paper_value
 
 PAPER_POLICIES = ["greedy", "2r", "2r++"]
@@ -73,20 +74,32 @@ def _tagged(r, setup: Setup):
     return r
 
 
-def run_one(stream, names, g: Geometry, setup: Setup, threads: int = 2, progress: bool = True, extra=()):
+def run_one(stream, names, g: Geometry, setup: Setup, threads: int = 2, progress: bool = True, extra=(),
+            stats: bool = False):
+    """``stream`` under ``names`` (and ``extra`` policies) with ``setup``; with ``stats`` the run also
+    gathers the stream's Figs. 1-2 statistics (``run.tap.stats()``, see :func:`stream_stats`)."""
     pols = policies(names, setup.fallback, extra, setup.threshold)
-    return _tagged(run(stream, pols, g, threads=threads, trigger=setup.trigger, progress=progress), setup)
+    return _tagged(run(stream, pols, g, threads=threads, trigger=setup.trigger, progress=progress,
+                       tap=StatsTap(stream) if stats else None), setup)
+
+
+def stream_stats(runs) -> list:
+    """``(workload, StreamStats)`` of the runs that gathered them (the main trigger's fio zipf 0.9 and OLTP
+    runs), for :func:`flashrepro.papers.twor.workloads.stats_tables` (Figs. 1-2)."""
+    got = [(r.workload, r.tap.stats()) for r in runs if r.tap is not None]
+    return sorted(got, key=lambda x: x[0].startswith("fio"))  # the models first, as in skew_and_frozen
 
 
 def run_fio(scale: str, setup: Setup = Setup(), names=tuple(RUN_POLICIES), thetas=tuple(THETAS), threads: int = 2,
             progress: bool = True, extras: bool = True) -> list:
     """Figs. 9A/9B and Table 3: every theta under ``names``; with ``extras`` also the stop-rule variants
-    and fio's stream against true Zipf at theta 0.9."""
+    and fio's stream against true Zipf at theta 0.9, and the zipf 0.9 stream's statistics (Figs. 1-2)."""
     g = geometry("8GB", scale, setup.spare)
     runs = []
     for theta in thetas:
         st = fio_stream(theta, scale, setup.seed, prefilled=setup.prefilled)
-        runs.append(run_one(st, names, g, setup, threads, progress, variants() if extras and theta == 0.9 else ()))
+        runs.append(run_one(st, names, g, setup, threads, progress, variants() if extras and theta == 0.9 else (),
+                            stats=extras and theta == 0.9))
     if extras and 0.9 in thetas:
         st = fio_stream(0.9, scale, setup.seed, mode="true", prefilled=setup.prefilled)
         runs.append(run_one(st, names, g, setup, threads, progress))
@@ -96,10 +109,10 @@ def run_fio(scale: str, setup: Setup = Setup(), names=tuple(RUN_POLICIES), theta
 def run_oltp(scale: str, setup: Setup = Setup(), names=tuple(RUN_POLICIES), workloads=tuple(OLTP_WRITES),
              models=tuple(MODELS), threads: int = 2, progress: bool = True, extras: bool = True) -> list:
     """Figs. 4, 5, 10-13 and Table 4 on the fitted OLTP models (the life-cycle model, then the stationary
-    alternative, named ``<workload>/stationary``)."""
+    alternative, named ``<workload>/stationary``); with ``extras`` also each stream's statistics (Figs. 1-2)."""
     g = geometry("10GB", scale, setup.spare)
     return [run_one(oltp_model(w, scale, setup.seed, model=m), names, g, setup, threads, progress,
-                     variants() if extras and w == "tpcc" and m == MODELS[0] else ())
+                    variants() if extras and w == "tpcc" and m == MODELS[0] else (), stats=extras)
             for m in models for w in workloads]
 
 

@@ -213,19 +213,23 @@ def fit_models(seed: int = 0, scale: str = "quick", models=tuple(MODELS)) -> lis
 def skew_and_frozen(scale: str, seed: int = 0, models=tuple(MODELS)) -> tuple[pl.DataFrame, pl.DataFrame,
                                                                                pl.DataFrame]:
     """Fig. 1 CDFs, Fig. 2 frozen shares over progress, and the fitted statistics beside their targets,
-    for each OLTP model in ``models`` and fio at zipf 0.9."""
+    for each OLTP model in ``models`` and fio at zipf 0.9 (each stream generated for the purpose; the
+    notebook takes them from its runs instead, :func:`stats_tables`)."""
     streams = [oltp_model(w, scale, seed, model=m) for m in models for w in OLTP_WRITES] + [fio_stream(0.9, scale,
                                                                                                        seed)]
+    return stats_tables([(st.name, stream_stats(st)) for st in streams])
+
+
+def stats_tables(named_stats) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """Fig. 1 CDFs, Fig. 2 frozen shares over progress, and the fitted statistics beside their targets, from
+    ``(workload, StreamStats)`` pairs."""
     cdf, frozen, fit = [], [], []
     grid = np.linspace(0, 1, 21)
-    for st in streams:
-        stats = stream_stats(st)
+    for name, stats in named_stats:
         x, y = stats.cdf()
-        cdf.append(pl.DataFrame({"workload": st.name, "page_share": x, "write_share": y}))
-        frozen.append(pl.DataFrame({"workload": st.name, "progress": grid, "frozen_share": stats.frozen(grid)}))
-        t = TARGETS.get(st.name.split("/")[0], {})
-        fit.append({"workload": st.name, "top20": stats.top_share(0.2), "top20_paper": t.get("top20"),
+        cdf.append(pl.DataFrame({"workload": name, "page_share": x, "write_share": y}))
+        frozen.append(pl.DataFrame({"workload": name, "progress": grid, "frozen_share": stats.frozen(grid)}))
+        t = TARGETS.get(name.split("/")[0], {})
+        fit.append({"workload": name, "top20": stats.top_share(0.2), "top20_paper": t.get("top20"),
                     "frozen60": float(stats.frozen(0.6)[0]), "frozen60_paper": t.get("frozen60")})
     return pl.concat(cdf), pl.concat(frozen), pl.DataFrame(fit)
-
-

@@ -40,3 +40,44 @@ def test_one_pass_counters_equal_the_streamed_ones(policy, make):
     big = simulate_source(MemoryTrace(tr), policy, 64, flush_at_end=True, whole_max_requests=len(tr) - 1,
                           **_params(policy))
     assert big.to_dict() == streamed
+
+
+def _spc_lines(n, lba0=0):
+    return "".join(f"0,{lba0 + 8 * i},4096,{'w' if i % 3 == 0 else 'r'},{i * 0.001:.3f}\n" for i in range(n))
+
+
+def test_the_parse_cache_never_serves_a_changed_file(tmp_path, isolated_interim, monkeypatch):
+    """The cache key is the file's identity (stat and its first and last bytes), not a hash of all of it: a
+    rewrite of the same size that changes only the middle is parsed again, whether its modification time is
+    new or set back to the old one (the status-change time moves); an untouched file is not."""
+    import os
+
+    from flashrepro.traces import load_trace
+    from flashrepro.traces import store as store_mod
+
+    monkeypatch.setattr(store_mod, "EDGE_BYTES", 64)  # so that the middle of a small file is outside the edges
+    path = tmp_path / "t.spc"
+    path.write_text(_spc_lines(200))
+    first = load_trace(path, "spc")
+    parses = []
+    real = store_mod.iter_trace
+    monkeypatch.setattr(store_mod, "iter_trace", lambda *a, **k: parses.append(1) or real(*a, **k))
+    assert np.array_equal(load_trace(path, "spc").offset_bytes, first.offset_bytes) and not parses
+
+    data = path.read_bytes()
+    mid = data.index(b"0,800,")  # line 101: same length after the edit
+    edited = data[:mid] + b"0,808," + data[mid + 6:]
+    assert len(edited) == len(data) and edited[:64] == data[:64] and edited[-64:] == data[-64:]
+    old = os.stat(path)
+    path.write_bytes(edited)  # same size, new bytes, new mtime
+    second = load_trace(path, "spc")
+    assert len(parses) == 1 and second.offset_bytes[100] == 808 * 512 != first.offset_bytes[100]
+
+    edited = data[:mid] + b"0,816," + data[mid + 6:]
+    path.write_bytes(edited)  # another edit, with the first version's mtime set back: a new ctime all the same
+    os.utime(path, ns=(old.st_atime_ns, old.st_mtime_ns))
+    assert os.stat(path).st_mtime_ns == old.st_mtime_ns and os.stat(path).st_size == old.st_size
+    third = load_trace(path, "spc")
+    assert len(parses) == 2 and third.offset_bytes[100] == 816 * 512
+    load_trace(path, "spc")
+    assert len(parses) == 2  # unchanged since: from the cache

@@ -3,10 +3,13 @@
 import numpy as np
 import pytest
 from conftest import random_trace
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_contract import event_trace
 
 from flashrepro.cache import POLICIES, simulate_stream
 from flashrepro.cache.onepass import simulate_source
+from flashrepro.traces.fastparse import FastSpec
 from flashrepro.traces.store import MemoryTrace
 
 SEG = {"segment_kib": 16}
@@ -81,3 +84,58 @@ def test_the_parse_cache_never_serves_a_changed_file(tmp_path, isolated_interim,
     assert len(parses) == 2 and third.offset_bytes[100] == 816 * 512
     load_trace(path, "spc")
     assert len(parses) == 2  # unchanged since: from the cache
+
+
+_ALPHABET = "0123456789" * 4 + ",,,;\t  -+.eE#xRW\n\n"
+
+
+@st.composite
+def _block_and_spec(draw):
+    sep = draw(st.sampled_from([",", ";", "\t"]))
+    kinds = draw(st.lists(st.sampled_from(["int", "float", "token", "skip", "digits"]), min_size=1, max_size=5))
+    spec = FastSpec(sep, tuple((f"f{i}", k) for i, k in enumerate(kinds)),
+                    extra=draw(st.sampled_from(["none", "empty", "one", "any"])), pad=draw(st.booleans()))
+    edge = st.sampled_from(["9" * 18, "9" * 19, "-" + "1" * 18, "0.000000000000000000000001", "1" * 15 + ".5",
+                            "1" * 16, "1e5", ".5", "5.", "+3", "-", " 7 ", ""])
+    plain = {"int": st.integers(-10**6, 10**6).map(str) | edge,
+             "float": st.floats(-1e6, 1e6).map(lambda x: f"{x:.4f}") | edge,
+             "token": st.sampled_from(["R", "W", "Read", "w", "Readings", "ReadWrite", " W ", ""]),
+             "skip": st.sampled_from(["", "hm", "x y"]),
+             "digits": st.sampled_from(["", "7", "123"])}
+    lines = []
+    for _ in range(draw(st.integers(1, 12))):
+        if draw(st.booleans()):  # a valid-looking line
+            lines.append(sep.join(draw(plain[k]) for k in kinds))
+        else:  # random text over the characters that matter
+            lines.append(draw(st.text(alphabet=_ALPHABET, max_size=30)).replace("\n", ""))
+    return ("\n".join(lines) + "\n").encode(), spec
+
+
+@settings(max_examples=600, deadline=None, derandomize=True)
+@given(case=_block_and_spec())
+def test_the_fused_tokenizer_reads_what_the_generic_one_reads(case):
+    """fastparse's plain-line reader (_regular, fields read while scanned) and its generic one line by line
+    (_generic, the reference): the same records, values, line numbers and first bad line on random text."""
+    from flashrepro.traces import fastparse as fp
+
+    block, spec = case
+    buf = np.frombuffer(block, np.uint8)
+    kinds = np.array([fp.KINDS[k] for _, k in spec.fields], np.int8)
+    slots = np.zeros(len(kinds), np.int64)
+    for k in (fp.INT, fp.FLOAT, fp.TOKEN):
+        slots[kinds == k] = np.arange(int(np.count_nonzero(kinds == k)))
+    cap = block.count(b"\n") + 1
+    out = []
+    for run in ("fused", "generic"):
+        arrs = (np.zeros((cap, 5), np.int64, order="F"), np.zeros((cap, 5), np.float64, order="F"),
+                np.zeros((cap, 5), np.uint64, order="F"), np.zeros(cap, np.int64))
+        args = (fp.SEPS[spec.sep], spec.pad, kinds, slots, fp.EXTRA[spec.extra], *arrs, fp._POW10)
+        if run == "fused":
+            rec, bad = fp._tokenize(buf, *args)
+        else:
+            _, _, rec, bad = fp._generic(buf, 0, 0, 0, False, *args)
+        out.append((rec, bad, *(a[:rec] for a in arrs)))
+    (r1, b1, *a1), (r2, b2, *a2) = out
+    assert (r1, b1) == (r2, b2), block
+    for x, y in zip(a1, a2, strict=True):
+        np.testing.assert_array_equal(x, y, err_msg=repr(block))

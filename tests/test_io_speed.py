@@ -139,3 +139,20 @@ def test_the_fused_tokenizer_reads_what_the_generic_one_reads(case):
     assert (r1, b1) == (r2, b2), block
     for x, y in zip(a1, a2, strict=True):
         np.testing.assert_array_equal(x, y, err_msg=repr(block))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(text=st.binary(max_size=200).map(lambda b: b"a" + b.replace(b"\0", b"\r")), bom=st.booleans(),
+       block=st.integers(4, 40))
+def test_blocks_are_whole_lines_of_the_normalised_text(text, bom, block, tmp_path_factory):
+    """iter_blocks (one buffer per block, filled in place): whole lines, CR LF and lone CR as LF, a leading
+    byte-order mark dropped (the first block must hold it: blocks are MiBs), the concatenation the whole
+    normalised text, whatever the block size."""
+    from flashrepro.traces.readers import _normalise, iter_blocks
+
+    path = tmp_path_factory.mktemp("blocks") / "t.txt"
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + text)
+    blocks = list(iter_blocks(path, block))
+    want = _normalise(text)
+    assert b"".join(blocks) == (want if not want or want.endswith(b"\n") else want + b"\n")
+    assert all(b.endswith(b"\n") for b in blocks)

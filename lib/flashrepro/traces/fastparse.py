@@ -17,6 +17,7 @@ makes the common case fast.
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 from numba import njit
@@ -393,6 +394,25 @@ def _tokenize(buf, sep, pad, kinds, slots, extra, ints, floats, tokens, line_of,
     return rec, -1
 
 
+def encode_token(name: str) -> int | None:
+    """``name`` packed as the tokenizer packs a token (its UTF-8 bytes, little-endian), or None if it is not
+    1 to 8 bytes long."""
+    b = name.encode("utf-8")
+    return int.from_bytes(b, "little") if 0 < len(b) <= 8 else None
+
+
+@functools.lru_cache(maxsize=64)
+def _token_table(items: tuple) -> tuple[np.ndarray, np.ndarray]:
+    pairs = sorted((t, code) for name, code in items if (t := encode_token(name)) is not None)
+    return np.array([t for t, _ in pairs], np.uint64), np.array([c for _, c in pairs], np.int8)
+
+
+def token_table(mapping: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The names of ``mapping`` as sorted packed tokens and their codes (int8): a token's code is
+    ``codes[searchsorted(keys, token)]`` where ``keys`` there equals it."""
+    return _token_table(tuple(sorted(mapping.items())))
+
+
 def decode_token(t: int) -> str:
     b = int(t).to_bytes(8, "little").rstrip(b"\0")
     return b.decode("utf-8", errors="replace")
@@ -409,8 +429,9 @@ class Parsed:
         return len(self.line)
 
 
-def tokenize(block: bytes, spec: FastSpec) -> tuple[Parsed | None, int]:
-    """Parse a block of whole lines; returns (columns, -1) or (None, first unreadable 0-based line)."""
+def tokenize(block: bytes, spec: FastSpec, lines: int | None = None) -> tuple[Parsed | None, int]:
+    """Parse a block of whole lines; returns (columns, -1) or (None, first unreadable 0-based line).
+    ``lines``: the number of newlines in ``block`` or more, when the caller has counted them."""
     if block and block[-1] != 10:
         block = block + b"\n"
     buf = np.frombuffer(block, np.uint8)
@@ -418,7 +439,7 @@ def tokenize(block: bytes, spec: FastSpec) -> tuple[Parsed | None, int]:
     slots = np.zeros(len(kinds), np.int64)  # each field's column among those of its kind
     for k in (INT, FLOAT, TOKEN):
         slots[kinds == k] = np.arange(int(np.count_nonzero(kinds == k)))
-    cap = block.count(b"\n") + 1
+    cap = (block.count(b"\n") if lines is None else lines) + 1
     n_int, n_float, n_tok = (int(np.count_nonzero(kinds == k)) for k in (INT, FLOAT, TOKEN))
     # column-major: each field's column is contiguous, handed out without a copy
     ints = np.empty((cap, max(n_int, 1)), np.int64, order="F")

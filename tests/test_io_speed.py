@@ -156,3 +156,46 @@ def test_blocks_are_whole_lines_of_the_normalised_text(text, bom, block, tmp_pat
     want = _normalise(text)
     assert b"".join(blocks) == (want if not want or want.endswith(b"\n") else want + b"\n")
     assert all(b.endswith(b"\n") for b in blocks)
+
+
+def _one_page_trace(seed, n=3000, sparse=False):
+    """Reads and writes of one page each (some inside a page, not at its start); ``sparse``: pages far apart
+    (the ranks then come from a sort, not a bitmap)."""
+    from flashrepro.traces import Trace
+
+    rng = np.random.default_rng(seed)
+    page = rng.zipf(1.3, n) % 500 * (10**6 if sparse else 1)
+    inner = rng.integers(0, 8, n) * 512
+    size = rng.integers(1, 8 - inner // 512 + 1) * 512
+    op = (rng.random(n) < 0.4).astype(np.int8)
+    return Trace(np.arange(n) * 1e-3, op, page * 4096 + inner, size, name=f"one-page-{seed}")
+
+
+@pytest.mark.parametrize("policy", sorted(POLICIES))
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_one_page_requests_skip_the_expansion_with_equal_counters(policy, sparse):
+    """One-page requests: the trace's own columns as the reference stream (where the policy's units are
+    pages): every counter equal to the streamed run's."""
+    from flashrepro.cache import onepass
+
+    tr = _one_page_trace(11, sparse=sparse)
+    assert onepass._one_page_stream(tr, 4096) is not None
+    streamed = simulate_stream(MemoryTrace(tr), policy, 64, flush_at_end=True, batch_requests=97,
+                               **_params(policy)).to_dict()
+    seen = []
+    whole = simulate_source(MemoryTrace(tr), policy, 64, flush_at_end=True, progress=seen.append, **_params(policy))
+    assert whole.to_dict() == streamed and seen[-1] == len(tr)
+
+
+def test_the_one_page_units_are_the_expanded_ones():
+    from flashrepro.cache import onepass
+
+    for sparse in (False, True):
+        tr = _one_page_trace(12, sparse=sparse)
+        units, rank = onepass._one_page_stream(tr, 4096)
+        want, want_rank = tr.to_pages(4096).units(1)
+        np.testing.assert_array_equal(units.segments, want.segments)
+        np.testing.assert_array_equal(rank, want_rank)
+    two = _one_page_trace(13)
+    two.size_bytes[5] = 8192  # one request of two pages: the general path
+    assert onepass._one_page_stream(two, 4096) is None

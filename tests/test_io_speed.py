@@ -112,13 +112,24 @@ def _block_and_spec(draw):
 
 
 @settings(max_examples=600, deadline=None, derandomize=True)
-@given(case=_block_and_spec())
-def test_the_fused_tokenizer_reads_what_the_generic_one_reads(case):
+@given(case=_block_and_spec(), run_min=st.sampled_from([0, 1, 3, 4096]))
+def test_the_fused_tokenizer_reads_what_the_generic_one_reads(case, run_min):
     """fastparse's plain-line reader (_regular, fields read while scanned) and its generic one line by line
-    (_generic, the reference): the same records, values, line numbers and first bad line on random text."""
+    (_generic, the reference): the same records, values, line numbers and first bad line on random text,
+    whether after a short run of plain lines the generic one takes one line (run_min 0) or the rest."""
     from flashrepro.traces import fastparse as fp
 
     block, spec = case
+    saved, fp.RUN_MIN = fp.RUN_MIN, run_min
+    try:
+        _check_fused(block, spec)
+    finally:
+        fp.RUN_MIN = saved
+
+
+def _check_fused(block, spec):
+    from flashrepro.traces import fastparse as fp
+
     buf = np.frombuffer(block, np.uint8)
     kinds = np.array([fp.KINDS[k] for _, k in spec.fields], np.int8)
     slots = np.zeros(len(kinds), np.int64)

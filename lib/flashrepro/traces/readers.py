@@ -39,7 +39,9 @@ DEVICE_SHIFT = 44
 MAX_DEVICE = (1 << (62 - DEVICE_SHIFT)) - 1
 SECTOR = 512
 _MAX_OFFSET = 1 << 62  # offsets at or above this cannot be right (and would overflow when shifted)
-BLOCK_BYTES = 64 << 20  # lines are parsed in blocks of about this many bytes
+# Lines are parsed in blocks of about this many bytes. Small blocks reuse memory the last one freed: 64 MiB
+# made the first run of a 245 MB file 1.4x slower (each block's buffers fresh pages) and 100 MiB bigger.
+BLOCK_BYTES = 8 << 20
 
 
 @dataclasses.dataclass(frozen=True)

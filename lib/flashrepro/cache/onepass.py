@@ -101,9 +101,10 @@ def _one_page_each(op, offset, size, page_bytes, page):
 
 @njit(cache=True)
 def _dense_ranks(page, lo, span):
-    """Order-preserving ranks of ``page`` (all in [lo, lo + span)) and the sorted distinct pages, by a bitmap
-    and a prefix sum: ``dense_remap``'s result in one pass per array."""
-    rank_of = np.zeros(span, np.int64)
+    """Order-preserving ranks of ``page`` (all in [lo, lo + span)), written over it, and the sorted distinct
+    pages, by a bitmap and a prefix sum: ``dense_remap``'s result, with no fresh array of the trace's length
+    (fresh memory is what costs here)."""
+    rank_of = np.zeros(span, np.int32)
     for i in range(page.shape[0]):
         rank_of[page[i] - lo] = 1
     r = 0
@@ -117,10 +118,9 @@ def _dense_ranks(page, lo, span):
     for j in range(span):
         if rank_of[j] >= 0:
             uniq[rank_of[j]] = j + lo
-    rank = np.empty(page.shape[0], np.int64)
     for i in range(page.shape[0]):
-        rank[i] = rank_of[page[i] - lo]
-    return rank, uniq
+        page[i] = rank_of[page[i] - lo]
+    return uniq
 
 
 def _one_page_stream(trace, page_bytes: int):
@@ -133,8 +133,9 @@ def _one_page_stream(trace, page_bytes: int):
     if hi < 0:
         return None
     span = int(hi - lo) + 1
-    if span <= 8 * n + 1024:
-        rank, uniq = _dense_ranks(page, lo, span)
+    if span <= 8 * n + 1024 and span < 2**31:
+        uniq = _dense_ranks(page, lo, span)
+        rank = page
     else:
         rank, uniq = dense_remap(page)
     return Units(1, uniq), rank

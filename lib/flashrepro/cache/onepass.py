@@ -25,6 +25,9 @@ from .simulate import DEFAULT_CHUNK, UNIT_BYTES, SimResult, Simulator, simulate_
 # Requests held whole (a Trace of 25 bytes per request plus, per page reference, 33 bytes of PageRefs and
 # 8 of units): 8M requests of one page each stay under about 0.6 GB. Longer traces are streamed.
 WHOLE_MAX_REQUESTS = 1 << 23
+# References per kernel call on the one-page path: its constant columns (file -1, one page) are this long and
+# reused (4M-long ones cost 0.13 s of fresh memory on a 5M-line first run; the calls cost ~10 us each).
+ONE_PAGE_CHUNK = 1 << 16
 
 
 def simulate_source(source, policy: str, capacity_pages: int | None = None, *, page_bytes: int = 4096,
@@ -54,9 +57,9 @@ def simulate_source(source, policy: str, capacity_pages: int | None = None, *, p
             check_memory(units.n * UNIT_BYTES, f"{policy} over {units.n:,} units of 1 page ({source.name})")
             sim = Simulator(policy, units, tiers, p, flush_at_end=flush_at_end)
             n = len(trace)
-            no_file, one_page = np.full(min(n, DEFAULT_CHUNK), -1, np.int32), np.ones(min(n, DEFAULT_CHUNK), np.int64)
-            for start in range(0, n, DEFAULT_CHUNK):
-                sl = slice(start, min(start + DEFAULT_CHUNK, n))
+            no_file, one_page = np.full(min(n, ONE_PAGE_CHUNK), -1, np.int32), np.ones(min(n, ONE_PAGE_CHUNK), np.int64)
+            for start in range(0, n, ONE_PAGE_CHUNK):
+                sl = slice(start, min(start + ONE_PAGE_CHUNK, n))
                 m = sl.stop - start
                 sim.feed(RefStream(rank[sl], trace.op[sl], trace.time_s[sl], no_file[:m], one_page[:m]))
                 if progress is not None:

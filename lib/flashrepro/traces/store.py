@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
 import shutil
 import tempfile
@@ -75,8 +76,14 @@ class StoredTrace:
         return self.n
 
     def _read(self, col: str, start: int, count: int) -> np.ndarray:
+        """Rows [start, start + count) of a column: the file mapped copy-on-write (writable; a write stays in
+        this process), so a load takes the page cache's pages instead of copying them into fresh memory."""
         dt = np.dtype(COLUMNS[col])
-        return np.fromfile(self.folder / f"{col}.bin", dtype=dt, count=count, offset=start * dt.itemsize)
+        if count <= 0:
+            return np.zeros(0, dt)
+        with open(self.folder / f"{col}.bin", "rb") as f:
+            mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
+        return np.frombuffer(mm, dtype=dt, count=count, offset=start * dt.itemsize)
 
     def slice(self, start: int, stop: int) -> Trace:
         stop = min(stop, self.n)

@@ -76,11 +76,14 @@ class StoredTrace:
         return self.n
 
     def _read(self, col: str, start: int, count: int) -> np.ndarray:
-        """Rows [start, start + count) of a column: the file mapped copy-on-write (writable; a write stays in
-        this process), so a load takes the page cache's pages instead of copying them into fresh memory."""
+        """Rows [start, start + count) of a column. The whole column is the file mapped copy-on-write (writable;
+        a write stays in this process): a load takes the page cache's pages instead of copying them into fresh
+        memory (0.1 s of a 5M-line first run). A batch is copied: its memory is reused batch after batch."""
         dt = np.dtype(COLUMNS[col])
         if count <= 0:
             return np.zeros(0, dt)
+        if start > 0 or count < self.n:
+            return np.fromfile(self.folder / f"{col}.bin", dtype=dt, count=count, offset=start * dt.itemsize)
         with open(self.folder / f"{col}.bin", "rb") as f:
             mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
         return np.frombuffer(mm, dtype=dt, count=count, offset=start * dt.itemsize)

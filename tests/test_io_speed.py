@@ -30,7 +30,7 @@ def _files(tr):
 @pytest.mark.parametrize("policy", sorted(POLICIES))
 @pytest.mark.parametrize("make", [lambda: random_trace(3), lambda: event_trace(5), lambda: _files(random_trace(6))],
                          ids=["plain", "events", "files"])
-def test_one_pass_counters_equal_the_streamed_ones(policy, make):
+def test_one_pass_counters_equal_the_streamed_ones(policy, make, monkeypatch):
     """The whole trace in one pass (the command line's way) and the two-pass stream in batches of 97 requests:
     every counter equal, for every policy; and above the size bound the stream is what runs."""
     tr = make()
@@ -40,9 +40,16 @@ def test_one_pass_counters_equal_the_streamed_ones(policy, make):
     whole = simulate_source(MemoryTrace(tr), policy, 64, flush_at_end=True, progress=seen.append, **_params(policy))
     assert whole.to_dict() == streamed
     assert seen and seen[-1] == len(tr) and seen == sorted(seen)
+    from flashrepro.cache import onepass
+
+    calls = []
+    monkeypatch.setattr(onepass, "simulate_stream", lambda *a, **k: calls.append(1) or simulate_stream(*a, **k))
     big = simulate_source(MemoryTrace(tr), policy, 64, flush_at_end=True, whole_max_requests=len(tr) - 1,
                           **_params(policy))
     assert big.to_dict() == streamed
+    many_pages = simulate_source(MemoryTrace(tr), policy, 64, flush_at_end=True, whole_max_refs=len(tr) - 1,
+                                 **_params(policy))  # more page references than that: streamed too
+    assert many_pages.to_dict() == streamed and len(calls) == 2
 
 
 def _spc_lines(n, lba0=0):

@@ -22,9 +22,11 @@ from . import contract as C
 from .registry import get_policy, make_params
 from .simulate import DEFAULT_CHUNK, UNIT_BYTES, SimResult, Simulator, simulate_stream
 
-# Requests held whole (a Trace of 25 bytes per request plus, per page reference, 33 bytes of PageRefs and
-# 8 of units): 8M requests of one page each stay under about 0.6 GB. Longer traces are streamed.
+# Held whole: a Trace of 25 bytes per request plus, per page reference, 33 bytes of PageRefs and 8 of units
+# (one-page requests at page units: 8 bytes per request and no PageRefs). Up to 8M requests and 16M page
+# references stay under about 1 GB; longer traces, or requests of many pages, are streamed.
 WHOLE_MAX_REQUESTS = 1 << 23
+WHOLE_MAX_REFS = 1 << 24
 # References per kernel call on the one-page path: its constant columns (file -1, one page) are this long and
 # reused (4M-long ones cost 0.13 s of fresh memory on a 5M-line first run; the calls cost ~10 us each).
 ONE_PAGE_CHUNK = 1 << 16
@@ -32,9 +34,10 @@ ONE_PAGE_CHUNK = 1 << 16
 
 def simulate_source(source, policy: str, capacity_pages: int | None = None, *, page_bytes: int = 4096,
                     flush_at_end: bool = False, progress=None, whole_max_requests: int = WHOLE_MAX_REQUESTS,
-                    **params) -> SimResult:
+                    whole_max_refs: int = WHOLE_MAX_REFS, **params) -> SimResult:
     """:func:`~flashrepro.cache.simulate.simulate_stream`'s result (no I/O log), in one pass over the
-    trace held whole when ``source`` has at most ``whole_max_requests`` requests, streamed otherwise.
+    trace held whole when ``source`` has at most ``whole_max_requests`` requests and
+    ``whole_max_refs`` page references, streamed otherwise.
 
     ``source`` is a :class:`~flashrepro.traces.store.StoredTrace` or
     :class:`~flashrepro.traces.store.MemoryTrace` (from ``open_trace``); ``progress(requests_done)`` is
@@ -67,6 +70,12 @@ def simulate_source(source, policy: str, capacity_pages: int | None = None, *, p
             sim.finish()
             return SimResult(policy, p, sum(tiers.values()), source.name, sim.counter_dict(), None, None, tiers,
                              None)
+    data = (trace.op <= 1) & (trace.size_bytes > 0)
+    off, size = trace.offset_bytes[data], trace.size_bytes[data]
+    if int(((off + size - 1) // page_bytes - off // page_bytes + 1).sum()) > whole_max_refs:
+        del trace, data, off, size
+        return simulate_stream(source, policy, capacity_pages, page_bytes=page_bytes, flush_at_end=flush_at_end,
+                               progress=progress, **params)
     refs = trace.to_pages(page_bytes)
     events = pol.caps.flushes and refs.events is not None
     if len(refs) == 0:

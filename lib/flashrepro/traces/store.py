@@ -1,8 +1,8 @@
 """Parse once: parsed trace columns cached under data/interim/traces, keyed by the file's identity.
 
 The key (:func:`file_key`) is the file's device, inode, size, modification and status-change times (ns) and
-a hash of its first and last MiB, not a hash of the whole content (which cost 0.13 s of a 245 MB file's
-0.9 s cached run). Any write through the file system changes the size or the modification time, and
+a hash of its first and last MiB, not a hash of the whole content (0.13 s on a 245 MB file, on every run).
+Any write through the file system changes the size or the modification time, and
 setting the modification time back (``touch -d``, ``cp -p``, ``rsync -t``) changes the status-change time,
 which no user call can set; so an edited file is parsed again. What this key cannot see: a file system that
 keeps coarse timestamps (FAT: 2 s) with a same-size rewrite inside one tick that leaves the first and last

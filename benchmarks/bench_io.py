@@ -7,7 +7,8 @@
    fresh process with an empty parse cache, then again with the cache filled; ``libcachesim-csv`` is
    libCacheSim's CSV reader with its LRU on the same file in the same run (object = offset, sizes ignored).
    Wall time, CPU time (user + system: the fairer figure on a busy machine) and peak resident memory
-   (``ru_maxrss``) of each process, interpreter start and imports included for both.
+   (``ru_maxrss``) of each process, interpreter start and imports included for both; the median of
+   ``--repeat`` rounds (3), with the fastest and slowest wall time and the load average.
 2. ``bytes-per-request``: peak memory above an idle interpreter, per request, of parsing an SPC file
    (``open_trace``), generating a synthetic trace (``synthetic.zipf``) and simulating LRU over a stored trace
    (``simulate_stream``), each in its own process.
@@ -109,21 +110,38 @@ out = {{"miss_ratio": miss}}
 """
 
 
-def first_run_rows(lines: int, workdir: Path) -> list[dict]:
+def first_run_rows(lines: int, workdir: Path, repeat: int = 3) -> list[dict]:
+    """The three runs ``repeat`` times in turn (each round with an empty parse cache); each row holds the
+    median of its wall and CPU times and peak memory, the fastest and slowest wall time, and the 1-minute load
+    average when the rounds began (the machine is shared; the ratios are of the medians)."""
     path = write_lines(workdir / f"msr-{lines}.csv", lines, msr_chunk)
     mb = path.stat().st_size / 1e6
-    home = Path(tempfile.mkdtemp(prefix="home.", dir=workdir))  # an empty parse cache
+    load = os.getloadavg()[0]
+    runs: dict[str, list[dict]] = {}
+    for _ in range(repeat):
+        home = Path(tempfile.mkdtemp(prefix="home.", dir=workdir))  # an empty parse cache
+        for kernel, body, h in (("flashrepro-first-run", CLI, home), ("flashrepro-cached-run", CLI, home),
+                                ("libcachesim-csv", LIBCACHESIM, None)):
+            r = run(body.format(path=str(path), fmt="msr", cap=10000), h)
+            runs.setdefault(kernel, []).append(r)
+            print(f"{kernel:<24s} {r['seconds']:7.2f} s ({r['cpu_seconds']:.2f} s CPU)  "
+                  f"{r['maxrss'] / 2**20:7.0f} MiB  miss ratio {r['miss_ratio']:.4f}  ({mb:.0f} MB file)", flush=True)
+        subprocess.run(["rm", "-rf", str(home)], check=False)
     rows = []
-    for kernel, body, h in (("flashrepro-first-run", CLI, home), ("flashrepro-cached-run", CLI, home),
-                            ("libcachesim-csv", LIBCACHESIM, None)):
-        r = run(body.format(path=str(path), fmt="msr", cap=10000), h)
+    for kernel, rs in runs.items():
+        med = {k: float(np.median([r[k] for r in rs])) for k in ("seconds", "cpu_seconds", "maxrss")}
+        assert len({r["miss_ratio"] for r in rs}) == 1
         rows.append({"kernel": kernel, "workload": f"msr-csv-{lines / 1e6:g}M-zipf0.9", "capacity_pages": 10000,
-                     "requests": lines, "seconds": round(r["seconds"], 3), "cpu_seconds": round(r["cpu_seconds"], 3),
-                     "mreq_per_s": round(lines / r["seconds"] / 1e6, 2), "peak_mib": round(r["maxrss"] / 2**20),
-                     "miss_ratio": round(r["miss_ratio"], 4)})
-        print(f"{kernel:<24s} {r['seconds']:7.2f} s ({r['cpu_seconds']:.2f} s CPU)  {r['maxrss'] / 2**20:7.0f} MiB  "
-              f"miss ratio {r['miss_ratio']:.4f}  ({mb:.0f} MB file)", flush=True)
+                     "requests": lines, "seconds": round(med["seconds"], 3),
+                     "cpu_seconds": round(med["cpu_seconds"], 3), "mreq_per_s": round(lines / med["seconds"] / 1e6, 2),
+                     "peak_mib": round(med["maxrss"] / 2**20), "miss_ratio": round(rs[0]["miss_ratio"], 4),
+                     "runs": len(rs), "seconds_min": round(min(r["seconds"] for r in rs), 3),
+                     "seconds_max": round(max(r["seconds"] for r in rs), 3), "load_avg_1min": round(load, 2)})
     peer = rows[-1]
+    print(f"medians of {repeat} (load average {load:.2f} at the start):", flush=True)
+    for r in rows:
+        print(f"  {r['kernel']:<24s} {r['seconds']:6.2f} s wall ({r['seconds_min']:.2f}-{r['seconds_max']:.2f}), "
+              f"{r['cpu_seconds']:.2f} s CPU, {r['peak_mib']} MiB", flush=True)
     for r in rows[:2]:
         print(f"{r['kernel']}: {peer['seconds'] / r['seconds']:.2f}x libCacheSim's speed "
               f"({peer['cpu_seconds'] / r['cpu_seconds']:.2f}x in CPU time)", flush=True)
@@ -168,13 +186,14 @@ def big_rows(lines: int, workdir: Path) -> list[dict]:
 def main(argv=None) -> pl.DataFrame:
     ap = argparse.ArgumentParser()
     ap.add_argument("--msr-lines", type=int, default=5_000_000)
+    ap.add_argument("--repeat", type=int, default=3, help="rounds of the first-run / cached-run / libCacheSim rows")
     ap.add_argument("--per-request", type=int, default=5_000_000)
     ap.add_argument("--big-lines", type=int, default=200_000_000, help="0 skips the big-trace row")
     a = ap.parse_args(argv)
     workdir = paths.build / "bench" / "io"
     workdir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    rows = first_run_rows(a.msr_lines, workdir) + per_request_rows(a.per_request, workdir)
+    rows = first_run_rows(a.msr_lines, workdir, a.repeat) + per_request_rows(a.per_request, workdir)
     if a.big_lines:
         rows += big_rows(a.big_lines, workdir)
     for h in workdir.glob("home.*"):

@@ -7,7 +7,8 @@ import json
 import math
 import sys
 
-from .cache import POLICIES, make_params, simulate, simulate_stream
+from .cache import POLICIES, make_params, simulate
+from .cache.onepass import simulate_source
 from .traces import FORMATS, TraceFormatError, catalog, load_trace, open_trace
 from .traces.readers import get_format
 
@@ -82,7 +83,7 @@ def cmd_simulate(a) -> dict:
 
         bar = tqdm(total=len(source), unit="req", unit_scale=True, file=sys.stderr, desc=a.policy)
     try:
-        res = simulate_stream(source, a.policy, a.capacity_pages, page_bytes=a.page_bytes,
+        res = simulate_source(source, a.policy, a.capacity_pages, page_bytes=a.page_bytes,
                               flush_at_end=a.flush_at_end, progress=bar and (lambda n: bar.update(n - bar.n)),
                               **_params(a.param))
     finally:

@@ -13,7 +13,7 @@ from pathlib import Path
 root = Path(os.environ.get("FLASHREPRO_HOME", Path(__file__).resolve().parents[2]))
 data = root / "data"
 raw = data / "raw"  # real traces a user drops in
-interim = data / "interim"  # parsed-trace cache, keyed by content hash
+interim = data / "interim"  # parsed-trace cache, keyed by the file's identity (traces/store.py)
 paper = data / "paper"  # numbers the papers report, as CSV
 figures = root / "figures"
 results = root / "results"

@@ -122,7 +122,7 @@ class GrowingDB(Growth):
         order = np.argsort(np.where(k < 0, N_CLASSES, k), kind="stable")  # by class, then creation order
         counts = np.bincount(k[k >= 0], minlength=N_CLASSES)
         start = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-        members = order.astype(np.int64)  # pages grouped by class, each group in creation order
+        members = order.astype(np.int32)  # pages grouped by class, each in creation order (int32: fewer cache misses)
         weight = self.class_weights()
         cnt = np.bincount(k[: self.initial_pages][k[: self.initial_pages] >= 0], minlength=N_CLASSES).astype(np.int64)
         cum = np.cumsum(cnt * weight)

@@ -163,7 +163,7 @@ class LifeCycleDB(Growth):
 
     def chunks(self, size: int = 1 << 22) -> Iterator[np.ndarray]:
         frozen = self.frozen_pages()
-        members = np.flatnonzero(~frozen).astype(np.int64)
+        members = np.flatnonzero(~frozen).astype(np.int32)  # int32: a random read per write, half the cache misses
         cnt0 = np.concatenate([[0], np.cumsum(~frozen)]).astype(np.int64)
         rng = np.random.default_rng([self.seed, 4])
         window = self.window * self.final_pages

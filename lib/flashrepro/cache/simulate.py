@@ -7,13 +7,16 @@ device I/O log (:class:`IOLog`, the after-cache trace) and the outcome of every 
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
 import numpy as np
-import polars as pl
 
 from ..traces.trace import Op, PageRefs, Trace, Units, sorted_unique, touched_segments
 from . import contract as C
 from .registry import check_params, check_tiers, get_policy, make_params
+
+if TYPE_CHECKING:
+    import polars as pl
 
 DEFAULT_CHUNK = 1 << 22  # references per kernel call
 
@@ -174,6 +177,8 @@ class SimResult:
 
     def tier_table(self) -> pl.DataFrame:
         """Pages, occupancy at the end, hits and page writes per tier."""
+        import polars as pl  # not at the top: a command-line run should not pay for importing polars
+
         c = self.counters
         if len(self.tiers) == 1:
             (name, pages), = self.tiers.items()
@@ -255,7 +260,11 @@ def simulate(trace: Trace | PageRefs, policy: str, capacity_pages: int | None = 
         io_log = IOLog(ref=ref.copy(), req=req, op=rows[:, 1].astype(np.int8), cause=rows[:, 2].astype(np.int8),
                        first_page=units.pages(rows[:, 3]), n_pages=rows[:, 4].copy(), tier=rows[:, 5].astype(np.int8),
                        page_bytes=refs.page_bytes)
-    trajectory = pl.DataFrame(sim.trajectory) if sim.trajectory else None
+    trajectory = None
+    if sim.trajectory:
+        import polars as pl
+
+        trajectory = pl.DataFrame(sim.trajectory)
     return SimResult(policy, p, sum(tiers.values()), refs.name, sim.counter_dict(), io_log, outcome, tiers, trajectory)
 
 

@@ -26,15 +26,19 @@ import re
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import polars as pl
 
 from .._io import TraceFormatError, open_decompressed
 from . import fastparse
 from .fastparse import FastSpec
 from .trace import Op, Trace
 
+if TYPE_CHECKING:
+    import polars as pl
+
+INT, FLOAT = "int64", "float64"  # what _Fields.num reads a column as
 DEVICE_SHIFT = 44
 MAX_DEVICE = (1 << (62 - DEVICE_SHIFT)) - 1
 SECTOR = 512
@@ -142,14 +146,18 @@ class _Fields:
 
     def take(self, keep: np.ndarray) -> None:
         """Keep only the records where ``keep`` is true (before any column is read)."""
+        import polars as pl
+
         self.df = self.df.filter(pl.Series(keep))
 
-    def num(self, col: str, dtype=pl.Int64, nonneg: bool = True) -> np.ndarray:
+    def num(self, col: str, dtype=INT, nonneg: bool = True) -> np.ndarray:
+        import polars as pl  # the line-by-line path only: polars stays off a fast read's imports (0.15 s)
+
         s = self.df[col].str.strip_chars()
-        out = s.cast(dtype, strict=False)
+        out = s.cast(pl.Float64 if dtype == FLOAT else pl.Int64, strict=False)
         bad = out.is_null() & s.is_not_null()
         if bad.any():
-            kind = "an integer below 2^63" if dtype == pl.Int64 else "a number"
+            kind = "an integer below 2^63" if dtype == INT else "a number"
             self.fail(int(bad.arg_max()), f"field {col.lstrip('_')!r} is not {kind}")
         arr = out.to_numpy()
         return self._checked(arr, col, nonneg)
@@ -166,6 +174,8 @@ class _Fields:
         return arr
 
     def op(self, col: str, mapping: dict[str, int]) -> np.ndarray:
+        import polars as pl
+
         s = self.df[col].str.strip_chars()
         out = s.replace_strict(mapping, default=None, return_dtype=pl.Int8)
         bad = out.is_null()
@@ -220,9 +230,9 @@ class _FastFields(_Fields):
         self.cols = {k: v[keep] for k, v in self.cols.items()}
         self.rec_line = self.rec_line[keep]
 
-    def num(self, col: str, dtype=pl.Int64, nonneg: bool = True) -> np.ndarray:
+    def num(self, col: str, dtype=INT, nonneg: bool = True) -> np.ndarray:
         arr = self.cols[col]
-        if dtype == pl.Float64:
+        if dtype == FLOAT:
             arr = arr.astype(np.float64)
         return self._checked(arr, col, nonneg)
 
@@ -335,6 +345,8 @@ def _fast_fields(block: bytes, fmt: Format, ctx: _Ctx) -> _FastFields | None:
 
 
 def _slow_fields(block: bytes, fmt: Format, ctx: _Ctx) -> _Fields | None:
+    import polars as pl
+
     text = block.decode("utf-8", errors="replace")
     if text.endswith("\n"):
         text = text[:-1]
@@ -569,7 +581,7 @@ _I = r"-?\d+"  # an integer, sign kept so that negative sizes get their own mess
 
 def _spc(f):
     size = f.num("size")
-    return {"time_s": f.num("time", pl.Float64), "op": f.op("op", _opmap("rR", "wW")),
+    return {"time_s": f.num("time", FLOAT), "op": f.op("op", _opmap("rR", "wW")),
             "offset_bytes": f.device_offset(f.num("asu"), f.scaled(f.num("lba"), SECTOR, "lba"), size),
             "size_bytes": size}
 
@@ -611,7 +623,7 @@ register_format(Format(
 
 
 def _diskmon(f, max_sector=None):
-    return _sector_trace(f, f.num("time", pl.Float64), f.op("op", _opmap(["Read"], ["Write"])),
+    return _sector_trace(f, f.num("time", FLOAT), f.op("op", _opmap(["Read"], ["Write"])),
                          f.num("disk"), f.num("sector"), f.num("len"), max_sector)
 
 
@@ -624,7 +636,7 @@ register_format(Format(
 
 
 def _mqsim(f, time_unit_s=1e-9):
-    return _sector_trace(f, f.num("time", pl.Float64) * time_unit_s, f.op("op", {"1": Op.READ, "0": Op.WRITE}),
+    return _sector_trace(f, f.num("time", FLOAT) * time_unit_s, f.op("op", {"1": Op.READ, "0": Op.WRITE}),
                          f.num("dev"), f.num("sector"), f.num("len"))
 
 
@@ -705,7 +717,7 @@ def _blkparse(f, action="C"):
     sector, n = f.num("_sector"), f.num("_n")
     keep = sel & (data | flush)
     dropped = int(np.count_nonzero(sel & ~(data | flush)))
-    cols = _sector_trace(f, f.num("time", pl.Float64), op, (f.num("maj") << 8) + f.num("min"), sector, n)
+    cols = _sector_trace(f, f.num("time", FLOAT), op, (f.num("maj") << 8) + f.num("min"), sector, n)
     cols["keep"] = keep
     cols["meta"] = {**cols["meta"], "dropped_no_data_completions": dropped}
     return cols
@@ -726,7 +738,7 @@ def _most(f, action="C"):
     op = np.where(rwbs.str.contains("W").to_numpy(), Op.WRITE,
                   np.where(rwbs.str.contains("R").to_numpy(), Op.READ, Op.FLUSH)).astype(np.int8)
     op = np.where(n == 0, Op.FLUSH, op).astype(np.int8)  # zero-length completions are barriers/flushes
-    cols = _sector_trace(f, f.num("time", pl.Float64), op, np.zeros(f.n, np.int64), f.num("sector"), n)
+    cols = _sector_trace(f, f.num("time", FLOAT), op, np.zeros(f.n, np.int64), f.num("sector"), n)
     cols["keep"] = sel
     return cols
 
@@ -853,7 +865,7 @@ def _csv(f, layout: CsvLayout | dict | str | None = None):
     size = f.scaled(f.num("size"), layout.size_unit, "size")
     offset = f.scaled(f.num("offset"), layout.offset_unit, "offset")
     dev = f.num("device") if "device" in cols else np.zeros(n, np.int64)
-    time = f.num("time", pl.Float64) * layout.time_unit_s if "time" in cols else np.zeros(n)
+    time = f.num("time", FLOAT) * layout.time_unit_s if "time" in cols else np.zeros(n)
     return {"time_s": time, "op": f.op("op", _opmap(layout.reads, layout.writes)),
             "offset_bytes": f.device_offset(dev, offset, size), "size_bytes": size}
 

@@ -44,10 +44,12 @@ import time
 import traceback
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from ._io import atomic_path
+
+if TYPE_CHECKING:  # the functions import polars when they run: the CLI imports this module for its parser,
+    import polars as pl  # and `flashrepro simulate` should not pay 0.1-0.2 s for polars
 
 EXECUTORS = ("local", "process", "dask")
 KEYS = ("workload", "policy", "params", "capacity_pages")
@@ -306,6 +308,8 @@ def run_cases(cases: Iterable, *, scale: str = "ci", seed: int = 0, prefer: str 
     counters without keeping the I/O log (default: keep it when there are metrics); the rest is as in
     :func:`run`.
     """
+    import polars as pl
+
     executor = _executor(executor, scheduler, client)
     from .cache import make_params
 
@@ -339,6 +343,8 @@ def run_cases(cases: Iterable, *, scale: str = "ci", seed: int = 0, prefer: str 
 
 def _run_tasks(tasks: list[Task], executor, workers, scheduler, client, progress, store, t_start) -> SweepResult:
     """Run ``tasks`` (skipping rows already in ``store``) and return their rows in task order."""
+    import polars as pl
+
     done = _read_store(store)
     known = set(done["key"].to_list()) if done is not None else set()
     todo, skipped = [], 0
@@ -375,12 +381,16 @@ def _prototype_of(name: str):
 
 
 def _frame(rows: list[dict]) -> pl.DataFrame:
+    import polars as pl
+
     return pl.concat([pl.DataFrame([r]) for r in rows], how="diagonal_relaxed")
 
 
 def _order(table: pl.DataFrame, order: dict) -> pl.DataFrame:
     """Rows in input order; columns: the keys, hit_ratio, the base counters, then the others sorted by name,
     metrics after them, seconds last."""
+    import polars as pl
+
     if table.height == 0:
         return table
     from .cache import contract as C
@@ -396,12 +406,16 @@ def _order(table: pl.DataFrame, order: dict) -> pl.DataFrame:
 
 
 def _read_store(store) -> pl.DataFrame | None:
+    import polars as pl
+
     if store is None or not Path(store).exists():
         return None
     return pl.read_parquet(store)
 
 
 def _write_store(store, done: pl.DataFrame | None, rows: list[dict]) -> pl.DataFrame:
+    import polars as pl
+
     new = _frame(rows)
     done = new if done is None else pl.concat([done, new], how="diagonal_relaxed")
     Path(store).parent.mkdir(parents=True, exist_ok=True)

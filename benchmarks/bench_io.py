@@ -185,15 +185,19 @@ def big_rows(lines: int, workdir: Path) -> list[dict]:
 
 def main(argv=None) -> pl.DataFrame:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--msr-lines", type=int, default=5_000_000)
+    ap.add_argument("--msr-lines", type=int, default=5_000_000, help="0 skips the first-run / cached-run rows")
     ap.add_argument("--repeat", type=int, default=3, help="rounds of the first-run / cached-run / libCacheSim rows")
-    ap.add_argument("--per-request", type=int, default=5_000_000)
+    ap.add_argument("--per-request", type=int, default=5_000_000, help="0 skips the bytes-per-request rows")
     ap.add_argument("--big-lines", type=int, default=200_000_000, help="0 skips the big-trace row")
     a = ap.parse_args(argv)
     workdir = paths.build / "bench" / "io"
     workdir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    rows = first_run_rows(a.msr_lines, workdir, a.repeat) + per_request_rows(a.per_request, workdir)
+    rows = []
+    if a.msr_lines:
+        rows += first_run_rows(a.msr_lines, workdir, a.repeat)
+    if a.per_request:
+        rows += per_request_rows(a.per_request, workdir)
     if a.big_lines:
         rows += big_rows(a.big_lines, workdir)
     for h in workdir.glob("home.*"):

@@ -51,7 +51,7 @@ USED, CAP, LAST_END, WINDOW, MINW, MAXW = range(6)
 PF_HITS, PREFETCHED, PF_EVICTED = range(C.N_BASE, C.N_BASE + 3)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # a call passing the state costs a refcount update per array
 def _evict_one(st, counters, log, nlog, do_log, ref):
     S = st.dirty.shape[0]
     v = jk.list_back(st.link, S)
@@ -69,7 +69,7 @@ def _evict_one(st, counters, log, nlog, do_log, ref):
     return nlog
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # a call passing the state costs a refcount update per array
 def _insert(st, p, counters, log, nlog, do_log, ref):
     """Make p resident at the MRU end, evicting the LRU page when full."""
     if st.sc[USED] == st.sc[CAP]:

@@ -114,3 +114,18 @@ def test_measured_covers_every_quoted_quantity():
     missing = [k for k in T.QUOTED if k not in got and not k.startswith(("ambiguity", "mayun2"))]
     assert not missing
     assert {"ambiguity default swap_reduction_on", "ambiguity ignores writes swap_reduction_on"} <= set(got)
+
+
+def test_quotes_from_an_absent_real_trace_are_not_checked(monkeypatch, capsys):
+    quoted = {"mayun2 swaps LRU": ("{:,}", "102,378"), "b": ("{:d}", "75")}
+    table = T.check({"b": 75}, quoted)  # no trace folder: mayun2 was not run
+    monkeypatch.setattr(T.catalog, "available", lambda name: False)
+    T.enforce(table, "paper", True)
+    assert "not checked: 1 quoted numbers" in capsys.readouterr().out
+    monkeypatch.setattr(T.catalog, "available", lambda name: True)  # present but missing from the run: an error
+    with pytest.raises(AssertionError):
+        T.enforce(table, "paper", True)
+    drifted = T.check({"b": 74}, quoted)  # the other quotes are still checked without the trace
+    monkeypatch.setattr(T.catalog, "available", lambda name: False)
+    with pytest.raises(AssertionError):
+        T.enforce(drifted, "paper", True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from ...traces import catalog
 from . import experiments as E
 from . import workloads as W
 
@@ -143,8 +144,21 @@ def check(values: dict, quoted: dict | None = None) -> pl.DataFrame:
                                       "agrees": pl.Boolean})
 
 
+NEEDS_TRACE = {"mayun2": "real/personal_pc/mayun2"}  # quoted quantities (by prefix) measured on a real trace
+
+
 def enforce(table: pl.DataFrame, scale: str, default_knobs: bool) -> None:
-    """At paper scale with the default knobs, every quoted number must agree with the run."""
-    if scale == "paper" and default_knobs and not table["agrees"].all():
+    """At paper scale with the default knobs, every quoted number must agree with the run. A number measured on
+    a real trace that is not present here (:data:`NEEDS_TRACE`; the package runs without the trace folder) is
+    not checked, and a line says so."""
+    if not (scale == "paper" and default_knobs):
+        return
+    absent = [prefix for prefix, name in NEEDS_TRACE.items() if not catalog.available(name)]
+    if absent:
+        skip = pl.any_horizontal([pl.col("quantity").str.starts_with(p) for p in absent])
+        print(f"not checked: {table.filter(skip).height} quoted numbers from real traces not present here "
+              f"({', '.join(NEEDS_TRACE[p] for p in absent)})")
+        table = table.filter(~skip)
+    if not table["agrees"].all():
         bad = table.filter(~pl.col("agrees"))
         raise AssertionError("the closing section quotes numbers this run does not give:\n" + str(bad))

@@ -77,13 +77,13 @@ def _tagged(r, setup: Setup):
 def run_one(stream, names, g: Geometry, setup: Setup, threads: int = 2, progress: bool = True, extra=(),
             stats: bool = False):
     """``stream`` under ``names`` (and ``extra`` policies) with ``setup``; with ``stats`` the run also
-    gathers the stream's Figs. 1-2 statistics (``run.tap.stats()``, see :func:`stream_stats`)."""
+    gathers the stream's Figs. 1-2 statistics (``run.tap.stats()``, see :func:`gathered_stats`)."""
     pols = policies(names, setup.fallback, extra, setup.threshold)
     return _tagged(run(stream, pols, g, threads=threads, trigger=setup.trigger, progress=progress,
                        tap=StatsTap(stream) if stats else None), setup)
 
 
-def stream_stats(runs) -> list:
+def gathered_stats(runs) -> list:
     """``(workload, StreamStats)`` of the runs that gathered them (the main trigger's fio zipf 0.9 and OLTP
     runs), for :func:`flashrepro.papers.twor.workloads.stats_tables` (Figs. 1-2)."""
     got = [(r.workload, r.tap.stats()) for r in runs if r.tap is not None]

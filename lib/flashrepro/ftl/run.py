@@ -151,7 +151,7 @@ def run(stream, policies: Sequence[str | Policy], geometry: Geometry, slices: in
         done = [w.result() for w in workers]  # raises the first FTL's error
     if any(pos != n for pos in done):
         raise RuntimeError(f"{stream.name}: stream produced {max(done)} writes, announced {n}")
-    ordered = [r for k in range(slices) for per_ftl in rows for r in per_ftl[k:k + 1]]  # slice, then policy (none if empty)
+    ordered = [r for k in range(slices) for per_ftl in rows for r in per_ftl[k:k + 1]]  # slice, then policy
     return FTLRun(stream.name, geometry, pl.DataFrame(ordered), {p.name: f.state.erase_count.copy()
                                                                  for p, f in zip(pols, ftls, strict=False)},
                   time.perf_counter() - t0, tap)

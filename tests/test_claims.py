@@ -13,7 +13,12 @@ from flashrepro import paths
     (3.29, 3.10, 0.10, False, "holds"),
     (3.29, 1.87, 0.15, False, "does not hold"),  # a WAF of 1.87 against 3.29 is not "partly"
     (0.856, 0.14, 0.15, False, "does not hold"),
-    (0.856, 0.14, 0.15, True, "partly"),  # the right sign, far from the number
+    (0.856, 0.14, 0.15, True, "does not hold"),  # the right sign, 6x too small: not "much of the effect"
+    (0.856, 0.30, 0.15, True, "partly"),  # the right sign, within a factor of 3
+    (0.3, 0.9, 0.15, True, "partly"),  # 3x too large: still partly (the bound is inside)
+    (0.3, 0.91, 0.15, True, "does not hold"),  # beyond 3x too large
+    (-0.6, -0.2, 0.15, True, "partly"),  # a reduction a third as large (the bound is inside)
+    (-0.6, -0.19, 0.15, True, "does not hold"),
     (0.856, -0.05, 0.15, True, "does not hold"),
     (-0.2, -0.21, 0.1, True, "holds"),
     (10.0, 11.0, 0.1, False, "holds"),  # the boundary is inside
@@ -23,6 +28,34 @@ from flashrepro import paths
 def test_value_claims(paper, ours, tol, same_sign, verdict):
     c = L.value(1, "x", "w", paper, ours, tol, "u", same_sign=same_sign)
     assert c.verdict == verdict
+
+
+def test_partly_beyond_the_factor_shows_the_ratio():
+    far = L.value(3, "x", "w", 0.4350, -0.001, 0.15, "fraction", same_sign=True)
+    assert far.verdict == "does not hold" and "ours / paper" not in far.detail  # wrong sign: no ratio to give
+    small = L.value(3, "x", "w", 0.4350, 0.0015, 0.15, "fraction", same_sign=True, detail="curve")
+    assert small.verdict == "does not hold" and small.detail == "curve; ours / paper = 0.00345"
+    near = L.value(3, "x", "w", 0.4350, 0.30, 0.15, "fraction", same_sign=True)
+    assert near.verdict == "partly" and "ours / paper = 0.69" in near.detail
+
+
+def test_a_control_that_meets_the_claim_makes_it_no_evidence():
+    row = L.value(2, "gain", "T1", 0.26, 0.25, 0.25, "fraction", same_sign=True)
+    assert row.verdict == "holds"
+    same = L.against_control(row, L.value(2, "gain", "T1", 0.26, 0.24, 0.25, "fraction", same_sign=True), "S = 0")
+    assert same.verdict == "not comparable" and "S = 0: 0.24 (holds)" in same.note and same.our_value == 0.25
+    weaker = L.against_control(row, L.value(2, "gain", "T1", 0.26, 0.1, 0.25, "fraction", same_sign=True), "S = 0")
+    assert weaker.verdict == "holds" and "S = 0: 0.1 (partly)" in weaker.detail
+    fails = L.value(2, "gain", "T1", 0.26, -0.1, 0.25, "fraction", same_sign=True)
+    assert L.against_control(fails, row, "baseline").verdict == "does not hold"  # a failure stays a failure
+    assert L.against_control(row, None, "none") is row
+
+
+def test_a_row_true_by_construction_is_not_comparable():
+    row = L.direction(2, "8 KiB never loses", "T1", "at least", 0.07, paper_value=0.0)
+    nc = L.by_construction(row, "the model fits in the cache")
+    assert nc.verdict == "not comparable" and nc.our_value == 0.07 and nc.paper_value == 0.0
+    assert "the model fits in the cache" in nc.note and "holds" in nc.note
 
 
 def test_trends_are_judged_on_the_whole_curve():

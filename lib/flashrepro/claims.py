@@ -5,7 +5,10 @@ A claim has a *kind*:
 ``value``
     A number the paper prints. Holds when ``|ours - paper| <= tolerance * |paper|`` (the tolerance is
     relative). With ``expected="same sign"`` the claim also has a direction (an improvement, a reduction):
-    outside the tolerance but with the paper's sign it is "partly"; otherwise "does not hold".
+    outside the tolerance, with the paper's sign and within a factor of :data:`PARTLY_FACTOR` (3) of its
+    magnitude either way (``1/3 <= ours / paper <= 3``), it is "partly": much of the effect is there. Any
+    other value is "does not hold"; a value of the right sign beyond the factor has ``ours / paper`` in
+    ``detail``, so a reader sees by how much.
 ``direction``
     A sign, an ordering or a trend, judged on the numbers that decide it:
     ``"positive"`` / ``"negative"`` (``our_value`` is the signed quantity, e.g. A - B; zero does not hold),
@@ -27,7 +30,13 @@ Tolerances come from three named classes, so that every notebook judges alike:
   from two printed measurements (an improvement, whose errors compound);
 * :data:`EQUAL` (5%): two quantities the paper calls about equal: their ratio within 5% of 1.
 
-Bounds and signs (``direction``) take no tolerance unless a row says why.
+Bounds and signs (``direction``) take no tolerance unless a row says why. A tolerance wider than the
+paper's own precision (a class chosen for a number printed to more digits) says why in ``note``.
+
+Evidence, not echoes: a row that a control meets as well (the baseline, or a trivially different setting
+such as adaptive culling with its feedback gain at 0) is no evidence for the mechanism, and a row that
+cannot fail under the model is no evidence at all. :func:`against_control` and :func:`by_construction`
+turn such rows into "not comparable" with the reason in ``note``, keeping both numbers.
 
 Numbers are stored as numbers with a ``unit``; ``detail`` carries what a reader needs to see the
 verdict (a curve, the two values compared). Each notebook writes its claims with :func:`write`;
@@ -47,6 +56,7 @@ from . import paths
 from ._io import atomic_path
 
 PRINTED, APPROX, EQUAL = 0.15, 0.25, 0.05  # the tolerance classes (see the module docstring)
+PARTLY_FACTOR = 3.0  # "partly": the paper's sign and within this factor of its magnitude, either way
 KINDS = ("value", "direction", "calibration", "not comparable")
 VERDICTS = ("holds", "partly", "does not hold", "not comparable")
 DIRECTIONS = ("positive", "negative", "at most", "at least", "increasing", "decreasing")
@@ -99,7 +109,8 @@ def judge(kind: str, expected: str, paper: float | None, ours: float | None, tol
             raise ValueError("a value claim needs the paper's value")
         if abs(ours - paper) <= tol * abs(paper):
             return "holds"
-        if expected == "same sign" and paper != 0 and math.copysign(1, ours) == math.copysign(1, paper) and ours != 0:
+        if expected == "same sign" and _same_sign(ours, paper) \
+                and 1 / PARTLY_FACTOR <= ours / paper <= PARTLY_FACTOR:
             return "partly"
         return "does not hold"
     if expected == "positive":
@@ -115,6 +126,10 @@ def judge(kind: str, expected: str, paper: float | None, ours: float | None, tol
     raise ValueError(f"unknown expectation {expected!r} for a direction claim; use one of {DIRECTIONS}")
 
 
+def _same_sign(ours: float, paper: float) -> bool:
+    return paper != 0 and ours != 0 and math.copysign(1, ours) == math.copysign(1, paper)
+
+
 def _num(x) -> float | None:
     return None if x is None else float(x)
 
@@ -123,8 +138,13 @@ def value(paper: int, claim: str, workload: str, paper_value: float, our_value: 
           unit: str, *, same_sign: bool = False, source: str = "", detail: str = "", note: str = "") -> Claim:
     """A printed number against ours, within ``tolerance`` (relative)."""
     expected = "same sign" if same_sign else "within tolerance"
+    verdict = judge("value", expected, paper_value, our_value, tolerance)
+    if same_sign and verdict != "holds" and our_value is not None and not math.isnan(our_value) \
+            and _same_sign(our_value, paper_value):
+        ratio = f"ours / paper = {our_value / paper_value:.3g}"
+        detail = f"{detail}; {ratio}" if detail else ratio
     return Claim(paper, claim, workload, "value", expected, _num(paper_value), _num(our_value), unit,
-                 _num(tolerance), judge("value", expected, paper_value, our_value, tolerance), source, detail, note)
+                 _num(tolerance), verdict, source, detail, note)
 
 
 def direction(paper: int, claim: str, workload: str, expected: str, our_value: float | Sequence[float],
@@ -166,6 +186,40 @@ def not_comparable(paper: int, claim: str, workload: str, reason: str, *, paper_
     """A number we cannot measure like for like, with the reason."""
     return Claim(paper, claim, workload, "not comparable", "not comparable", _num(paper_value), _num(our_value),
                  unit, None, "not comparable", source, detail, reason)
+
+
+RANK = {"holds": 2, "partly": 1, "does not hold": 0}  # how far a verdict supports the claim
+
+
+def _fmt(x: float | None) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.4g}"
+
+
+def against_control(row: Claim, control: Claim | None, control_name: str) -> Claim:
+    """``row`` judged against the same claim computed for a control (``control_name``: the baseline, or the
+    mechanism with the part under test switched off). A holding verdict ("holds" or "partly") that the
+    control reaches too, at least as strongly, is no evidence for the mechanism: the row becomes "not
+    comparable" with both numbers in ``note``. Otherwise the row keeps its verdict and names the control's
+    number in ``detail``. A row the mechanism fails stays a failure, whatever the control does."""
+    if control is None:
+        return row
+    both = (f"ours {_fmt(row.our_value)} ({row.verdict}); control, {control_name}: {_fmt(control.our_value)} "
+            f"({control.verdict})")
+    if row.verdict in ("holds", "partly") and RANK.get(control.verdict, -1) >= RANK[row.verdict]:
+        return not_comparable(row.paper, row.claim, row.workload,
+                              f"a control meets it too, so it is no evidence for the mechanism: {both}",
+                              paper_value=row.paper_value, our_value=row.our_value, unit=row.unit,
+                              source=row.source, detail=row.detail)
+    return dataclasses.replace(row, detail="; ".join(x for x in (row.detail, both) if x))
+
+
+def by_construction(row: Claim, reason: str) -> Claim:
+    """``row`` as "not comparable": under the model it cannot fail (``reason`` says why), so it is no
+    evidence. Its numbers and its verdict under the rule stay visible."""
+    return not_comparable(row.paper, row.claim, row.workload,
+                          f"cannot fail under the model ({reason}); under the rule it would be: {row.verdict}",
+                          paper_value=row.paper_value, our_value=row.our_value, unit=row.unit, source=row.source,
+                          detail=row.detail)
 
 
 def table(claims: Sequence[Claim]) -> pl.DataFrame:

@@ -36,6 +36,25 @@ def write_claims(claims, notebook: str) -> str:
     return str(paths.results / f"{notebook}_claims.csv")
 
 
+def write_text(text: str, name: str) -> str:
+    """Write a notebook's generated prose (:mod:`flashrepro.prose`) to ``results/<name>_text.md`` atomically
+    and show it: rendered as Markdown in a notebook, printed elsewhere. Returns the path."""
+    target = paths.results / f"{name}_text.md"
+    with atomic_path(target) as tmp:
+        tmp.write_text(text if text.endswith("\n") else text + "\n")
+    WRITTEN.add(target.name)
+    try:
+        from IPython import get_ipython
+        from IPython.display import Markdown, display
+    except ImportError:  # pragma: no cover (IPython comes with the notebook dependencies)
+        get_ipython = None
+    if get_ipython is not None and get_ipython() is not None:
+        display(Markdown(text))
+    else:
+        print(text)
+    return str(target)
+
+
 def show(df: pl.DataFrame, decimals: int = 4) -> None:
     """Print ``df`` as a Markdown table with floats rounded, so the text is the same on every machine
     (the cells nbval checks print through this)."""

@@ -108,3 +108,19 @@ def test_write_and_collect(tmp_path, monkeypatch):
     assert n.filter(pl.col("paper") == 1).row(0, named=True)["holds"] == 1
     assert n.filter(pl.col("paper") == 4).row(0, named=True)["not comparable"] == 1
     assert math.isclose(back["our_value"][0], 1.05)
+
+
+def test_measured_rows_have_their_own_ledger(tmp_path, monkeypatch):
+    monkeypatch.setattr(paths, "results", tmp_path)
+    L.write([L.value(1, "a", "w", 1.0, 1.05, 0.1, "u")], "01_x")
+    L.collect()
+    assert not (tmp_path / "claims_measured.csv").exists() and L.collect_measured() is None
+    L.write([L.value(1, "replay: 60.8% less time", "web", 0.608, 0.25, 0.25, "fraction", same_sign=True)], "01_x",
+            measured=True)
+    df = L.collect()
+    assert df.height == 1  # the measured row stays out of claims.csv (it differs between runs)
+    m = L.collect_measured()
+    assert m.height == 1 and m["verdict"][0] == "partly" and (tmp_path / "01_x_claims_measured.csv").exists()
+    (tmp_path / "01_x_claims_measured.csv").unlink()
+    L.collect()
+    assert not (tmp_path / "claims_measured.csv").exists()

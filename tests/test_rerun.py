@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from flashrepro import notebooks, paths, tempfiles
+from flashrepro import notebooks, paths, report, tempfiles
 
 NOTEBOOKS = sorted(p.stem for p in paths.notebooks.glob("*.ipynb"))
 CHOSEN = NOTEBOOKS if os.environ.get("FLASHREPRO_RERUN_ALL") else ["01_bs_clock"]
@@ -29,7 +29,7 @@ def _hashes(variant: str) -> dict[str, str]:
     for base in (paths.root / "results", paths.root / "figures"):
         folder = base / "variants" / variant
         for p in sorted(folder.rglob("*")):
-            if p.is_file() and "_timings" not in p.name:
+            if p.is_file() and not report.machine_dependent(p.name):
                 out[f"{base.name}/{p.name}"] = hashlib.sha256(p.read_bytes()).hexdigest()
     return out
 

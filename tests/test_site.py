@@ -71,6 +71,18 @@ def test_site_is_written_without_a_browser(tmp_path):
         assert (index.parent / href).exists(), href
     counts = re.search(r"<table id=papers>.*?</table>", text, re.S).group(0)
     assert "<td class=num>1</td><td>BS-CLOCK" in counts and "<td class=num>2</td><td class=num>1</td>" in counts
+    assert "<table id=measured>" not in text
+
+
+def test_site_shows_the_measured_rows_beside_the_ledger(tmp_path):
+    o = _outputs(tmp_path)
+    ledger.table([ledger.value(1, "replay: less time", "web", 0.608, 0.5, ledger.APPROX, "fraction")]).write_csv(
+        o["results"] / "claims_measured.csv")
+    text = site.build(tmp_path / "site", o["results"], o["figures"], o["notebooks"]).read_text()
+    measured = re.search(r"<table id=measured>.*?</table>", text, re.S).group(0)
+    assert "replay: less time" in measured and measured.count("<tr class=") == 1
+    claims = re.search(r"<table id=claims>.*?</table>", text, re.S).group(0)
+    assert "replay: less time" not in claims
 
 
 @pytest.mark.skipif(_browser() is None, reason="headless Chromium is not installed (Debian: `apt-get install "

@@ -41,6 +41,11 @@ turn such rows into "not comparable" with the reason in ``note``, keeping both n
 Numbers are stored as numbers with a ``unit``; ``detail`` carries what a reader needs to see the
 verdict (a curve, the two values compared). Each notebook writes its claims with :func:`write`;
 ``python -m flashrepro.claims`` gathers every notebook's claims into ``results/claims.csv``.
+
+Measured rows: a claim judged on something this machine measures (a replay's wall time on its disk)
+differs from run to run, so it cannot sit in the byte-identical ``claims.csv``. Such rows are written with
+``write(..., measured=True)`` to ``results/<notebook>_claims_measured.csv`` and gathered into
+``results/claims_measured.csv``, under the same verdict rule, beside the ledger (the report shows both).
 """
 
 from __future__ import annotations
@@ -228,11 +233,15 @@ def table(claims: Sequence[Claim]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=SCHEMA).select(COLUMNS)
 
 
-def write(claims: Sequence[Claim] | pl.DataFrame, notebook: str) -> pl.DataFrame:
-    """Write ``results/<notebook>_claims.csv`` (atomically) and return the table."""
+MEASURED = "_claims_measured"  # the file-name suffix of measured rows (machine-dependent, see the docstring)
+
+
+def write(claims: Sequence[Claim] | pl.DataFrame, notebook: str, measured: bool = False) -> pl.DataFrame:
+    """Write ``results/<notebook>_claims.csv`` (``measured=True``: ``<notebook>_claims_measured.csv``)
+    atomically and return the table."""
     df = claims if isinstance(claims, pl.DataFrame) else table(claims)
     check(df)
-    target = paths.results / f"{notebook}_claims.csv"
+    target = paths.results / f"{notebook}{MEASURED if measured else '_claims'}.csv"
     with atomic_path(target) as tmp:
         df.write_csv(tmp)
     return df
@@ -266,7 +275,8 @@ def counts(df: pl.DataFrame) -> pl.DataFrame:
 
 def collect(results_dir=None) -> pl.DataFrame:
     """Every ``*_claims.csv`` in ``results_dir`` (default ``results/``) in one table, written to
-    ``claims.csv`` there."""
+    ``claims.csv`` there; the measured rows (``*_claims_measured.csv``) likewise to ``claims_measured.csv``
+    (removed when no notebook wrote any)."""
     d = paths.results if results_dir is None else results_dir
     files = sorted(p for p in d.glob("*_claims.csv"))
     if not files:
@@ -275,7 +285,21 @@ def collect(results_dir=None) -> pl.DataFrame:
     check(df)
     with atomic_path(d / "claims.csv") as tmp:
         df.write_csv(tmp)
+    measured = sorted(d.glob(f"*{MEASURED}.csv"))
+    if measured:
+        m = pl.concat([pl.read_csv(f, schema=SCHEMA) for f in measured])
+        check(m)
+        with atomic_path(d / "claims_measured.csv") as tmp:
+            m.write_csv(tmp)
+    else:
+        (d / "claims_measured.csv").unlink(missing_ok=True)
     return df
+
+
+def collect_measured(results_dir=None) -> pl.DataFrame | None:
+    """``claims_measured.csv`` as :func:`collect` wrote it, or None."""
+    f = (paths.results if results_dir is None else results_dir) / "claims_measured.csv"
+    return pl.read_csv(f, schema=SCHEMA) if f.exists() else None
 
 
 def main(argv=None) -> int:
@@ -291,6 +315,11 @@ def main(argv=None) -> int:
     for r in counts(df).iter_rows(named=True):
         parts = ", ".join(f"{r[v]} {v}" for v in VERDICTS)
         print(f"paper {r['paper']}: {r['claims']} claims: {parts}")
+    m = collect_measured(Path(a.results) if a.results else None)
+    if m is not None:
+        for r in counts(m).iter_rows(named=True):
+            parts = ", ".join(f"{r[v]} {v}" for v in VERDICTS)
+            print(f"paper {r['paper']}: {r['claims']} measured rows (claims_measured.csv, this machine): {parts}")
     print(f"wrote {(Path(a.results) if a.results else paths.results) / 'claims.csv'}")
     return 0
 

@@ -8,6 +8,13 @@ from . import paths
 from .tempfiles import atomic_path
 
 WRITTEN: set[str] = set()  # file names written by this process (tables, figures, claims): see papers/layout.py
+MACHINE_DEPENDENT = ("_timings", "_claims_measured")  # in a file name: differs between runs (all else is identical)
+
+
+def machine_dependent(name: str) -> bool:
+    """Whether a results file holds machine-dependent numbers (wall times, rows judged on them), which
+    re-runs need not reproduce byte for byte."""
+    return any(tag in name for tag in MACHINE_DEPENDENT)
 
 
 def write_table(df: pl.DataFrame, name: str) -> str:
@@ -27,13 +34,15 @@ def write_timings(df: pl.DataFrame, name: str) -> str:
     return write_table(df, f"{name}_timings")
 
 
-def write_claims(claims, notebook: str) -> str:
-    """Write ``results/<notebook>_claims.csv`` through the claims ledger (:mod:`flashrepro.claims`)."""
+def write_claims(claims, notebook: str, measured: bool = False) -> str:
+    """Write ``results/<notebook>_claims.csv`` through the claims ledger (:mod:`flashrepro.claims`);
+    ``measured=True``: rows judged on this machine's measurements, ``<notebook>_claims_measured.csv``."""
     from . import claims as ledger
 
-    ledger.write(claims, notebook)
-    WRITTEN.add(f"{notebook}_claims.csv")
-    return str(paths.results / f"{notebook}_claims.csv")
+    ledger.write(claims, notebook, measured=measured)
+    name = f"{notebook}{ledger.MEASURED if measured else '_claims'}.csv"
+    WRITTEN.add(name)
+    return str(paths.results / name)
 
 
 def write_text(text: str, name: str) -> str:

@@ -106,6 +106,17 @@ def counts_table(claims: pl.DataFrame, rendered=()) -> str:
             f"</thead><tbody>{''.join(rows)}</tbody></table>")
 
 
+def measured_table(measured: pl.DataFrame) -> str:
+    """The measured rows (``claims_measured.csv``: judged on this machine's wall times), a plain table."""
+    body = []
+    for r in measured.iter_rows(named=True):
+        cells = "".join(f"<td class={'num' if c in ('paper', 'paper_value', 'our_value', 'tolerance') else c}>"
+                        f"{_e(_num(r.get(c)))}</td>" for c in CLAIM_COLUMNS)
+        body.append(f'<tr class="{_cls(r["verdict"])}">{cells}</tr>')
+    head = "".join(f"<th>{c}</th>" for c in CLAIM_COLUMNS)
+    return f"<table id=measured><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
 def claims_table(claims: pl.DataFrame) -> str:
     body = []
     for r in claims.iter_rows(named=True):
@@ -179,6 +190,14 @@ def build(out: Path | None = None, results: Path | None = None, figures: Path | 
     nb_links = "".join(f'<li><a href="notebooks/{n}.html">{n}</a></li>' for n in rendered)
     parts.append(f"<h2>Notebooks</h2><ul id=notebooks>{nb_links or '<li>none executed yet</li>'}</ul>")
     parts.append(f"<h2>Claims</h2>{claims_table(claims) if claims.height else '<p>no claims yet</p>'}")
+    if (results / "claims_measured.csv").exists():
+        from .claims import SCHEMA
+
+        measured = pl.read_csv(results / "claims_measured.csv", schema=SCHEMA)
+        parts.append("<h2>Claims judged on this machine's measurements</h2><p>Rows judged on wall times measured "
+                     "while <code>make</code> ran (<code>results/claims_measured.csv</code>): the same verdict "
+                     "rule, but the numbers differ from run to run and machine to machine, so they are kept out "
+                     f"of the ledger above.</p>{measured_table(measured)}")
     parts.append("<h2>Figures</h2>")
     for prefix, names in groups.items():
         thumbs = "".join(f'<figure><a href="figures/{_e(n)}"><img src="figures/{_e(n)}" alt="{_e(n)}"></a>'

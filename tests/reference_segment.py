@@ -40,7 +40,8 @@ class SegmentCache:
     """mode: "lru" (seg_lru), "prefetch" (seg_prefetch), "fixed" (seg_cull_fixed), "adaptive"."""
 
     def __init__(self, mode, k, capacity, step=1.0, window_fraction=0.05, update_every=3, n1_floor="window",
-                 cull_when="always"):
+                 cull_when="always", write_into="l2", room_first="evict", partial_windows="count",
+                 count_hits="block", carry_hits=False):
         assert capacity >= k
         self.mode, self.k, self.M = mode, k, capacity
         self.L1, self.L2 = OrderedDict(), OrderedDict()  # segment -> None, least recent first
@@ -53,6 +54,11 @@ class SegmentCache:
             self.n1 = min(max(self.n1, self.n1_min), self.n1_max)
         self.step, self.update_every = step, update_every
         self.short_only = cull_when == "memory_short" and mode in ("fixed", "adaptive")
+        self.write_l1 = write_into == "l1"
+        self.cull_first = room_first == "cull" and mode in ("fixed", "adaptive")
+        self.full_windows_only = partial_windows == "skip"
+        self.per_request = count_hits == "request"
+        self.carry = carry_hits
         self.hits_b1 = self.dp = self.dc = 0
         self.c = dict.fromkeys(SEGMENT_COUNTERS, 0)
         self.outcomes, self.ios = [], []
@@ -115,13 +121,15 @@ class SegmentCache:
             return
         b1 = sum(len(self.present[s]) for s in self.window(self.L1))
         b2 = sum(len(self.present[s] - self.pf[s]) for s in self.window(self.L2))
-        if b2 > 0:
+        full = len(self.window(self.L1)) == self.b and len(self.window(self.L2)) == self.b
+        if b2 > 0 and (full or not self.full_windows_only):
             a = b1 / b2
             self.n1 = min(max(self.n1 + self.step * (self.dp - a * self.dc), self.n1_min), self.n1_max)
             self.c["n1_updates"] += 1
         else:
             self.c["n1_skipped"] += 1
-        self.hits_b1 = self.dp = self.dc = 0
+        self.hits_b1 = self.hits_b1 - self.update_every if self.carry else 0
+        self.dp = self.dc = 0
 
     # --- one request -------------------------------------------------------------------------------------
     def request(self, ref, first, n, w):
@@ -147,22 +155,24 @@ class SegmentCache:
                 self.c["hits_l1"] += len(hits)
                 if in_b1 and not w:
                     self.c["hits_b1"] += len(hits)
-                    self.hits_b1 += len(hits)
-                    self.dp += len(req & pf)
+                    unit = (lambda x: min(x, 1)) if self.per_request else (lambda x: x)
+                    self.hits_b1 += unit(len(hits))
+                    self.dp += unit(len(req & pf))
             elif in_l2:
                 self.c["hits_l2"] += len(hits)
                 if in_b2 and not w:
                     self.c["hits_b2"] += len(hits)
-                    self.dc += len(hits)
+                    self.dc += min(len(hits), 1) if self.per_request else len(hits)
             for b in sorted(req):
                 self.outcomes.append(2 if b in pf else (1 if b in had else 0))
             self.remove(s)
             self.pf[s] -= req
             missing = req - had
             from_storage = False
+            into_l1 = in_l1 or (self.write_l1 and not in_l2)
             if w:
                 if missing:
-                    self.make_room(len(missing), at, in_l1)
+                    self.make_room(len(missing), at, into_l1)
                     self.present[s] |= missing
                 self.c["dirtyings"] += len(req - self.dirty[s])
                 self.dirty[s] |= req
@@ -177,6 +187,9 @@ class SegmentCache:
                     self.present[s] |= missing
                 else:
                     new = set(range(k)) - self.present[s]
+                    if self.cull_first and not self.short_only:  # L1 back to N1 - 1, then evict for the rest
+                        while self.L1 and len(self.L1) + 1 > self.n1:
+                            self.cull(next(iter(self.L1)))
                     self.make_room(len(new), at, True)
                     self.ios.append((at, 0, PREFETCH, s * k, k))
                     self.c["device_reads"] += k
@@ -186,7 +199,7 @@ class SegmentCache:
                     self.present[s] |= new
             if self.mode in ("lru", "prefetch"):
                 self.insert(s, self.L1)
-            elif from_storage or in_l1:
+            elif from_storage or into_l1:
                 self.insert(s, self.L1)
                 if from_storage and not self.short_only:
                     while len(self.L1) > self.n1:

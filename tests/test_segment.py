@@ -82,11 +82,43 @@ def test_culling_when_memory_is_short_matches_reference(policy, cap, seg):
         assert res.counters["culled_pages"] != always["culled_pages"]
 
 
+OPEN_CHOICES = [  # (policy, the choice) for each open choice's non-default reading (issue 21)
+    ("seg_cull_fixed", {"write_into": "l1"}), ("seg_cull_adaptive", {"write_into": "l1"}),
+    ("seg_cull_fixed", {"room_first": "cull"}), ("seg_cull_adaptive", {"room_first": "cull"}),
+    ("seg_cull_adaptive", {"partial_windows": "skip"}), ("seg_cull_adaptive", {"count_hits": "request"}),
+    ("seg_cull_adaptive", {"carry_hits": True}),
+    ("seg_cull_adaptive", {"partial_windows": "skip", "count_hits": "request", "carry_hits": True,
+                           "write_into": "l1", "room_first": "cull"})]
+
+
+@pytest.mark.parametrize("policy,choice", OPEN_CHOICES)
+@pytest.mark.parametrize("cap,seg", [(16, 16), (96, 16), (200, 32), (400, 16)])
+def test_open_choices_match_reference(policy, choice, cap, seg):
+    compare(local_trace(7), policy, cap, seg, flush=True, **choice)
+
+
+@pytest.mark.parametrize("policy,choice", OPEN_CHOICES)
+def test_each_open_choice_changes_the_run(policy, choice):
+    """Each reading reaches the kernel: with windows of 30% of memory it changes the outcomes or the counters
+    at 96 blocks (memory short) or at 400 (L2 stays shorter than its window for a while)."""
+    extra = {"window_fraction": 0.3} if policy == "seg_cull_adaptive" else {}
+    tr = local_trace(7)
+    changed = []
+    for cap in (96, 400):
+        a = simulate(tr, policy, cap, segment_kib=16, log_io=True, **extra, **choice)
+        b = simulate(tr, policy, cap, segment_kib=16, log_io=True, **extra)
+        changed.append(a.outcome.tolist() != b.outcome.tolist() or a.counters != b.counters)
+    assert any(changed)
+
+
 @settings(max_examples=40, deadline=None)
 @given(seed=hst.integers(0, 10_000), policy=hst.sampled_from(sorted(MODES)), seg=hst.sampled_from([4, 8, 16, 32]),
-       cap_segments=hst.integers(1, 12), cull_when=hst.sampled_from(["always", "memory_short"]))
-def test_kernel_matches_reference_on_drawn_traces(seed, policy, seg, cap_segments, cull_when):
+       cap_segments=hst.integers(1, 12), cull_when=hst.sampled_from(["always", "memory_short"]),
+       choice=hst.sampled_from([{}] + [c for _, c in OPEN_CHOICES]))
+def test_kernel_matches_reference_on_drawn_traces(seed, policy, seg, cap_segments, cull_when, choice):
     extra = {"cull_when": cull_when} if policy in ("seg_cull_fixed", "seg_cull_adaptive") else {}
+    if policy == "seg_cull_adaptive" or (policy == "seg_cull_fixed" and set(choice) <= {"write_into", "room_first"}):
+        extra.update(choice)
     compare(local_trace(seed, n=300, span=120), policy, cap_segments * seg // 4, seg, flush=seed % 2 == 0, **extra)
 
 

@@ -24,14 +24,18 @@ Choices the paper leaves open (each a parameter or stated here, and shown in not
 * N1 is real-valued, starting at M/2k (within its bounds), at most M/k and at least B1's size
   b = max(1, round(``window_fraction`` M/k)) (``n1_floor="window"``; with a floor of 0 the feedback locks
   up: see ``AdaptiveParams``); the update is skipped (its counts reset) when B2 holds no cached block, where
-  a is undefined.
-* Hits are counted per block; a request's blocks are handled together at its first page. The adaptive
-  feedback counts read hits only (the paper's hit rates are about reads).
+  a is undefined. While a list is shorter than its window, the whole list is the window and updates run
+  (``partial_windows="count"``; ``"skip"`` waits until both windows are full).
+* Hits are counted per block (``count_hits``); hits beyond ``update_every`` are dropped at each update
+  (``carry_hits``); a request's blocks are handled together at its first page. The adaptive feedback counts
+  read hits only (the paper's hit rates are about reads).
 * Writes (the paper is silent): no prefetch; the written blocks become cached and dirty without a read; a
-  write to a segment not in memory puts it at L2's MRU end (it holds only cached blocks), a write to a
-  resident segment moves it to the MRU end of its list. Dirty blocks are written back when their segment
-  is evicted, one request per contiguous dirty run.
-* When memory is short and L2 is empty, L1's LRU segment is culled into L2 first.
+  write to a segment not in memory puts it at L2's MRU end (``write_into="l2"``: it holds only cached
+  blocks; ``"l1"``: into L1), a write to a resident segment moves it to the MRU end of its list. Dirty
+  blocks are written back when their segment is evicted, one request per contiguous dirty run.
+* A newly read segment's room is made by evicting from L2 first and culling L1 back to N1 after it joins
+  (``room_first="evict"``; ``"cull"`` culls first). When memory is short and L2 is empty, L1's LRU segment
+  is culled into L2 first.
 * When culling happens (``cull_when``): the paper culls as soon as a newly read segment makes L1 exceed N1
   (``"always"``, the default). ``"memory_short"`` is the other reading, where L1 may outgrow N1 while
   memory is free and is cut back to N1 only when a block needs room (before L2 gives up a segment).
@@ -53,6 +57,10 @@ from .registry import Kernel, register
 ONE = np.uint64(1)
 MODE_LRU, MODE_PREFETCH, MODE_FIXED, MODE_ADAPTIVE = 0, 1, 2, 3
 CULL_WHEN = {"always": 0, "memory_short": 1}
+WRITE_INTO = {"l2": 0, "l1": 1}
+ROOM_FIRST = {"evict": 0, "cull": 1}
+PARTIAL_WINDOWS = {"count": 0, "skip": 1}
+COUNT_HITS = {"block": 0, "request": 1}
 
 
 def _unit_pages(segment_kib: int, page_bytes: int) -> int:
@@ -89,14 +97,25 @@ class CullParams(SegmentParams):
         ``"always"`` (the paper's text): a newly read segment that makes L1 exceed N1 culls L1's LRU segment
         at once. ``"memory_short"``: L1 may exceed N1 while memory is free; it is cut back to N1 only when a
         block needs room.
+    write_into : str
+        Where a write to a segment not in memory puts it (the paper is silent on writes): ``"l2"`` (default;
+        it holds only cached blocks, L2's kind) or ``"l1"`` (every segment enters L1, as a read one does).
+    room_first : str
+        The order of the two ways memory is freed for a newly read segment (Sec. 4.2 gives both, not their
+        order): ``"evict"`` (default) evicts L2's LRU segments until the segment fits, then culls L1 back to
+        N1; ``"cull"`` culls L1 back to N1 first (dropping unrequested prefetched blocks) and evicts from L2
+        only for what is still missing.
     """
 
     cull_when: str = "always"
+    write_into: str = "l2"
+    room_first: str = "evict"
 
     def __post_init__(self):
         super().__post_init__()
-        if self.cull_when not in CULL_WHEN:
-            raise ValueError(f"cull_when must be one of {sorted(CULL_WHEN)}, got {self.cull_when!r}")
+        for name, allowed in (("cull_when", CULL_WHEN), ("write_into", WRITE_INTO), ("room_first", ROOM_FIRST)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {sorted(allowed)}, got {getattr(self, name)!r}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -118,19 +137,35 @@ class AdaptiveParams(CullParams):
         keeps a B1 and the feedback, which runs only on hits in B1, keeps running. ``"zero"``: N1 may reach
         0; then every new segment is culled at once, B1 is empty, no hit ever lands in it, and N1 stays at 0
         for the rest of the run (notebook 02 shows this lock-up).
+    partial_windows : str
+        What an update does while B1 or B2 holds fewer than its b segments (a list shorter than its window,
+        as in warm-up; the paper sizes the windows, not what happens before they fill): ``"count"``
+        (default) takes the whole shorter list as the window and updates; ``"skip"`` updates only when both
+        windows are full (a due update is skipped, its counts reset, like one where a = 0/0).
+    count_hits : str
+        The unit of "three cache or prefetch hits in B1" and of dP and dC: ``"block"`` (default; a request's
+        blocks in one segment count one each) or ``"request"`` (one per request and segment with any).
+    carry_hits : bool
+        At an update, hits in B1 beyond ``update_every`` are dropped (False, default) or count toward the
+        next update (True).
     """
 
     step: float = 1.0
     window_fraction: float = 0.05
     update_every: int = 3
     n1_floor: str = "window"
+    partial_windows: str = "count"
+    count_hits: str = "block"
+    carry_hits: bool = False
 
     def __post_init__(self):
         super().__post_init__()
         if self.step < 0 or not 0 < self.window_fraction <= 1 or self.update_every < 1:
             raise ValueError("step must be >= 0, window_fraction in (0, 1], update_every >= 1")
-        if self.n1_floor not in ("window", "zero"):
-            raise ValueError(f"n1_floor must be 'window' or 'zero', got {self.n1_floor!r}")
+        for name, allowed in (("n1_floor", ("window", "zero")), ("partial_windows", PARTIAL_WINDOWS),
+                              ("count_hits", COUNT_HITS)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {sorted(allowed)}, got {getattr(self, name)!r}")
 
 
 class SegState(typing.NamedTuple):
@@ -147,7 +182,8 @@ class SegState(typing.NamedTuple):
 (USED, CAP, K, MODE, N_L1, N_L2, B, HITS_B1, DP, DC, UPDATE_EVERY) = range(11)
 WFRONT, WCOUNT, WSUM = 11, 12, 13  # L1's window (B1): front, count, blocks; L2's (B2) at +3: cached blocks
 SHORT_ONLY = 17  # cull_when="memory_short"
-N_SC = 18
+WRITE_L1, CULL_FIRST, FULL_WINDOWS, PER_REQUEST, CARRY = 18, 19, 20, 21, 22  # the other open choices (params)
+N_SC = 23
 N1, STEP, N1_MAX, N1_MIN = 0, 1, 2, 3
 
 # counters after the base ones
@@ -160,7 +196,8 @@ SEGMENT_COUNTERS = C.BASE + (
     C.Counter("prefetch_evicted", None, "unrequested prefetched blocks evicted with their segment"),
     C.Counter("list_operations", None, "segment list moves (the paper's list overhead, as a count)"),
     C.Counter("n1_updates", None, "adaptive updates of N1"),
-    C.Counter("n1_skipped", None, "updates skipped because B2 held no cached block"),
+    C.Counter("n1_skipped", None, "updates skipped because B2 held no cached block (or, with "
+              "partial_windows='skip', a window was not full)"),
     C.Counter("hits_b1", None, "read hits (blocks) in B1 (adaptive culling only)"),
     C.Counter("hits_b2", None, "read cache hits (blocks) in B2 (adaptive culling only)"),
     C.Counter("hits_l1", None, "cache and prefetch hits (blocks) in L1"),
@@ -299,14 +336,15 @@ def _adapt(st, counters):
     """Adaptive culling's feedback, after every ``update_every`` cache-or-prefetch hits in B1."""
     if st.sc[HITS_B1] < st.sc[UPDATE_EVERY]:
         return
-    if st.sc[WSUM + 3] > 0:
+    full = st.sc[WCOUNT] >= st.sc[B] and st.sc[WCOUNT + 3] >= st.sc[B]
+    if st.sc[WSUM + 3] > 0 and (full or not st.sc[FULL_WINDOWS]):
         a = st.sc[WSUM] / st.sc[WSUM + 3]  # all blocks in B1 / cached blocks in B2
         n1 = st.fsc[N1] + st.fsc[STEP] * (st.sc[DP] - a * st.sc[DC])
         st.fsc[N1] = min(max(n1, st.fsc[N1_MIN]), st.fsc[N1_MAX])
         counters[N1_UPDATES] += 1
     else:
         counters[N1_SKIPPED] += 1
-    st.sc[HITS_B1] = 0
+    st.sc[HITS_B1] = st.sc[HITS_B1] - st.sc[UPDATE_EVERY] if st.sc[CARRY] else 0
     st.sc[DP] = 0
     st.sc[DC] = 0
 
@@ -352,13 +390,14 @@ def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
                 counters[L1_HITS] += nh
                 if in_window and not w:
                     counters[HITS_B1_C] += nh
-                    sc[HITS_B1] += nh
-                    sc[DP] += jk.popcount(pf_hit)
+                    npf = jk.popcount(pf_hit)
+                    sc[HITS_B1] += min(nh, 1) if sc[PER_REQUEST] else nh
+                    sc[DP] += min(npf, 1) if sc[PER_REQUEST] else npf
             elif lst == 2:
                 counters[L2_HITS] += nh
                 if in_window and not w:
                     counters[HITS_B2_C] += nh
-                    sc[DC] += nh
+                    sc[DC] += min(nh, 1) if sc[PER_REQUEST] else nh
             if do_log:
                 for b in range(lo, hi):
                     bit = ONE << np.uint64(b)
@@ -369,7 +408,8 @@ def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
             read_from_storage = False
             if w:
                 if missing:
-                    nlog = _make_room(st, jk.popcount(missing), lst == 1, counters, log, nlog, do_log, at)
+                    into_l1 = lst == 1 or (lst == 0 and sc[WRITE_L1] != 0)
+                    nlog = _make_room(st, jk.popcount(missing), into_l1, counters, log, nlog, do_log, at)
                     st.present[s] |= missing
                     sc[USED] += jk.popcount(missing)
                 new_dirty = req & ~st.dirty[s]
@@ -397,6 +437,9 @@ def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
                 else:  # the whole aligned segment, in one request
                     full = (ONE << np.uint64(k)) - ONE if k < 64 else ~np.uint64(0)
                     new = full & ~st.present[s]
+                    if culling and sc[CULL_FIRST] and not sc[SHORT_ONLY]:  # cull L1 to N1 - 1 before evicting
+                        while sc[N_L1] > 0 and sc[N_L1] + 1 > fsc[N1]:
+                            _cull(st, jk.list_back(st.link, st.which.shape[0]), counters)
                     nlog = _make_room(st, jk.popcount(new), True, counters, log, nlog, do_log, at)
                     counters[C.DEV_READS] += k
                     counters[C.DEV_READ_REQS] += 1
@@ -409,7 +452,7 @@ def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
             # where the segment goes
             if not culling:
                 _join(st, s, 1, counters)
-            elif read_from_storage or lst == 1:
+            elif read_from_storage or lst == 1 or (lst == 0 and sc[WRITE_L1] != 0):
                 _join(st, s, 1, counters)
                 if read_from_storage and not sc[SHORT_ONLY]:
                     while sc[N_L1] > fsc[N1]:
@@ -445,6 +488,11 @@ class _SegmentKernel(Kernel):
         sc[WFRONT] = sc[WFRONT + 3] = -1
         sc[UPDATE_EVERY] = getattr(params, "update_every", 3)
         sc[SHORT_ONLY] = CULL_WHEN[getattr(params, "cull_when", "always")]
+        sc[WRITE_L1] = WRITE_INTO[getattr(params, "write_into", "l2")]
+        sc[CULL_FIRST] = ROOM_FIRST[getattr(params, "room_first", "evict")]
+        sc[FULL_WINDOWS] = PARTIAL_WINDOWS[getattr(params, "partial_windows", "count")]
+        sc[PER_REQUEST] = COUNT_HITS[getattr(params, "count_hits", "block")]
+        sc[CARRY] = int(getattr(params, "carry_hits", False))
         frac = getattr(params, "window_fraction", 0.05)
         b = max(1, int(round(frac * cap / k)))
         sc[B] = b if self.mode == MODE_ADAPTIVE else 0  # only adaptive culling needs B1 and B2

@@ -90,7 +90,8 @@ class Simulator:
 class IOLog:
     """The after-cache trace: one row per device I/O (and per move between tiers), in issue order.
 
-    ``ref`` is the page reference that triggered it (-1 when an event or the end of the trace did),
+    ``ref`` is the page reference that triggered it (-1 when an event did; the end-of-trace flush is logged
+    at the trace's last entry: its last page reference, or -1 when the trace ends with an event),
     ``req`` the request of the input trace, ``op`` 0 = read / 1 = write, ``cause`` an index into
     :data:`~flashrepro.cache.contract.CAUSES`, ``first_page`` the first original page number,
     ``n_pages`` the length, ``tier`` the memory tier the page left or entered (0 for one-tier caches).

@@ -27,7 +27,8 @@ Open points (the switches of :func:`simulate`; default first, the quote beside e
 1. ``insert_referenced`` (True): a newly loaded page enters with its reference bit set.
 2. ``new_page_before_hand`` (True): the hand is a pointer to a page; a new page that lands between the victim
    and the hand's page (page-number order) is behind the hand and is examined last.  False: the hand is a
-   position just past the victim's page number, so such a page is examined next.
+   position just past the victim's page number, so such a page is examined next (the package's reading; it has
+   no parameter for the default).
 3. ``limit_counts_victim`` (True): a bulk write holds at most ``seq_dirtied_pages`` pages, the victim included.
    False: up to ``seq_dirtied_pages`` pages follow the victim (Fig. 3's loop bound counts followers only).
 4. ``hand_past_bulk`` (False): after a bulk write the hand stands one page past the victim, as after any
@@ -36,6 +37,12 @@ Open points (the switches of :func:`simulate`; default first, the quote beside e
 6. (no switch) the hand starts at the lowest resident page (the head of the sorted list) at the first eviction.
 7. (no switch) a write miss loads no data (contract: "a write miss allocates the page without reading it").
 8. (no switch) one device read per missed page (the paper's before-cache trace is "연산 종류, 페이지 번호").
+9. ``read_before_writeback`` (False): the order of the two device I/Os of one miss.  Default: the victim's
+   write-back, then the read of the new page (open point 5).  True: the read first (the package's order).
+10. ``end_flush_from_hand`` (False): the end-of-trace flush is not in the paper.  Default: one write per run of
+    consecutive dirty pages, in page order.  True: one write per dirty page, in the order the hand would meet
+    them from where it stands (the package's order).  End-flush rows carry reference -1 (the contract's IOLog:
+    "-1 when an event or the end of the trace did").
 """
 
 from __future__ import annotations
@@ -48,6 +55,7 @@ OP_READ, OP_WRITE = 0, 1
 COUNTERS = ("references", "hits", "write_references", "write_hits", "device_reads", "device_read_requests",
             "device_writes_eviction", "device_writes_end_flush", "device_write_requests", "dirtyings",
             "dirty_at_end", "evictions", "resident_at_end", "bulk_cleaned")
+DERIVED = ("read_hits", "misses", "write_misses", "read_misses", "device_writes")
 
 
 class SpatialClockCache:
@@ -66,7 +74,8 @@ class SpatialClockCache:
     """
 
     def __init__(self, capacity: int, *, seq_dirtied_pages: int | None = None, limit_counts_victim: bool = True,
-                 insert_referenced: bool = True, hand_past_bulk: bool = False, new_page_before_hand: bool = True):
+                 insert_referenced: bool = True, hand_past_bulk: bool = False, new_page_before_hand: bool = True,
+                 read_before_writeback: bool = False, end_flush_from_hand: bool = False):
         if capacity < 1:
             raise ValueError("capacity must be at least 1")
         self.capacity = capacity
@@ -75,6 +84,8 @@ class SpatialClockCache:
         self.insert_referenced = insert_referenced
         self.hand_past_bulk = hand_past_bulk
         self.new_page_before_hand = new_page_before_hand
+        self.read_before_writeback = read_before_writeback
+        self.end_flush_from_hand = end_flush_from_hand
         self.pages: list[int] = []  # resident page numbers, sorted ("논리적 섹터 번호를 기준으로 정렬된 상태")
         self.ref: dict[int, int] = {}
         self.dirty: dict[int, int] = {}
@@ -111,12 +122,17 @@ class SpatialClockCache:
         # A miss.  Fig. 1 / Sec. III: "버퍼에 새롭게 참조된 페이지를 할당 할 빈 프레임이 없을 때" the victim is
         # chosen and evicted, "그 자리에 새로운 페이지를 적재" -- then the new page is loaded (open point 5: evict
         # first).
+        mark = len(self.io)
         if len(self.pages) >= self.capacity:
             self._replace(idx)
         if not is_write:  # open point 7: a write miss is not read
             c["device_reads"] += 1
             c["device_read_requests"] += 1
-            self.io.append((idx, OP_READ, CAUSE_DEMAND, page, 1))
+            row = (idx, OP_READ, CAUSE_DEMAND, page, 1)
+            if self.read_before_writeback:  # open point 9
+                self.io.insert(mark, row)
+            else:
+                self.io.append(row)
         bisect.insort(self.pages, page)
         # Open point 1.  "CLOCK 알고리즘은 페이지가 참조될 때 하드웨어에 의해 페이지의 참조 비트가 1로 초기화된다"
         # (Sec. II: when a page is referenced its reference bit is set to 1); loading a page follows its reference.
@@ -192,9 +208,16 @@ class SpatialClockCache:
 
     def finish(self, flush_at_end: bool = False) -> None:
         dirty = [p for p in self.pages if self.dirty[p]]
-        if flush_at_end:
-            # Not in the paper; the contract's end flush.  One write per run of consecutive dirty pages (compared with
-            # the package only as the set of pages written and the page count).
+        if flush_at_end and self.end_flush_from_hand:  # open point 10, the package's order
+            i = self._at_or_after(self.cursor) if self.pages else 0
+            for p in self.pages[i:] + self.pages[:i]:
+                if self.dirty[p]:
+                    self.io.append((-1, OP_WRITE, CAUSE_END_FLUSH, p, 1))
+                    self.c["device_write_requests"] += 1
+                    self.dirty[p] = 0
+            self.c["device_writes_end_flush"] += len(dirty)
+        elif flush_at_end:
+            # Not in the paper; the contract's end flush.  Default: one write per run of consecutive dirty pages.
             runs: list[list[int]] = []
             for p in dirty:
                 if runs and p == runs[-1][-1] + 1:
@@ -210,11 +233,17 @@ class SpatialClockCache:
         else:
             self.c["dirty_at_end"] = len(dirty)
         self.c["resident_at_end"] = len(self.pages)
+        c = self.c
+        c["read_hits"] = c["hits"] - c["write_hits"]
+        c["misses"] = c["references"] - c["hits"]
+        c["write_misses"] = c["write_references"] - c["write_hits"]
+        c["read_misses"] = c["misses"] - c["write_misses"]
+        c["device_writes"] = c["device_writes_eviction"] + c["device_writes_end_flush"]
 
 
 def simulate(pages, writes, capacity: int, *, seq_dirtied_pages: int | None = None, limit_counts_victim: bool = True,
              insert_referenced: bool = True, hand_past_bulk: bool = False, new_page_before_hand: bool = True,
-             flush_at_end: bool = False):
+             read_before_writeback: bool = False, end_flush_from_hand: bool = False, flush_at_end: bool = False):
     """Run Spatial Clock (``seq_dirtied_pages=None``) or BS-CLOCK over page references.
 
     ``pages``: page numbers in reference order; ``writes``: truthy for a write.  Returns ``(outcome, io, counters)``:
@@ -223,7 +252,8 @@ def simulate(pages, writes, capacity: int, *, seq_dirtied_pages: int | None = No
     """
     cache = SpatialClockCache(capacity, seq_dirtied_pages=seq_dirtied_pages, limit_counts_victim=limit_counts_victim,
                               insert_referenced=insert_referenced, hand_past_bulk=hand_past_bulk,
-                              new_page_before_hand=new_page_before_hand)
+                              new_page_before_hand=new_page_before_hand, read_before_writeback=read_before_writeback,
+                              end_flush_from_hand=end_flush_from_hand)
     outcome = [cache.access(i, int(p), bool(w)) for i, (p, w) in enumerate(zip(pages, writes, strict=True))]
     cache.finish(flush_at_end)
     return outcome, cache.io, dict(cache.c)

@@ -415,10 +415,12 @@ def test_missing_reading_vs_package(m):
     assert_same(policy, pkg, ref, pkg_extra=ref)
 
 
-@pytest.mark.xfail(strict=True, reason="the package logs the end-of-trace flush with the last reference index; "
-                                       "the contract's IOLog says ref is -1 when the end of the trace triggered it")
-def test_end_flush_rows_have_ref_minus_one():
+def test_end_flush_rows_are_logged_at_the_last_reference():
+    """Settled by the contract (IOLog's text was clarified after this review found it said -1): the end flush is
+    logged at the trace's last entry, here its last page reference."""
     tr = random_trace(1, 400, 60, 0.7, 2)
+    last = len(tr.to_pages()) - 1
     for policy in ("clock_hbm", "clock_dnv"):
         res = simulate(tr, policy, log_io=True, dram_pages=2, nvm_pages=3, flush_at_end=True)
-        assert [r[0] for r in pkg_rows(res, end_ref=False) if r[2] == R.END_FLUSH][:1] == [-1]
+        ends = [r[0] for r in pkg_rows(res, end_ref=False) if r[2] == R.END_FLUSH]
+        assert ends and set(ends) == {last}

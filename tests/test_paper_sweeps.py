@@ -29,6 +29,7 @@ def test_paper2_grid_through_the_sweep_equals_the_loop():
     cases = [(tr, p, cap, {"segment_kib": s}) for tr in (t1, t2) for cap in (64, 512) for s in (8, 32)
              for p in E.ALL_POLICIES]
     cases += [(t1, E.PROPOSED, 64, {"segment_kib": 32, "step": 4.0}), (t2, "linux_readahead", 512, {})]
+    cases += [(tr, p, 64, {"segment_kib": 16, "front": "read-ahead"}) for tr in (t1, t2) for p in E.ALL_POLICIES]
     _same(E._grid(cases, "test"), E._grid_loop(cases, "test"))
 
 

@@ -5,12 +5,19 @@ from __future__ import annotations
 
 import polars as pl
 
+from .experiments import FRONT, PAGE_LRU_RA
 from .workloads import paper_value
 
 COLORS = {"seg_lru": "tab:gray", "seg_cull_adaptive": "tab:red", "seg_cull_fixed": "tab:blue",
           "seg_prefetch": "tab:green", "linux_readahead": "tab:purple"}
 LABELS = {"seg_lru": "existing (segment LRU)", "seg_cull_adaptive": "proposed (prefetch + adaptive culling)",
-          "seg_cull_fixed": "prefetch + fixed culling", "seg_prefetch": "segment prefetch only"}
+          "seg_cull_fixed": "prefetch + fixed culling", "seg_prefetch": "segment prefetch only",
+          "linux_readahead": "page LRU + read-ahead (linux_readahead)"}
+
+
+def _size(pages: int) -> str:
+    kib = pages * 4
+    return f"{kib} KiB" if kib < 1024 else f"{kib // 1024} MiB"
 
 
 def _short(name: str) -> str:
@@ -40,10 +47,12 @@ def plot_fig4(df: pl.DataFrame):
 
 
 def plot_fig6(rows: pl.DataFrame, paper: dict | None = None):
-    """Bandwidth against segment size, proposed and existing, one panel per workload; the paper's "up to"
-    numbers for T1-T3 written in their panels (``paper``) and drawn as markers (``gid="paper"``) at our largest
-    segment size, on our existing scheme's bandwidth times (1 + the printed improvement): the paper gives no
-    segment size for its extreme, only that it comes "with larger segments"."""
+    """Bandwidth against segment size, one panel per workload: the schemes behind the read-ahead (solid), the
+    existing scheme and the proposal without it (dotted), and the page LRU with the read-ahead (a horizontal
+    line: it has no segment). The paper's "up to" numbers for T1-T3 written in their panels (``paper``) and
+    drawn as markers (``gid="paper"``) at our largest segment size, on our existing scheme's bandwidth times
+    (1 + the printed improvement): the paper gives no segment size for its extreme, only that it comes "with
+    larger segments"."""
     import matplotlib.pyplot as plt
 
     names = rows["workload"].unique(maintain_order=True).to_list()
@@ -52,14 +61,20 @@ def plot_fig6(rows: pl.DataFrame, paper: dict | None = None):
     fig, axes = plt.subplots(nrow, ncol, figsize=(3.1 * ncol, 2.5 * nrow), squeeze=False)
     for ax, name in zip(axes.flat, names, strict=False):
         d = rows.filter(pl.col("workload") == name)
-        for p, e in d.group_by("policy", maintain_order=True):
-            ax.plot(e["segment_kib"], e["mb_s"], "o-", ms=3, color=COLORS[p[0]], label=LABELS[p[0]])
+        for (p, front), e in d.filter(pl.col("policy") != PAGE_LRU_RA).group_by(["policy", "front"],
+                                                                               maintain_order=True):
+            main = front == FRONT
+            ax.plot(e["segment_kib"], e["mb_s"], "o-" if main else "o:", ms=3, color=COLORS[p],
+                    alpha=1 if main else 0.6, label=LABELS[p] + ("" if main else " (no read-ahead)"))
+        page = d.filter(pl.col("policy") == PAGE_LRU_RA)
+        if page.height:
+            ax.axhline(page["mb_s"][0], color=COLORS[PAGE_LRU_RA], lw=0.8, ls="--", label=LABELS[PAGE_LRU_RA])
         ax.set_xscale("log", base=2)
         ax.set_title(_short(name), fontsize=8)
         if paper and _short(name) in paper:
             ax.text(0.02, 0.04, f"paper: {paper[_short(name)]}", transform=ax.transAxes, fontsize=7)
         key = {"T1-general-usage": "max_improvement"}.get(_short(name), "min_improvement")
-        base = d.filter(pl.col("policy") == "seg_lru").sort("segment_kib")
+        base = d.filter((pl.col("policy") == "seg_lru") & (pl.col("front") == FRONT)).sort("segment_kib")
         if name.startswith("pcmark/") and _short(name) != "T4-virus-scan" and base.height:
             imp = paper_value(key, _short(name))
             ax.plot([base["segment_kib"][-1]], [base["mb_s"][-1] * (1 + imp)], "kD", ms=5, mfc="none", gid="paper",
@@ -71,7 +86,7 @@ def plot_fig6(rows: pl.DataFrame, paper: dict | None = None):
     for ax in axes[:, 0]:
         ax.set_ylabel("MB/s (model)")
     axes[0, 0].legend(fontsize=6)
-    fig.suptitle("Fig. 6: bandwidth against segment size, cache 512 MiB (Fig. 4 model 1, sqrt shape)")
+    fig.suptitle(f"Fig. 6: bandwidth against segment size, cache 512 MiB (Fig. 4 model 1, sqrt shape; front: {FRONT})")
     fig.tight_layout(rect=(0, 0, 1, 0.97))
     return fig
 
@@ -92,17 +107,20 @@ def plot_fig7(imp: pl.DataFrame):
 
 
 def plot_fig8(rows: pl.DataFrame, paper: dict | None = None):
-    """Bandwidth of the three culling variants against segment size, one panel per cache size. In the paper's
-    128 KiB panel, its two printed ratios as markers (``gid="paper"``): adaptive = 1.88x our fixed culling at
-    32 KiB segments, and 2.6x our segment prefetch alone at 128 KiB."""
+    """Bandwidth of the three culling variants against segment size, one panel per cache size, and adaptive
+    culling with S = 0 (dashed: its feedback off, the control of the adaptation). In the paper's 128 KiB
+    panel, its two printed ratios as markers (``gid="paper"``): adaptive = 1.88x our fixed culling at 32 KiB
+    segments, and 2.6x our segment prefetch alone at 128 KiB."""
     import matplotlib.pyplot as plt
 
     caps = rows["capacity_pages"].unique(maintain_order=True).to_list()
     fig, axes = plt.subplots(1, len(caps), figsize=(5 * len(caps), 3.4), squeeze=False)
     for ax, cap in zip(axes[0], caps, strict=True):
         d = rows.filter(pl.col("capacity_pages") == cap)
-        for p, e in d.group_by("policy", maintain_order=True):
-            ax.plot(e["segment_kib"], e["mb_s"], "o-", ms=3, color=COLORS[p[0]], label=LABELS[p[0]])
+        for (p, step), e in d.group_by(["policy", "step"], maintain_order=True):
+            s0 = step == 0.0
+            ax.plot(e["segment_kib"], e["mb_s"], "x--" if s0 else "o-", ms=3, color=COLORS[p],
+                    label=LABELS[p] + (", S = 0 (control)" if s0 else ""))
         ax.set_xscale("log", base=2)
         if cap * 4 == paper_value("fig8_cache_kib", "T1-general-usage x5"):
             pts = [(32, "seg_cull_fixed", 1 + paper_value("fig8_adaptive_vs_fixed", "T1-general-usage x5")),
@@ -112,8 +130,7 @@ def plot_fig8(rows: pl.DataFrame, paper: dict | None = None):
             if xy:
                 ax.plot(*zip(*xy, strict=True), "kD", ms=6, mfc="none", gid="paper",
                         label="paper: adaptive 1.88x fixed (32 KiB), 2.6x prefetch only (128 KiB)")
-        size = f"{cap * 4} KiB" if cap * 4 < 1024 else f"{cap * 4 // 1024} MiB"
-        ax.set(xlabel="segment (KiB)", ylabel="MB/s (model)", title=f"T1 x5, cache {size}")
+        ax.set(xlabel="segment (KiB)", ylabel="MB/s (model)", title=f"T1 x5, cache {_size(cap)}")
         ax.legend(fontsize=7)
     if paper:
         axes[0, 0].text(0.02, 0.04, paper["text"], transform=axes[0, 0].transAxes, fontsize=7)
@@ -127,13 +144,13 @@ def plot_n1(traj: pl.DataFrame, sweep: pl.DataFrame):
 
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.4))
     for (w, cap, s), d in traj.group_by(["workload", "capacity_pages", "segment_kib"], maintain_order=True):
-        a.plot(d["position"], d["n1"], label=f"{_short(w)}, {cap * 4 // 1024} MiB, {s} KiB: N1")
+        a.plot(d["position"], d["n1"], label=f"{_short(w)}, {_size(cap)}, {s} KiB: N1")
         a.plot(d["position"], d["l1_segments"], ls=":", label="segments in L1")
         a.axhline(d["n1_start"][0], color="gray", lw=0.6, ls="--")
     a.set(xlabel="page references", ylabel="segments", title="Adaptive culling: N1 over time")
     a.legend(fontsize=7)
     for (w, cap), d in sweep.group_by(["workload", "capacity_pages"], maintain_order=True):
-        b.plot(d["step"], d["mb_s"] / d["mb_s"].max(), "o-", label=f"{_short(w)}, {cap * 4} KiB cache")
+        b.plot(d["step"], d["mb_s"] / d["mb_s"].max(), "o-", label=f"{_short(w)}, {_size(cap)} cache")
     b.set_xscale("symlog", linthresh=0.25)
     b.set(xlabel="S (feedback gain)", ylabel="bandwidth / best", title="The S sweep (32 KiB segments)")
     b.legend(fontsize=7)

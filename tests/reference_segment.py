@@ -9,6 +9,7 @@ Input: the trace's requests as (first_page, n_pages, is_write) tuples, in order.
 
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 
 DEMAND, EVICTION, END_FLUSH, PREFETCH = 0, 1, 2, 3
@@ -41,14 +42,17 @@ class SegmentCache:
 
     def __init__(self, mode, k, capacity, step=1.0, window_fraction=0.05, update_every=3, n1_floor="window",
                  cull_when="always", write_into="l2", room_first="evict", partial_windows="count",
-                 count_hits="block", carry_hits=False):
+                 count_hits="block", carry_hits=False, update_at="step", feedback_writes=False, n1_cap="memory",
+                 window_round="nearest"):
         assert capacity >= k
         self.mode, self.k, self.M = mode, k, capacity
         self.L1, self.L2 = OrderedDict(), OrderedDict()  # segment -> None, least recent first
         self.present, self.pf, self.dirty = {}, {}, {}  # segment -> set of block offsets
-        self.b = max(1, int(round(window_fraction * capacity / k)))
+        w = window_fraction * capacity / k
+        self.b = max(1, int({"nearest": round(w), "floor": math.floor(w + 1e-9), "ceil": math.ceil(w - 1e-9)}[
+            window_round]))
         self.n1 = float(capacity // (2 * k)) if mode == "fixed" else capacity / (2 * k)
-        self.n1_max = capacity / k
+        self.n1_max = capacity / k if n1_cap == "memory" else math.inf
         self.n1_min = float(self.b) if n1_floor == "window" and mode == "adaptive" else 0.0
         if mode == "adaptive":
             self.n1 = min(max(self.n1, self.n1_min), self.n1_max)
@@ -59,6 +63,8 @@ class SegmentCache:
         self.full_windows_only = partial_windows == "skip"
         self.per_request = count_hits == "request"
         self.carry = carry_hits
+        self.at_hit = update_at == "hit"
+        self.feed_writes = feedback_writes
         self.hits_b1 = self.dp = self.dc = 0
         self.c = dict.fromkeys(SEGMENT_COUNTERS, 0)
         self.outcomes, self.ios = [], []
@@ -116,9 +122,25 @@ class SegmentCache:
             else:
                 raise RuntimeError("request larger than memory")
 
-    def adapt(self):
-        if self.hits_b1 < self.update_every:
+    def adapt(self, b1_hits=()):
+        """After a segment step: ``b1_hits`` are its hits in B1 in block order, (is a prefetch hit) each, which
+        update_at="hit" counts here one by one; otherwise the step counted them already."""
+        if self.at_hit:
+            for pf in b1_hits:
+                self.hits_b1 += 1
+                self.dp += pf
+                if self.hits_b1 >= self.update_every:
+                    self.update()
+                    self.hits_b1 = 0
             return
+        while self.hits_b1 >= self.update_every:
+            self.update()
+            if not self.carry:
+                self.hits_b1 = 0
+                return
+            self.hits_b1 -= self.update_every
+
+    def update(self):
         b1 = sum(len(self.present[s]) for s in self.window(self.L1))
         b2 = sum(len(self.present[s] - self.pf[s]) for s in self.window(self.L2))
         full = len(self.window(self.L1)) == self.b and len(self.window(self.L2)) == self.b
@@ -128,7 +150,6 @@ class SegmentCache:
             self.c["n1_updates"] += 1
         else:
             self.c["n1_skipped"] += 1
-        self.hits_b1 = self.hits_b1 - self.update_every if self.carry else 0
         self.dp = self.dc = 0
 
     # --- one request -------------------------------------------------------------------------------------
@@ -151,16 +172,21 @@ class SegmentCache:
             if w:
                 self.c["write_references"] += len(req)
                 self.c["write_hits"] += len(hits)
+            feeds = not w or self.feed_writes
+            b1_hits = []
             if in_l1:
                 self.c["hits_l1"] += len(hits)
-                if in_b1 and not w:
+                if in_b1 and feeds:
                     self.c["hits_b1"] += len(hits)
-                    unit = (lambda x: min(x, 1)) if self.per_request else (lambda x: x)
-                    self.hits_b1 += unit(len(hits))
-                    self.dp += unit(len(req & pf))
+                    if self.at_hit:
+                        b1_hits = [b in pf for b in sorted(hits)]
+                    else:
+                        unit = (lambda x: min(x, 1)) if self.per_request else (lambda x: x)
+                        self.hits_b1 += unit(len(hits))
+                        self.dp += unit(len(req & pf))
             elif in_l2:
                 self.c["hits_l2"] += len(hits)
-                if in_b2 and not w:
+                if in_b2 and feeds:
                     self.c["hits_b2"] += len(hits)
                     self.dc += min(len(hits), 1) if self.per_request else len(hits)
             for b in sorted(req):
@@ -172,6 +198,9 @@ class SegmentCache:
             into_l1 = in_l1 or (self.write_l1 and not in_l2)
             if w:
                 if missing:
+                    if self.write_l1 and not in_l1 and not in_l2 and self.cull_first and not self.short_only:
+                        while self.L1 and len(self.L1) + 1 > self.n1:  # as for a newly read segment
+                            self.cull(next(iter(self.L1)))
                     self.make_room(len(missing), at, into_l1)
                     self.present[s] |= missing
                 self.c["dirtyings"] += len(req - self.dirty[s])
@@ -201,13 +230,13 @@ class SegmentCache:
                 self.insert(s, self.L1)
             elif from_storage or into_l1:
                 self.insert(s, self.L1)
-                if from_storage and not self.short_only:
+                if (from_storage or not (in_l1 or in_l2)) and not self.short_only:  # new to L1: cull to N1
                     while len(self.L1) > self.n1:
                         self.cull(next(iter(self.L1)))
             else:
                 self.insert(s, self.L2)
             if self.mode == "adaptive":
-                self.adapt()
+                self.adapt(b1_hits)
 
     def end(self, last_ref, flush):
         order = []

@@ -86,7 +86,9 @@ OPEN_CHOICES = [  # (policy, the choice) for each open choice's non-default read
     ("seg_cull_fixed", {"write_into": "l1"}), ("seg_cull_adaptive", {"write_into": "l1"}),
     ("seg_cull_fixed", {"room_first": "cull"}), ("seg_cull_adaptive", {"room_first": "cull"}),
     ("seg_cull_adaptive", {"partial_windows": "skip"}), ("seg_cull_adaptive", {"count_hits": "request"}),
-    ("seg_cull_adaptive", {"carry_hits": True}),
+    ("seg_cull_adaptive", {"carry_hits": True}), ("seg_cull_adaptive", {"update_at": "hit"}),
+    ("seg_cull_adaptive", {"feedback_writes": True}), ("seg_cull_adaptive", {"n1_cap": "none"}),
+    ("seg_cull_adaptive", {"window_round": "floor"}), ("seg_cull_adaptive", {"window_round": "ceil"}),
     ("seg_cull_adaptive", {"partial_windows": "skip", "count_hits": "request", "carry_hits": True,
                            "write_into": "l1", "room_first": "cull"})]
 
@@ -102,6 +104,10 @@ def test_each_open_choice_changes_the_run(policy, choice):
     """Each reading reaches the kernel: with windows of 30% of memory it changes the outcomes or the counters
     at 96 blocks (memory short) or at 400 (L2 stays shorter than its window for a while)."""
     extra = {"window_fraction": 0.3} if policy == "seg_cull_adaptive" else {}
+    if "n1_cap" in choice:  # the cap binds only when the feedback pushes N1 past M/k
+        extra["step"] = 8.0
+    if "window_round" in choice:  # 24 segments x 0.33 = 7.92 (floor 7, nearest 8); x 0.31 = 7.44 (ceil 8, nearest 7)
+        extra["window_fraction"] = 0.33 if choice["window_round"] == "floor" else 0.31
     tr = local_trace(7)
     changed = []
     for cap in (96, 400):

@@ -45,6 +45,7 @@ Choices the paper leaves open (each a parameter or stated here, and shown in not
 from __future__ import annotations
 
 import dataclasses
+import math
 import typing
 
 import numpy as np
@@ -61,6 +62,8 @@ WRITE_INTO = {"l2": 0, "l1": 1}
 ROOM_FIRST = {"evict": 0, "cull": 1}
 PARTIAL_WINDOWS = {"count": 0, "skip": 1}
 COUNT_HITS = {"block": 0, "request": 1}
+UPDATE_AT = {"step": 0, "hit": 1}
+WINDOW_ROUND = {"nearest": round, "floor": lambda x: math.floor(x + 1e-9), "ceil": lambda x: math.ceil(x - 1e-9)}
 
 
 def _unit_pages(segment_kib: int, page_bytes: int) -> int:
@@ -99,7 +102,8 @@ class CullParams(SegmentParams):
         block needs room.
     write_into : str
         Where a write to a segment not in memory puts it (the paper is silent on writes): ``"l2"`` (default;
-        it holds only cached blocks, L2's kind) or ``"l1"`` (every segment enters L1, as a read one does).
+        it holds only cached blocks, L2's kind) or ``"l1"`` (every segment enters L1 and culls it back to N1,
+        as a read one does).
     room_first : str
         The order of the two ways memory is freed for a newly read segment (Sec. 4.2 gives both, not their
         order): ``"evict"`` (default) evicts L2's LRU segments until the segment fits, then culls L1 back to
@@ -146,8 +150,21 @@ class AdaptiveParams(CullParams):
         The unit of "three cache or prefetch hits in B1" and of dP and dC: ``"block"`` (default; a request's
         blocks in one segment count one each) or ``"request"`` (one per request and segment with any).
     carry_hits : bool
-        At an update, hits in B1 beyond ``update_every`` are dropped (False, default) or count toward the
-        next update (True).
+        When a request step brings the hits in B1 to ``update_every`` or more, one update runs and the hits
+        beyond are dropped (False, default) or count toward the next updates (True: an update for every
+        ``update_every`` hits, the extra ones after the first seeing no new dP or dC).
+    update_at : str
+        When the count is checked: after each request's step in one segment (``"step"``, default: a request's
+        hits in a segment arrive together) or at the very hit that makes ``update_every`` (``"hit"``: hits of a
+        step are taken one by one in block order, dP counted up to that hit; never any hits left over).
+    feedback_writes : bool
+        Whether write hits feed B1's count, dP and dC (False, default: the paper's hit rates are about reads;
+        True: "a request to a cached block" is a hit, writes included).
+    n1_cap : str
+        N1's upper bound, which the paper does not give: ``"memory"`` (default, M/k segments) or ``"none"``.
+    window_round : str
+        B1's and B2's size in segments from ``window_fraction`` M/k: ``"nearest"`` (default; halves to even),
+        ``"floor"`` or ``"ceil"``; at least one segment either way.
     """
 
     step: float = 1.0
@@ -157,13 +174,18 @@ class AdaptiveParams(CullParams):
     partial_windows: str = "count"
     count_hits: str = "block"
     carry_hits: bool = False
+    update_at: str = "step"
+    feedback_writes: bool = False
+    n1_cap: str = "memory"
+    window_round: str = "nearest"
 
     def __post_init__(self):
         super().__post_init__()
         if self.step < 0 or not 0 < self.window_fraction <= 1 or self.update_every < 1:
             raise ValueError("step must be >= 0, window_fraction in (0, 1], update_every >= 1")
         for name, allowed in (("n1_floor", ("window", "zero")), ("partial_windows", PARTIAL_WINDOWS),
-                              ("count_hits", COUNT_HITS)):
+                              ("count_hits", COUNT_HITS), ("update_at", UPDATE_AT), ("n1_cap", ("memory", "none")),
+                              ("window_round", WINDOW_ROUND)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {sorted(allowed)}, got {getattr(self, name)!r}")
 
@@ -183,7 +205,8 @@ class SegState(typing.NamedTuple):
 WFRONT, WCOUNT, WSUM = 11, 12, 13  # L1's window (B1): front, count, blocks; L2's (B2) at +3: cached blocks
 SHORT_ONLY = 17  # cull_when="memory_short"
 WRITE_L1, CULL_FIRST, FULL_WINDOWS, PER_REQUEST, CARRY = 18, 19, 20, 21, 22  # the other open choices (params)
-N_SC = 23
+AT_HIT, FEED_WRITES = 23, 24
+N_SC = 25
 N1, STEP, N1_MAX, N1_MIN = 0, 1, 2, 3
 
 # counters after the base ones
@@ -198,8 +221,9 @@ SEGMENT_COUNTERS = C.BASE + (
     C.Counter("n1_updates", None, "adaptive updates of N1"),
     C.Counter("n1_skipped", None, "updates skipped because B2 held no cached block (or, with "
               "partial_windows='skip', a window was not full)"),
-    C.Counter("hits_b1", None, "read hits (blocks) in B1 (adaptive culling only)"),
-    C.Counter("hits_b2", None, "read cache hits (blocks) in B2 (adaptive culling only)"),
+    C.Counter("hits_b1", None, "read hits (blocks) in B1 (adaptive culling only; writes too with feedback_writes)"),
+    C.Counter("hits_b2", None, "read cache hits (blocks) in B2 (adaptive culling only; writes too with "
+              "feedback_writes)"),
     C.Counter("hits_l1", None, "cache and prefetch hits (blocks) in L1"),
     C.Counter("hits_l2", None, "cache hits (blocks) in L2"),
 )
@@ -332,10 +356,33 @@ def _make_room(st, need, to_l1, counters, log, nlog, do_log, ref):
 
 
 @njit(cache=True)
-def _adapt(st, counters):
-    """Adaptive culling's feedback, after every ``update_every`` cache-or-prefetch hits in B1."""
-    if st.sc[HITS_B1] < st.sc[UPDATE_EVERY]:
+def _adapt(st, counters, b1_hits, b1_pf):
+    """Adaptive culling's feedback, after every ``update_every`` cache-or-prefetch hits in B1. With
+    ``update_at="hit"`` this step's hits in B1 (``b1_hits``, of which ``b1_pf`` were prefetch hits) are
+    counted here one block at a time; otherwise the step has counted them already."""
+    if st.sc[AT_HIT]:
+        m = b1_hits
+        while m:
+            bit = m & (~m + ONE)  # the lowest hit block left
+            m &= m - ONE
+            st.sc[HITS_B1] += 1
+            if b1_pf & bit:
+                st.sc[DP] += 1
+            if st.sc[HITS_B1] >= st.sc[UPDATE_EVERY]:
+                _update(st, counters)
+                st.sc[HITS_B1] = 0
         return
+    while st.sc[HITS_B1] >= st.sc[UPDATE_EVERY]:
+        _update(st, counters)
+        if not st.sc[CARRY]:
+            st.sc[HITS_B1] = 0
+            return
+        st.sc[HITS_B1] -= st.sc[UPDATE_EVERY]
+
+
+@njit(cache=True)
+def _update(st, counters):
+    """One update of N1 <- N1 + S (dP - a dC), or a skipped one; dP and dC start again from 0."""
     full = st.sc[WCOUNT] >= st.sc[B] and st.sc[WCOUNT + 3] >= st.sc[B]
     if st.sc[WSUM + 3] > 0 and (full or not st.sc[FULL_WINDOWS]):
         a = st.sc[WSUM] / st.sc[WSUM + 3]  # all blocks in B1 / cached blocks in B2
@@ -344,7 +391,6 @@ def _adapt(st, counters):
         counters[N1_UPDATES] += 1
     else:
         counters[N1_SKIPPED] += 1
-    st.sc[HITS_B1] = st.sc[HITS_B1] - st.sc[UPDATE_EVERY] if st.sc[CARRY] else 0
     st.sc[DP] = 0
     st.sc[DC] = 0
 
@@ -386,16 +432,21 @@ def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
                 counters[C.WRITE_REFS] += hi - lo
                 counters[C.WRITE_HITS] += nh
             # the marginal utilities count read hits (the paper's hit rates are about reads)
+            b1_hits = b1_pf = np.uint64(0)  # this step's hits in B1, counted in _adapt (update_at="hit")
+            feeds = not w or sc[FEED_WRITES] != 0
             if lst == 1:
                 counters[L1_HITS] += nh
-                if in_window and not w:
+                if in_window and feeds:
                     counters[HITS_B1_C] += nh
-                    npf = jk.popcount(pf_hit)
-                    sc[HITS_B1] += min(nh, 1) if sc[PER_REQUEST] else nh
-                    sc[DP] += min(npf, 1) if sc[PER_REQUEST] else npf
+                    if sc[AT_HIT]:
+                        b1_hits, b1_pf = hit_mask, pf_hit
+                    else:
+                        npf = jk.popcount(pf_hit)
+                        sc[HITS_B1] += min(nh, 1) if sc[PER_REQUEST] else nh
+                        sc[DP] += min(npf, 1) if sc[PER_REQUEST] else npf
             elif lst == 2:
                 counters[L2_HITS] += nh
-                if in_window and not w:
+                if in_window and feeds:
                     counters[HITS_B2_C] += nh
                     sc[DC] += min(nh, 1) if sc[PER_REQUEST] else nh
             if do_log:
@@ -409,6 +460,9 @@ def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
             if w:
                 if missing:
                     into_l1 = lst == 1 or (lst == 0 and sc[WRITE_L1] != 0)
+                    if culling and lst == 0 and into_l1 and sc[CULL_FIRST] and not sc[SHORT_ONLY]:
+                        while sc[N_L1] > 0 and sc[N_L1] + 1 > fsc[N1]:  # as for a newly read segment
+                            _cull(st, jk.list_back(st.link, st.which.shape[0]), counters)
                     nlog = _make_room(st, jk.popcount(missing), into_l1, counters, log, nlog, do_log, at)
                     st.present[s] |= missing
                     sc[USED] += jk.popcount(missing)
@@ -454,13 +508,13 @@ def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
                 _join(st, s, 1, counters)
             elif read_from_storage or lst == 1 or (lst == 0 and sc[WRITE_L1] != 0):
                 _join(st, s, 1, counters)
-                if read_from_storage and not sc[SHORT_ONLY]:
+                if (read_from_storage or lst == 0) and not sc[SHORT_ONLY]:  # a segment new to L1 culls it to N1
                     while sc[N_L1] > fsc[N1]:
                         _cull(st, jk.list_back(st.link, st.which.shape[0]), counters)
             else:  # a cache hit in L2, or a write to a segment in L2 or not in memory
                 _join(st, s, 2, counters)
             if mode == MODE_ADAPTIVE:
-                _adapt(st, counters)
+                _adapt(st, counters, b1_hits, b1_pf)
         i += r
     return n, nlog
 
@@ -493,13 +547,15 @@ class _SegmentKernel(Kernel):
         sc[FULL_WINDOWS] = PARTIAL_WINDOWS[getattr(params, "partial_windows", "count")]
         sc[PER_REQUEST] = COUNT_HITS[getattr(params, "count_hits", "block")]
         sc[CARRY] = int(getattr(params, "carry_hits", False))
+        sc[AT_HIT] = UPDATE_AT[getattr(params, "update_at", "step")]
+        sc[FEED_WRITES] = int(getattr(params, "feedback_writes", False))
         frac = getattr(params, "window_fraction", 0.05)
-        b = max(1, int(round(frac * cap / k)))
+        b = max(1, int(WINDOW_ROUND[getattr(params, "window_round", "nearest")](frac * cap / k)))
         sc[B] = b if self.mode == MODE_ADAPTIVE else 0  # only adaptive culling needs B1 and B2
         fsc = np.zeros(4, np.float64)
         fsc[N1] = cap / (2 * k)  # half of the memory, in segments (fixed; adaptive starts there)
         fsc[STEP] = getattr(params, "step", 0.0)
-        fsc[N1_MAX] = cap / k
+        fsc[N1_MAX] = cap / k if getattr(params, "n1_cap", "memory") == "memory" else np.inf
         fsc[N1_MIN] = float(b) if getattr(params, "n1_floor", "zero") == "window" else 0.0
         if self.mode == MODE_ADAPTIVE:
             fsc[N1] = min(max(fsc[N1], fsc[N1_MIN]), fsc[N1_MAX])  # the start respects the bounds too

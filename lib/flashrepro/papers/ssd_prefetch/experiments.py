@@ -356,13 +356,17 @@ AMBIGUITY_VARIANTS = [  # (label, what the paper leaves open, the proposal's par
     ("hits beyond 3 carried over", "not dropped at an update", {"carry_hits": True}),
     ("writes enter L1", "a written segment not in memory joins L1 (default: L2)", {"write_into": "l1"}),
     ("cull before evicting", "a newly read segment's room: L1 culled back to N1 first", {"room_first": "cull"}),
+    ("update at the third hit", "inside a request, not after its step in a segment", {"update_at": "hit"}),
+    ("write hits feed the feedback", "a hit is any request to a cached block", {"feedback_writes": True}),
+    ("N1 uncapped", "the paper bounds N1 nowhere (default: at most M/k)", {"n1_cap": "none"}),
+    ("B1/B2 rounded down", "the segments that fit in 5% (default: the nearest)", {"window_round": "floor"}),
     ("cull only when memory is short", "L1 may outgrow N1 while memory is free", {"cull_when": "memory_short"}),
 ]
 
 
-AMBIGUITY_POINTS = [(512, "T1", 16), (512, "T1", 32), (512, "T1", 64), (512, "T2", 32), (32, "T1", 32),
-                    (32, "T2", 32)]  # (cache MiB, workload, segment KiB): the main cache, and 32 MiB, where T1's
-# memory is short; T1 at three segment sizes, as Fig. 6 compares them
+AMBIGUITY_POINTS = [(512, "T1", 16), (512, "T1", 32), (512, "T1", 64), (512, "T2", 32), (32, "T1", 32)]
+# (cache MiB, workload, segment KiB): the main cache, T1 at three segment sizes as Fig. 6 compares them, and
+# 32 MiB, where T1's memory is short
 
 
 def ambiguities(t1: Trace, t2: Trace, points=AMBIGUITY_POINTS, front: str = FRONT,

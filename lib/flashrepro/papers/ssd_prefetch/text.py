@@ -128,12 +128,14 @@ def why_not(claims: pl.DataFrame, base6: pl.DataFrame, parts6: pl.DataFrame, amb
                               f"{pct(_gain(base6, T1, 32, 'improvement_bare'))} without (32 KiB); T2 "
                               f"{pct(_gain(base6, T2, 64))} / {pct(_gain(base6, T2, 64, 'improvement_bare'))} "
                               "(64 KiB)", "what it changes": "the baseline's hit ratio on sequential reads"},
-        {"cause": "choice: adaptive culling's windows (update only when full) and where writes enter",
+        {"cause": "choice: adaptive culling's windows (update only when full), where writes enter, and S",
          "kind": "choice",
          "run that shows it": f"T1: default {_amb_curve(amb, 'default')}; full windows only "
                               f"{_amb_curve(amb, 'update only with full windows')}; writes into L1 "
-                              f"{_amb_curve(amb, 'writes enter L1')} (ambiguity table)",
-         "what it changes": "how fast N1 falls to its floor on a cache that never fills"},
+                              f"{_amb_curve(amb, 'writes enter L1')}; S = 0 {_amb_curve(amb, 'S = 0')} "
+                              "(ambiguity table)",
+         "what it changes": "how fast N1 falls to its floor on a cache that never fills (with S = 0 it never "
+                            "moves)"},
         {"cause": "mechanism: adaptation at Fig. 8's 128 KiB cache", "kind": "mechanism",
          "run that shows it": (f"128 KiB segments: adaptive over prefetch alone "
                                f"{num(r8['adaptive_over_prefetch_only'][0])}, with S = 0 "

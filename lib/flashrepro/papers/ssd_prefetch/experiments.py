@@ -339,28 +339,31 @@ def t1_locality_sensitivity(seed: int, segments=FIG6_SEGMENTS_KIB, capacity_page
 
 
 # --- the open choices ---------------------------------------------------------------------------------------
-AMBIGUITY_VARIANTS = [  # (label, what the paper leaves open, the proposal's parameters or the front)
+BOTH = "the paper allows both; the package's default"
+CR = "both allowed; the clean-room reference's default (tests/cleanroom)"
+AMBIGUITY_VARIANTS = [  # (label, what the paper leaves open, the clean-room review's verdict, the parameters)
     ("default", "S=1, B = 5%, every 3 block hits, hits beyond 3 dropped, N1 >= B1, partial windows count, "
-     "writes into L2, evict before culling, cull at once, both behind the read-ahead", {}),
+     "writes into L2, evict before culling, cull at once, both behind the read-ahead", "", {}),
     ("no read-ahead front", "both schemes without the host's read-ahead (earlier versions of this package)",
-     {"front": "none"}),
-    ("N1 may fall to 0", "the feedback can lock up", {"n1_floor": "zero"}),
-    ("S = 0", "N1 stays at M/2k: no adaptation", {"step": 0.0}),
-    ("B1/B2 = 2% of memory", "the paper: about 5%", {"window_fraction": 0.02}),
-    ("B1/B2 = 10% of memory", "the paper: about 5%", {"window_fraction": 0.10}),
-    ("update every hit", "the paper: every 3 hits in B1", {"update_every": 1}),
-    ("update every 10 hits", "the paper: every 3 hits in B1", {"update_every": 10}),
-    ("update only with full windows", "a list shorter than its window does not count as the window",
+     "settled by Sec. 5: both run 'through the Linux kernel' with its default settings", {"front": "none"}),
+    ("N1 may fall to 0", "the feedback can lock up", BOTH, {"n1_floor": "zero"}),
+    ("S = 0", "N1 stays at M/2k: no adaptation", "S is not given", {"step": 0.0}),
+    ("B1/B2 = 2% of memory", "the paper: about 5%", "", {"window_fraction": 0.02}),
+    ("B1/B2 = 10% of memory", "the paper: about 5%", "", {"window_fraction": 0.10}),
+    ("update every hit", "the paper: every 3 hits in B1", "", {"update_every": 1}),
+    ("update every 10 hits", "the paper: every 3 hits in B1", "", {"update_every": 10}),
+    ("update only with full windows", "a list shorter than its window does not count as the window", BOTH,
      {"partial_windows": "skip"}),
-    ("hits counted per request", "three hits = three requests with a hit in B1", {"count_hits": "request"}),
-    ("hits beyond 3 carried over", "not dropped at an update", {"carry_hits": True}),
-    ("writes enter L1", "a written segment not in memory joins L1 (default: L2)", {"write_into": "l1"}),
-    ("cull before evicting", "a newly read segment's room: L1 culled back to N1 first", {"room_first": "cull"}),
-    ("update at the third hit", "inside a request, not after its step in a segment", {"update_at": "hit"}),
-    ("write hits feed the feedback", "a hit is any request to a cached block", {"feedback_writes": True}),
-    ("N1 uncapped", "the paper bounds N1 nowhere (default: at most M/k)", {"n1_cap": "none"}),
-    ("B1/B2 rounded down", "the segments that fit in 5% (default: the nearest)", {"window_round": "floor"}),
-    ("cull only when memory is short", "L1 may outgrow N1 while memory is free", {"cull_when": "memory_short"}),
+    ("hits counted per request", "three hits = three requests with a hit in B1", BOTH, {"count_hits": "request"}),
+    ("hits beyond 3 carried over", "not dropped at an update", BOTH, {"carry_hits": True}),
+    ("writes enter L1", "a written segment not in memory joins L1 (default: L2)", CR, {"write_into": "l1"}),
+    ("cull before evicting", "a newly read segment's room: L1 culled back to N1 first", BOTH, {"room_first": "cull"}),
+    ("update at the third hit", "inside a request, not after its step in a segment", CR, {"update_at": "hit"}),
+    ("write hits feed the feedback", "a hit is any request to a cached block", CR, {"feedback_writes": True}),
+    ("N1 uncapped", "the paper bounds N1 nowhere (default: at most M/k)", CR, {"n1_cap": "none"}),
+    ("B1/B2 rounded down", "the segments that fit in 5% (default: the nearest)", CR, {"window_round": "floor"}),
+    ("cull only when memory is short", "L1 may outgrow N1 while memory is free",
+     "the text: at once ('when a newly read segment makes L1 exceed')", {"cull_when": "memory_short"}),
 ]
 
 
@@ -379,13 +382,13 @@ def ambiguities(t1: Trace, t2: Trace, points=AMBIGUITY_POINTS, front: str = FRON
     for cache, w, seg in points:
         tr = traces[w]
         base = {f: run(tr, EXISTING, cache * 256, seg, f) for f in FRONTS}
-        for label, what, params in variants:
+        for label, what, review, params in variants:
             kw = dict(params)
             f = kw.pop("front", front)
             r = run(tr, PROPOSED, cache * 256, seg, f, **kw)
             for curve in CURVES:
                 rows.append({"cache_mib": cache, "workload": tr.name, "segment_kib": seg, "variant": label,
-                             "what": what, "curve": curve,
+                             "what": what, "review": review, "curve": curve,
                              "improvement_all": r[f"mb_s_{curve}"] / base[f][f"mb_s_{curve}"] - 1,
                              "improvement_reads": r[f"read_mb_s_{curve}"] / base[f][f"read_mb_s_{curve}"] - 1,
                              "hit_ratio": r["hit_ratio"], "prefetch_hit_ratio": r["prefetch_hit_ratio"],

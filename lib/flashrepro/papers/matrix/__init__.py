@@ -5,10 +5,11 @@ single paper makes these comparisons, so there are no claims; the notebook repor
 * :mod:`.workloads`: which workloads and policies, at which sizes
 * :mod:`.experiments`: the sweep, the per-metric pivots and the table of winners
 * :mod:`.figures`: one heat map per metric
+* :mod:`.text`: the findings, rendered from the matrix
 """
 
 from ..layout import Index, Output
-from . import experiments, figures, workloads
+from . import experiments, figures, text, workloads
 
 NOTEBOOK = "06_matrix"
 FIGURES = Index(NOTEBOOK, [
@@ -20,6 +21,7 @@ FIGURES = Index(NOTEBOOK, [
     Output("heat map: device writes", figures.plot_heat, "06_matrix_device_writes.png"),
     Output("heat map: device write requests", figures.plot_heat, "06_matrix_device_write_requests.png"),
     Output("heat map: modelled device time", figures.plot_heat, "06_matrix_device_time.png"),
+    Output("findings (generated)", text.findings, "06_matrix_text.md"),
 ])
 
-__all__ = ["FIGURES", "NOTEBOOK", "experiments", "figures", "workloads"]
+__all__ = ["FIGURES", "NOTEBOOK", "experiments", "figures", "text", "workloads"]

@@ -112,7 +112,7 @@ class NvmSlots:
 def clock_hbm(pages, is_write, capacity, flush_at_end=False, dram_pages=None, nvm_pages=None, rotation="page",
               read_level=1, write_level=2, promote_level=2, nvm_classes="respectively", promote_test="before",
               dram_ref_bit=False, levels=True, nvm_to_dram=True, nvm_second_chance=True, write_miss_read=False,
-              tiers_out=None):
+              miss_write_counts=True, evaluate_first=True, migrated_referenced=False, tiers_out=None):
     D, N = split(capacity, dram_pages, nvm_pages)
     b = Book(("level_ups", "level_downs", "to_eviction_candidate", "to_migration_candidate", "promote_swaps"),
              tiers_out)
@@ -139,18 +139,21 @@ def clock_hbm(pages, is_write, capacity, flush_at_end=False, dram_pages=None, nv
         e["level"] = new
 
     def dram_victim():
-        """Table 2 once per rotation; the first page at level 1 or 2 (unreferenced, with a DRAM bit)."""
+        """Table 2 once per rotation; the first page at level 1 or 2 (unreferenced, with a DRAM bit). Per page,
+        Table 2 is applied before the test (``evaluate_first``) or to the pages the hand passes over."""
         nonlocal dh
         while True:
             x = dh
             e = dram[x]
-            if levels and rotation == "page":
+            if levels and rotation == "page" and evaluate_first:
                 evaluate(e)
             found = False
             if dram_ref_bit and e["ref"]:
                 e["ref"] = False
             elif e["level"] <= 2:
                 found = True
+            if levels and rotation == "page" and not evaluate_first and not found:
+                evaluate(e)
             dh = (dh + 1) % D
             if dh == 0 and levels and rotation == "sweep":
                 for k in range(D):
@@ -189,7 +192,7 @@ def clock_hbm(pages, is_write, capacity, flush_at_end=False, dram_pages=None, nv
     def move_to_nvm(i, x, s):
         """DRAM slot x's page moves to NVM slot s."""
         e = dram[x]
-        nvm.slots[s] = {"page": e["page"], "dirty": e["dirty"], "ref": False, "read": False,
+        nvm.slots[s] = {"page": e["page"], "dirty": e["dirty"], "ref": migrated_referenced, "read": False,
                         "cls": nvm_class(e["level"])}
         where[e["page"]] = (NVM, s)
         dram[x] = None
@@ -230,7 +233,8 @@ def clock_hbm(pages, is_write, capacity, flush_at_end=False, dram_pages=None, nv
             b.c["writes_dram"] += bool(w)
             e["ref"] = True
             if w:
-                e["writes"] = min(e["writes"] + 1, 3)
+                if hit or miss_write_counts:  # the write that brought the page in counts, or not
+                    e["writes"] = min(e["writes"] + 1, 3)
                 if not e["dirty"]:
                     b.c["dirtyings"] += 1
                 e["dirty"] = True
@@ -271,7 +275,7 @@ def clock_hbm(pages, is_write, capacity, flush_at_end=False, dram_pages=None, nv
 
 # --------------------------------------------------------------------------------------------------------
 def clock_dnv(pages, is_write, capacity, flush_at_end=False, dram_pages=None, nvm_pages=None, block_pages=64,
-              padding="buffer", clean_to_free_nvm=True, write_miss_read=False, tiers_out=None):
+              padding="buffer", clean_to_free_nvm=True, write_miss_read=False, cache_reads=True, tiers_out=None):
     D, N = split(capacity, dram_pages, nvm_pages)
     b = Book(("clean_drops", "block_evictions", "padded_nvm_pages", "padded_dram_pages"), tiers_out)
     dram = [None] * D  # entries: page, dirty, ref
@@ -315,6 +319,11 @@ def clock_dnv(pages, is_write, capacity, flush_at_end=False, dram_pages=None, nv
     for i, (p, w) in enumerate(zip(pages, is_write, strict=True)):
         hit = p in where
         b.ref(hit, w)
+        if not hit and not w and not cache_reads:  # a write buffer: read for the host, not kept
+            b.row(i, READ, DEMAND, p, DRAM if D else NVM)
+            b.c["device_reads"] += 1
+            b.c["device_read_requests"] += 1
+            continue
         if not hit:
             if not w or write_miss_read:  # a read miss, or a write miss read first (read-modify-write)
                 b.read(i, p, DRAM if D else NVM)
@@ -365,4 +374,4 @@ def clock_dnv(pages, is_write, capacity, flush_at_end=False, dram_pages=None, nv
 # the other parameters are swept in tests/test_clock_hbm.py
 REFERENCES = {"clock_hbm": (clock_hbm, ("dram_ref_bit", "levels", "nvm_to_dram", "nvm_second_chance",
                                        "write_miss_read")),
-              "clock_dnv": (clock_dnv, ("clean_to_free_nvm", "write_miss_read"))}
+              "clock_dnv": (clock_dnv, ("clean_to_free_nvm", "write_miss_read", "cache_reads"))}

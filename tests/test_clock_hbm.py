@@ -31,10 +31,16 @@ HBM_VARIANTS = [{}, {"rotation": "sweep"}, {"nvm_classes": "swapped"}, {"promote
                 {"levels": False, "dram_ref_bit": True}, {"nvm_to_dram": False, "nvm_classes": "swapped"},
                 {"nvm_second_chance": False},
                 {"nvm_second_chance": False, "promote_test": "after", "nvm_classes": "swapped"},
-                {"write_miss_read": True, "rotation": "sweep"}]
+                {"write_miss_read": True, "rotation": "sweep"},
+                {"miss_write_counts": False}, {"evaluate_first": False}, {"migrated_referenced": True},
+                {"miss_write_counts": False, "evaluate_first": False, "dram_ref_bit": True},
+                {"evaluate_first": False, "rotation": "sweep"},
+                {"migrated_referenced": True, "nvm_second_chance": False, "promote_test": "after"},
+                {"migrated_referenced": True, "nvm_classes": "swapped", "write_level": 4}]
 DNV_VARIANTS = [{}, {"padding": "nvm"}, {"padding": "none"}, {"block_pages": 4}, {"block_pages": 1},
                 {"block_pages": 8, "clean_to_free_nvm": False}, {"padding": "nvm", "block_pages": 16},
-                {"write_miss_read": True, "block_pages": 4}]
+                {"write_miss_read": True, "block_pages": 4}, {"cache_reads": False, "block_pages": 4},
+                {"cache_reads": False, "padding": "nvm", "clean_to_free_nvm": False}]
 SIZES = [(1, 1), (2, 7), (3, 40), (4, 150), (5, 1000)]
 
 
@@ -289,3 +295,75 @@ def test_write_miss_read_reads_every_write_miss(policy):
     assert off["device_reads"] == 0
     assert on["device_reads"] == on["write_misses"] == off["write_misses"] > 0
     assert on["hits"] == off["hits"] and on["device_writes"] == off["device_writes"]
+
+
+# --- the rules the paper leaves open (issue 21): each on a scenario whose outcome it decides -----------------
+def _migrated(seq, dram_pages, nvm_pages, policy="clock_hbm", **params):
+    """``seq`` of ("R"/"W", page): the pages moved DRAM -> NVM in order, and the counters (kernel and reference
+    must agree on both)."""
+    ops = np.array([Op.WRITE if o == "W" else Op.READ for o, _ in seq], np.int8)
+    pages = np.array([pg for _, pg in seq]) * 4096
+    tr = Trace(np.arange(len(seq)) * 1e-3, ops, pages, np.full(len(seq), 4096))
+    res = simulate(tr, policy, dram_pages=dram_pages, nvm_pages=nvm_pages, log_io=True, **params)
+    log = res.io_log
+    moved = [int(pg) for pg, c, op in zip(log.first_page, log.cause, log.op, strict=True)
+             if c == contract.MIGRATION and op == contract.IO_WRITE]
+    ref = ref_hbm if policy == "clock_hbm" else ref_dnv
+    _, ios, counters = ref([p for _, p in seq], [o == "W" for o, _ in seq], None, False, dram_pages=dram_pages,
+                           nvm_pages=nvm_pages, **params)
+    assert [io[3] for io in ios if io[2] == contract.MIGRATION and io[1] == contract.IO_WRITE] == moved
+    assert counters == res.counters
+    return moved, res.counters
+
+
+def test_miss_write_counts_decides_whether_a_written_page_climbs():
+    """A write miss then one write hit: counted, A has two writes in its first rotation and climbs from level 2
+    to 3 as the hand passes (Table 2), so the read page B goes to NVM; not counted, A has one write, stays at
+    level 2 and goes."""
+    A, B, C = 0, 1, 2
+    seq = [("W", A), ("W", A), ("R", B), ("R", C)]
+    assert _migrated(seq, 2, 2)[0] == [B]
+    assert _migrated(seq, 2, 2, miss_write_counts=False)[0] == [A]
+
+
+def test_evaluate_first_decides_whether_a_page_leaves_at_its_old_level():
+    """A at level 2 with three writes: Table 2 first lifts it to level 3 and the hand takes B; applied after the
+    test, A leaves at level 2 before it is re-evaluated."""
+    A, B, C = 0, 1, 2
+    seq = [("W", A), ("W", A), ("W", A), ("R", B), ("R", C)]
+    assert _migrated(seq, 2, 2)[0] == [B]
+    assert _migrated(seq, 2, 2, evaluate_first=False)[0] == [A]
+    # with rotation="sweep" Table 2 is applied when the hand wraps, so the order does not apply
+    assert _migrated(seq, 2, 2, rotation="sweep")[1] == _migrated(seq, 2, 2, rotation="sweep",
+                                                                   evaluate_first=False)[1]
+
+
+def test_migrated_referenced_moves_a_page_written_in_nvm_back_at_once():
+    """A migrates to NVM and is written there: unreferenced on arrival, the NVM -> DRAM test (the bit before this
+    access) keeps it in NVM; referenced on arrival, it moves back to DRAM."""
+    A, B = 0, 1
+    seq = [("W", A), ("R", B), ("W", A)]
+    moved, c = _migrated(seq, 1, 2)
+    assert moved == [A] and c["migrations_nvm_dram"] == 0 and c["write_hits_nvm"] == 1
+    moved, c = _migrated(seq, 1, 2, migrated_referenced=True)
+    assert moved == [A, B] and c["migrations_nvm_dram"] == 1  # B, DRAM's victim, takes A's NVM frame
+
+
+def test_dnv_without_read_caching_holds_written_pages_only():
+    """``cache_reads=False``: every read of a page never written misses and is read from flash each time; a
+    written page is held and its reads hit."""
+    A, B = 0, 1
+    seq = [("R", A), ("R", A), ("W", B), ("R", B), ("R", A)]
+    _, on = _migrated(seq, 2, 2, policy="clock_dnv")
+    _, off = _migrated(seq, 2, 2, policy="clock_dnv", cache_reads=False)
+    assert (on["hits"], on["device_reads"], on["resident_at_end"]) == (3, 1, 2)
+    assert (off["hits"], off["device_reads"], off["resident_at_end"]) == (1, 3, 1)
+    assert off["fills_dram"] == 0
+
+
+@pytest.mark.parametrize("params", [{"miss_write_counts": False}, {"evaluate_first": False},
+                                    {"migrated_referenced": True}])
+def test_each_open_rule_changes_the_comparison_traces(params):
+    """The seeded traces the reference comparison runs on are ones where each rule matters."""
+    tr = random_trace(4, write_fraction=0.6)
+    assert simulate(tr, "clock_hbm", 150).counters != simulate(tr, "clock_hbm", 150, **params).counters

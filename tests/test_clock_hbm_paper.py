@@ -1,5 +1,6 @@
-"""Paper 3's package (review 3): the control that decides whether a row is evidence, the ledger's tolerance
-class, the notebook's knobs, and the closing section's quoted numbers."""
+"""Paper 3's package (review 3, issue 21): the control that decides whether a row is evidence, the ledger's
+tolerance class, the notebook's knobs, the swap definitions and the baselines' pricing, Fig. 4's blank
+workloads, the real stand-ins' rows, and the closing text generated from the tables."""
 
 import json
 
@@ -7,9 +8,10 @@ import polars as pl
 import pytest
 
 from flashrepro import claims as L
-from flashrepro import paths
+from flashrepro import paths, prose
 from flashrepro.papers.clock_hbm import claims as C
 from flashrepro.papers.clock_hbm import experiments as E
+from flashrepro.papers.clock_hbm import figures as F
 from flashrepro.papers.clock_hbm import text as T
 from flashrepro.papers.clock_hbm import workloads as W
 
@@ -32,7 +34,9 @@ def test_claims_use_the_ledger_class():
 def test_a_row_the_control_also_reaches_is_not_evidence(hbm, ctl, verdict):
     got = C.against_control(_row(hbm), _row(ctl))
     assert got.verdict == verdict
-    assert f"control {ctl:+.3f}" in (got.note + got.detail)
+    assert f"control, {C.CONTROL_NAME}: {ctl:.4g}" in (got.note + got.detail)
+    # the shared rule, named for the paper's control
+    assert got == L.against_control(_row(hbm), _row(ctl), C.CONTROL_NAME)
 
 
 def test_control_runs_clock_hbm_with_both_mechanisms_off():
@@ -71,61 +75,124 @@ def _notebook_cell(marker: str) -> str:
 
 def test_the_notebook_knobs_are_parameters_used_by_the_code():
     params = _notebook_cell("# Parameters")
-    for knob in ("workloads", "policies", "tier_reading", "dram_pages", "nvm_pages", "hbm_params", "dnv_params"):
+    for knob in ("workloads", "policies", "tier_reading", "dram_pages", "nvm_pages", "hbm_params", "dnv_params",
+                 "swap", "baseline_pricing"):
         assert f"\n{knob} = " in params, knob
     load = _notebook_cell("W.workloads(")
     assert "names=workloads" in load and "select_variants(policies)" in load and "hbm_params" in load
+    assert "swap=swap" in load and "pricing=baseline_pricing" in load
+    closing = _notebook_cell("report.write_text(")
+    assert "T.text(" in closing and '"03_clock_hbm"' in closing
 
 
-def test_every_quoted_number_is_in_the_closing_section():
-    section = _notebook_cell("### What holds, under which reading, and why")
-    for key, (_, text) in T.QUOTED.items():
-        assert text in section, (key, text)
+
+def _small_runs(variants=E.VARIANTS, **knobs):
+    tr = {f"clockhbm/{w}": W.generate(W.model(w, footprint_pages=4096), 2000, 0)
+          for w in ("financial1", "websearch1", "mail-02", "mail-03", "home2")}
+    return E.compare(tr, variants, {"dram_pages": 40, "nvm_pages": 160}, **knobs)
 
 
-def test_the_quote_check_fails_on_a_drifted_number():
-    quoted = {"a": ("{:+.1%}", "+58.7%"), "b": ("{:d}", "75")}
-    ok = T.check({"a": 0.5871, "b": 75}, quoted)
-    assert ok["agrees"].all()
-    T.enforce(ok, "paper", True)
-    bad = T.check({"a": 0.5849, "b": 75}, quoted)
-    assert bad["agrees"].to_list() == [False, True]
-    with pytest.raises(AssertionError):
-        T.enforce(bad, "paper", True)
-    T.enforce(bad, "ci", True)  # the text is about paper scale
-    T.enforce(bad, "paper", False)  # and the default knobs
+def test_swap_definitions_and_pricing_reach_the_runs():
+    runs = _small_runs()
+    assert (runs["swaps"] == runs["misses"]).all()  # the default: every miss (the text's reading)
+    rm = _small_runs(swap="read_miss")
+    assert (rm["swaps"] == rm["device_reads"]).all()
+    fio = E.costed(runs, "flash_io")
+    assert (fio["swaps"] == fio["device_reads"] + fio["device_writes"]).all()
+    share = E.dram_share({"dram_pages": 40, "nvm_pages": 160})
+    assert E.costed(runs, "read_miss", share=share).equals(rm)  # re-reading a table = running under the definition
+    # under "read_miss" the write-only WebSearch model has no swaps under any policy; under "miss" it has
+    ws = rm.filter(pl.col("workload") == "websearch1")
+    assert (ws["swaps"] == 0).all() and (runs.filter(pl.col("workload") == "websearch1")["swaps"] > 0).all()
+    one = pl.col("policy").is_in(E.ONE_POOL)
+    dram = E.costed(runs, pricing="dram").filter(one)
+    assert (dram["dram_writes"] == dram["writes_b"]).all() and (dram["nvm_reads"] == 0).all()
+    hyb = runs.filter(one)
+    assert (hyb["dram_writes"] == hyb["writes_b"] * share).all()
+    assert ((hyb["dram_writes"] + hyb["nvm_writes"] - hyb["writes_b"]).abs() < 1e-6).all()
+    assert (hyb["nvm_writes"] > hyb["dram_writes"]).all()  # 80% of the frames are NVM
+    assert (dram["latency_us_per_reference"] < hyb["latency_us_per_reference"]).all()  # NVM writes cost 350 ns
+    two = runs.filter(~one).drop("latency_us_per_reference", "buffer_ms")
+    assert two.equals(E.costed(runs, pricing="dram").filter(~one).drop("latency_us_per_reference", "buffer_ms"))
+    with pytest.raises(ValueError, match="swap"):
+        E.costed(runs, "every")
 
 
-def test_measured_covers_every_quoted_quantity():
-    tr = {f"clockhbm/{w}": W.generate(W.model(w, footprint_pages=4096), 2000, 0) for w in ("financial1", "mail-02",
-                                                                                          "mail-03", "home2")}
-    small = {"dram_pages": 40, "nvm_pages": 160}
-    runs = E.compare(tr, E.VARIANTS, small)
+def test_fig4_annotates_the_workloads_without_swaps():
+    f4 = E.fig4(_small_runs())
+    assert E.no_lru_swaps(f4, "flash_reads") == ["websearch1"]  # no reads, so no read misses: 0/0
+    assert E.no_lru_swaps(f4, "misses") == []
+    fig = F.plot_fig4(f4)
+    notes = [[t for t in ax.texts if t.get_gid() == "no-swaps"] for ax in fig.axes]
+    # one note per read-caching reading, on the read-miss panels only
+    assert [len(n) for n in notes] == [0, 1, 0, 1]
+    assert "no swaps under LRU" in notes[1][0].get_text()
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+def test_every_printed_tolerance_says_why():
+    claims = C.claims(_small_runs())
+    rows = claims.filter((pl.col("kind") == "value") & (pl.col("tolerance") == C.TOL))
+    assert rows.height and rows["note"].str.contains("PRINTED", literal=True).all()
+
+
+def test_real_standins_are_rows_and_not_comparable():
+    runs = _small_runs()
+    real = runs.filter(pl.col("workload") == "home2").with_columns(workload=pl.lit("real/x/y"), group=pl.lit("real"))
+    claims = C.claims(pl.concat([runs, real]))
+    st = claims.filter(pl.col("claim").str.starts_with("Real stand-in"))
+    assert st.height == 7 and set(st["workload"]) == {"real/x/y"}  # mean, LRU and CLOCK each reading; DNV once
+    assert (st["verdict"] == "not comparable").all() and st["note"].str.contains("not like for like").all()
+    want = E.standins(real).filter((pl.col("baseline") == "lru") & (pl.col("baselines_cache_reads") == "on"))
+    got = st.filter(pl.col("claim").str.contains("vs LRU [", literal=True)
+                    & pl.col("claim").str.contains("reads: on", literal=True))
+    assert got["our_value"][0] == pytest.approx(want["swap_reduction"][0])
+    assert C.claims(runs).filter(pl.col("claim").str.starts_with("Real stand-in")).height == 0
+
+
+def _tables():
+    runs = _small_runs()
     claims = C.claims(runs)
-    amb = pl.DataFrame([{"choice": "default", "swap_reduction_on": 0.0, "swap_reduction_off": 0.0},
-                        {"choice": "CLOCK-HBM nvm_second_chance=False (x)", "swap_reduction_on": 0.1,
-                         "swap_reduction_off": 0.1}])
-    sweep = pl.DataFrame([{"footprint_pages": W.FOOTPRINT_PAGES, "alpha": max(W.ALPHAS), "hot_sets": "separate",
-                           **{c: 0.0 for c in ("swap_reduction_off", "reads_a_off", "control_swap_reduction_off",
-                                                "control_reads_a_off", "lru_cached_swap_reduction_off",
-                                                "lru_cached_reads_a_off", "swap_reduction_on")}}])
-    got = T.measured(claims, runs, amb, sweep, pl.DataFrame({"waf": [1.0]}))
-    # the ambiguity rows this toy table lacks and the real stand-ins aside, every quantity is measured
-    missing = [k for k in T.QUOTED if k not in got and not k.startswith(("ambiguity", "mayun2"))]
-    assert not missing
-    assert {"ambiguity default swap_reduction_on", "ambiguity ignores writes swap_reduction_on"} <= set(got)
+    amb = pl.DataFrame([{"choice": "default", "swap_reduction_on": 0.01, "swap_reduction_off": 0.0},
+                        {"choice": "CLOCK-HBM small move (x)", "swap_reduction_on": 0.02, "swap_reduction_off": 0.0},
+                        {"choice": "CLOCK-HBM big move (y)", "swap_reduction_on": -0.2, "swap_reduction_off": 0.0}])
+    pt = {"footprint_mib": 1024, "hot_sets": "separate", "alpha": max(W.ALPHAS), "footprint_pages": W.FOOTPRINT_PAGES,
+          **{c: 0.1 for c in ("swap_reduction_on", "swap_reduction_off", "reads_a_off", "control_swap_reduction_off",
+                              "control_reads_a_off", "lru_cached_swap_reduction_off", "lru_cached_reads_a_off")},
+          "hit_spread_on": 0.2}
+    sweep = pl.DataFrame([pt, {**pt, "hot_sets": W.HOT_SETS, "alpha": W.ALPHA, "hit_spread_on": 0.01}])
+    return claims, runs, E.interpretation(runs), amb, sweep, E.latency(runs)
 
 
-def test_quotes_from_an_absent_real_trace_are_not_checked(monkeypatch, capsys):
-    quoted = {"mayun2 swaps LRU": ("{:,}", "102,378"), "b": ("{:d}", "75")}
-    table = T.check({"b": 75}, quoted)  # no trace folder: mayun2 was not run
-    monkeypatch.setattr(T.catalog, "available", lambda name: False)
-    T.enforce(table, "paper", True)
-    assert "not checked: 1 quoted numbers" in capsys.readouterr().out
-    monkeypatch.setattr(T.catalog, "available", lambda name: True)  # present but missing from the run: an error
-    with pytest.raises(AssertionError):
-        T.enforce(table, "paper", True)
-    drifted = T.check({"b": 74}, quoted)  # the other quotes are still checked without the trace
-    monkeypatch.setattr(T.catalog, "available", lambda name: False)
-    with pytest.raises(AssertionError):
-        T.enforce(drifted, "paper", True)
+def test_the_closing_text_is_read_from_the_tables():
+    claims, runs, interp, amb, sweep, lat = _tables()
+    md = T.text(claims, runs, interp, amb, sweep, lat, scale="ci")
+    row = claims.filter(pl.col("claim") == T._swap_claim(E.SWAP, "on")).row(0, named=True)
+    assert f"swap reduction is {prose.pct(row['our_value'])} on average" in md
+    assert prose.counts(claims) in md
+    # a changed ledger value changes the text: nothing is typed
+    moved = claims.with_columns(our_value=pl.when(pl.col("claim") == row["claim"]).then(0.4321)
+                                .otherwise(pl.col("our_value")))
+    assert "swap reduction is +43.2% on average" in T.text(moved, runs, interp, amb, sweep, lat, scale="ci")
+    # the verdict words follow the verdict
+    held = claims.with_columns(verdict=pl.when(pl.col("claim").str.starts_with("Fig. 4: CLOCK-HBM cuts"))
+                               .then(pl.lit("holds")).otherwise(pl.col("verdict")))
+    assert "(Fig. 4, abstract, conclusion) holds under either" in T.closing(held, runs, interp, amb, sweep, lat)
+    # without the real traces, the text names the rows that need them
+    for name in W.REAL_STANDINS:
+        assert name in md
+    assert "big move" in md.split("The largest moves")[1].split(";")[0]
+
+
+def test_why_it_does_not_reproduce_has_one_line_per_cause_with_its_run():
+    claims, runs, interp, amb, sweep, lat = _tables()
+    md = T.why_not(claims, runs, interp, amb, sweep)
+    table = [line for line in md.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    kinds = [line.split(" | ")[1] for line in table]
+    assert {"workload", "choice", "mechanism"} == set(kinds)
+    assert all(line.split(" | ")[2].strip() for line in table)  # every line names its run
+    assert any("CLOCK-HBM big move" in line for line in table)  # the choice that moves the result most
+    hr = T.hit_ratios(runs)
+    assert f"{hr['CLOCK-HBM']:.3f}" in md and f"{hr[E.LABELS[(E.CONTROL, None)]]:.3f}" in md

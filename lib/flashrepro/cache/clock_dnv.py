@@ -1,7 +1,8 @@
 """CLOCK-DNV (Kang et al. 2017) as paper 3 (Kim et al. 2019, Sec. II.2) describes it: a DRAM clock and an NVM
 clock, each page with a reference and a dirty bit.
 
-* Every page that misses enters DRAM (a read miss is read from flash first). When DRAM is full, the DRAM hand
+* Every page that misses enters DRAM (a read miss is read from flash first; with ``cache_reads=False``, a
+  write buffer, a read miss is read from flash for the host and not kept). When DRAM is full, the DRAM hand
   takes the first unreferenced page (clearing the bits it passes): a dirty victim migrates to NVM, a clean
   one is dropped ("when DRAM is full on a swap, dirty pages migrate to NVM and clean pages are dropped").
   ``clean_to_free_nvm`` (default True) lets a clean victim take an NVM frame that is still free instead:
@@ -58,6 +59,11 @@ class ClockDNVParams:
     write_miss_read : bool
         Whether a write miss first reads the page from flash (read-modify-write; default False). The kernel
         sees page references, not byte ranges, so True takes every write miss as a partial-page one.
+    cache_reads : bool
+        Whether a read miss is kept in the buffer (default True: paper 3 faults CLOCK-DNV for dropping clean
+        DRAM pages "and so causing many swaps", which presumes it holds pages that were only read). False:
+        the buffer holds written pages only (Kang et al. call CLOCK-DNV a write buffer): a read miss is read
+        from flash for the host and not kept; reads of buffered pages still hit.
     """
 
     dram_pages: int | None = C.tier(0.2, "DRAM pages (paper 3, Table 3: 20%)")
@@ -66,6 +72,7 @@ class ClockDNVParams:
     padding: str = "buffer"
     clean_to_free_nvm: bool = True
     write_miss_read: bool = False
+    cache_reads: bool = True
 
     def __post_init__(self):
         if self.padding not in PADDINGS:
@@ -99,7 +106,7 @@ PAD_PAGES = 8  # sc slot after hybrid's: pages of a block one eviction may write
 
 @njit(cache=True)
 def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, padding, clean_to_free_nvm,
-              write_miss_read):
+              write_miss_read, cache_reads):
     # Written out in one function, each step once (helpers taking the state's arrays halve the speed: measured
     # on CLOCK-HBM's kernel).
     unit, event = refs.unit, refs.event
@@ -139,6 +146,11 @@ def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, pa
             if w:
                 dirtyings += 1 - dirty[f]
                 dirty[f] = 1
+            continue
+        if not w and not cache_reads:  # a write buffer: the page goes to the host, not into the buffer
+            dev_reads += 1
+            if do_log:
+                nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, H.DRAM if D > 0 else H.NVM)
             continue
         if not w or write_miss_read:  # a read miss, or a write miss read first (read-modify-write)
             dev_reads += 1
@@ -291,7 +303,7 @@ class ClockDNV(Kernel):
 
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
         return _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, PAD_CODES[params.padding],
-                         params.clean_to_free_nvm, params.write_miss_read)
+                         params.clean_to_free_nvm, params.write_miss_read, params.cache_reads)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         return H.finish_tiers(state, counters, log, nlog, do_log, flush_at_end, last_ref)

@@ -7,13 +7,16 @@ The paper's Algorithm 1, Fig. 3 and Table 2, as implemented here (the open choic
 * **Misses.** Every page that misses (a swap when it is read from flash: a read miss, and with
   ``write_miss_read`` a write miss too) enters DRAM (Sec. III, solution 1),
   at ``read_level`` after a read and ``write_level`` after a write ("allocated differentially by read or
-  write", Fig. 3). When DRAM is full, ``MigrateToNVMsBuffer``: the DRAM hand finds a page at level 1 or 2
-  and moves it to NVM, evicting an NVM page first when NVM is full.
+  write", Fig. 3); a write miss's own write counts toward the page's first rotation
+  (``miss_write_counts``; Algorithm 1 runs ``SetPageBitFlags`` after ``AllocateToDRAMBuffer``). When DRAM is
+  full, ``MigrateToNVMsBuffer``: the DRAM hand finds a page at level 1 or 2 and moves it to NVM (with its
+  reference bit clear unless ``migrated_referenced``), evicting an NVM page first when NVM is full.
 * **DRAM levels (Table 2).** Each DRAM page counts its writes in a 2-bit counter (0-3). Once per rotation
   of the DRAM clock its level moves at most one step: level 1 up on 1-3 writes, else stays; level 2 up on
   2-3, stays on 1, down on 0; level 3 up on 3, stays on 1-2, down on 0; level 4 stays on 2-3, down on
   0-1. ``rotation="page"``: a page is re-evaluated when the hand passes it, from the writes since the hand
-  last passed it; ``"sweep"``: every DRAM page is re-evaluated at once each time the hand wraps round.
+  last passed it (before the hand tests its level, or with ``evaluate_first=False`` after, only when the
+  hand passes over it); ``"sweep"``: every DRAM page is re-evaluated at once each time the hand wraps round.
 * **NVM classes.** A page moved from DRAM enters NVM as a migration or an eviction candidate by its level
   ("level 1 and level 2 respectively": ``nvm_classes``). When the NVM hand passes a page it is reclassified
   by whether it was read since the hand last passed it (read: migration candidate, else eviction
@@ -119,6 +122,9 @@ class ClockHBMParams:
     nvm_to_dram: bool = True
     nvm_second_chance: bool = True
     write_miss_read: bool = False
+    miss_write_counts: bool = True
+    evaluate_first: bool = True
+    migrated_referenced: bool = False
 
     def __post_init__(self):
         for name, allowed in (("rotation", ROTATIONS), ("nvm_classes", NVM_CLASSES),
@@ -154,7 +160,7 @@ COUNTERS = C.BASE + H.TIER_COUNTERS + (
 @njit(cache=True)
 def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, levels, sweep, read_level, write_level,
               promote_level, l1_class, l2_class, promote_before, dram_ref, nvm_to_dram, second_chance,
-              write_miss_read):
+              write_miss_read, miss_write_counts, evaluate_first, migrated_ref):
     # Written out in one function: helpers that take the state's arrays (even inlined ones) cost this loop half
     # its speed (measured), so each step of Algorithm 1 appears once, with flags saying which case it serves.
     unit, event = refs.unit, refs.event
@@ -168,6 +174,10 @@ def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, le
     rl = np.uint8(read_level if levels else 1)
     wl = np.uint8(write_level if levels else 1)
     pl_ = np.uint8(promote_level if levels else 1)
+    per_page = levels and not sweep  # Table 2 applied as the hand passes a page
+    eval_first = per_page and evaluate_first
+    eval_after = per_page and not evaluate_first
+    mref = np.uint8(1 if migrated_ref else 0)
     n = unit.shape[0]
     stop = n
     for i in range(start, n):
@@ -229,7 +239,7 @@ def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, le
                 h = sc[H.DHAND]
                 while True:
                     x = h
-                    if levels and not sweep:
+                    if eval_first:
                         old = lvl[x]
                         new = _NEXT[old * 4 + cnt[x]]
                         cnt[x] = 0
@@ -242,6 +252,14 @@ def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, le
                         ref[x] = 0
                     elif lvl[x] <= 2:
                         found = True
+                    if eval_after and not found:  # Table 2 for a page the hand passes over
+                        old = lvl[x]
+                        new = _NEXT[old * 4 + cnt[x]]
+                        cnt[x] = 0
+                        if new != old:
+                            lvl[x] = new
+                            ups += new > old
+                            downs += new < old
                     h += 1
                     if h == D:
                         h = 0
@@ -308,7 +326,7 @@ def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, le
                 funit[t] = victim
                 where[victim] = t
                 dirty[t] = dirty[g]
-                ref[t] = 0
+                ref[t] = mref
                 cnt[t] = 0
                 lvl[t] = l1_class if lvl[g] <= 1 else l2_class
                 mig_dn += 1
@@ -334,7 +352,7 @@ def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, le
                 writes_d += 1
             else:
                 dirty[g] = w
-                cnt[g] = w
+                cnt[g] = w if miss_write_counts else 0
                 lvl[g] = wl if w else rl
                 writes_d += w
                 dirtyings += w
@@ -383,7 +401,7 @@ class ClockHBM(Kernel):
         return _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, p.levels,
                          p.rotation == "sweep", p.read_level, p.write_level, p.promote_level, l1, l2,
                          p.promote_test == "before", p.dram_ref_bit, p.nvm_to_dram, p.nvm_second_chance,
-                         p.write_miss_read)
+                         p.write_miss_read, p.miss_write_counts, p.evaluate_first, p.migrated_referenced)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         return H.finish_tiers(state, counters, log, nlog, do_log, flush_at_end, last_ref)

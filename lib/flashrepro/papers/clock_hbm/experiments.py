@@ -11,8 +11,20 @@ CLOCK-DNV caches reads in DRAM in both, as described) and what a buffer operatio
 * ``(b)``: every DRAM and NVM access: host writes (hits and allocations), pages read from flash into the
   buffer, read hits, both sides of every migration copy, and dirty pages read out to be written to flash.
 
-**Swaps.** A swap is one buffer miss that reads a page from flash (``swaps``, the device reads); the
-alternative counts every miss (``misses``), which is what makes WebSearch as printed (no reads) countable.
+**Swaps** (``swap``, :data:`SWAPS`). The paper calls a swap the operation "that exchanges pages between the
+hybrid buffer and the SSD" (Sec. I) and says that "pages allocated by a swap are allocated to DRAM differently
+by read or write" (Fig. 3): a write miss is a swap too, so by default a swap is every miss (``"miss"``), a
+page the buffer must bring in. The earlier reading, a miss read from flash (``"read_miss"``, the device reads:
+a read miss, or a write miss with ``write_miss_read``), leaves the write-only workloads (WebSearch as printed,
+home4) without swaps under every policy; ``"flash_io"`` counts every page moved either way, write-backs
+included. Each is a row of the ambiguity table.
+
+**Pricing** (``pricing``, :data:`PRICINGS`). Table 3 gives one buffer, 6.4 MB of DRAM and 25.6 MB of NVM, and
+the paper counts every policy's operations "in the hybrid buffer" (Figs. 4-6): LRU and CLOCK run over the
+same 8,191 frames, so by default (``"hybrid"``) each of their buffer operations is priced at the frames'
+shares (20% DRAM, 80% NVM: a one-pool policy places a page in whichever frame its victim leaves, whatever its
+tier). ``"dram"``, the earlier reading, prices their pool as DRAM. Only the labelled latency extension and the
+DRAM/NVM split columns depend on it; a row of the ambiguity table shows by how much.
 
 **Averages.** "X% more than the other policies on average": the mean over the group's workloads and the three
 baselines of ``hbm / baseline - 1`` (a workload where the baseline's count is 0 drops out); the conclusion's
@@ -92,16 +104,34 @@ def tiers(reading: str | dict = W.TIER_READING) -> dict[str, int]:
 
 
 # --- one run --------------------------------------------------------------------------------------------------
-def metrics(c: dict, policy: str, cache_reads: bool | None) -> dict:
-    """Swaps and buffer operations under both readings, per tier, from a run's counters. The one-pool baselines
-    are costed as DRAM (an assumption)."""
-    out = {k: c[k] for k in ("references", "write_references", "hits", "write_hits", "read_hits", "misses",
-                             "read_misses", "device_reads", "device_writes", "evictions")}
-    out["swaps"] = c["device_reads"]
-    if policy in ("lru", "clock"):
-        dram_w = c["write_references"] + (c["read_misses"] if cache_reads else 0)
-        dram_r = c["read_hits"] + c["device_writes"]
-        nvm_r = nvm_w = mig_dn = mig_nd = 0
+SWAPS = {"miss": "every miss (a page brought in from the SSD, read or write)",
+         "read_miss": "a miss read from flash (read misses; write misses too with write_miss_read)",
+         "flash_io": "every page moved between the buffer and flash (reads and write-backs)"}
+SWAP = "miss"  # Sec. I and Fig. 3's text: a write miss allocates "by a swap" too (see the module docstring)
+PRICINGS = ("hybrid", "dram")
+PRICING = "hybrid"  # Table 3's one buffer: the one-pool baselines' frames are 20% DRAM, 80% NVM
+ONE_POOL = ("lru", "clock")
+COUNTS = ["references", "write_references", "hits", "write_hits", "read_hits", "misses", "read_misses",
+          "device_reads", "device_writes", "evictions"]
+COLUMNS = COUNTS + ["swaps", "writes_a", "reads_a", "writes_b", "reads_b", "dram_reads", "dram_writes", "nvm_reads",
+                    "nvm_writes", "migrations_dram_nvm", "migrations_nvm_dram", "buffer_ms", "flash_ms",
+                    "latency_us_per_reference"]
+
+
+def dram_share(tier_reading: str | dict = W.TIER_READING) -> float:
+    """The DRAM share of the buffer's frames (Table 3: 20%)."""
+    t = tiers(tier_reading)
+    return t["dram_pages"] / max(t["dram_pages"] + t["nvm_pages"], 1)
+
+
+def counts(c: dict, policy: str, cache_reads: bool | None) -> dict:
+    """A run's counts from its counters: host hits (reading (a)), every buffer access (reading (b)), and for the
+    two-tier policies the DRAM/NVM split (the one-pool baselines' split is :func:`costed`'s, by ``pricing``)."""
+    out = {k: c[k] for k in COUNTS}
+    if policy in ONE_POOL:
+        writes_b = c["write_references"] + (c["read_misses"] if cache_reads else 0)
+        reads_b = c["read_hits"] + c["device_writes"]
+        dram_r = dram_w = nvm_r = nvm_w = mig_dn = mig_nd = 0
     else:
         wh_n = c["write_hits_nvm"]
         rh_d = c["hits_dram"] - (c["write_hits"] - wh_n)
@@ -111,23 +141,56 @@ def metrics(c: dict, policy: str, cache_reads: bool | None) -> dict:
         nvm_w = c["writes_nvm"] + c["fills_nvm"] + mig_dn
         dram_r = rh_d + mig_dn + c["writebacks_dram"]
         nvm_r = rh_n + mig_nd + c["writebacks_nvm"]
-    out.update(writes_a=c["write_hits"], reads_a=c["read_hits"], writes_b=dram_w + nvm_w, reads_b=dram_r + nvm_r,
+        writes_b, reads_b = dram_w + nvm_w, dram_r + nvm_r
+    out.update(writes_a=c["write_hits"], reads_a=c["read_hits"], writes_b=writes_b, reads_b=reads_b,
                dram_reads=dram_r, dram_writes=dram_w, nvm_reads=nvm_r, nvm_writes=nvm_w,
                migrations_dram_nvm=mig_dn, migrations_nvm_dram=mig_nd)
-    lat = Latency.table1()
-    out["buffer_ms"] = (lat.dram_read * dram_r + lat.dram_write * dram_w + lat.nvm_read * nvm_r
-                        + lat.nvm_write * nvm_w) / 1e6
-    out["flash_ms"] = (lat.flash_read * c["device_reads"] + lat.flash_write * c["device_writes"]) / 1e6
-    out["latency_us_per_reference"] = (out["buffer_ms"] + out["flash_ms"]) * 1e3 / max(c["references"], 1)
     return out
 
 
+def costed(runs: pl.DataFrame, swap: str = SWAP, pricing: str = PRICING, share: float | None = None) -> pl.DataFrame:
+    """``runs`` (one row per run with :func:`counts`' columns and ``policy``) with the swaps of definition
+    ``swap``, the one-pool baselines' DRAM/NVM split priced by ``pricing`` (``share``: DRAM's share of the
+    frames, default Table 3's), and Table 1's time: buffer (reading (b)) and flash (reads and write-backs, no GC).
+    Recomputes those columns from the counts, so a table can be re-read under another definition or pricing."""
+    if swap not in SWAPS:
+        raise ValueError(f"swap must be one of {list(SWAPS)}, got {swap!r}")
+    if pricing not in PRICINGS:
+        raise ValueError(f"pricing must be one of {PRICINGS}, got {pricing!r}")
+    s = 1.0 if pricing == "dram" else (dram_share() if share is None else share)
+    one = pl.col("policy").is_in(ONE_POOL)
+    lat = Latency.table1()
+    swaps = {"miss": pl.col("misses"), "read_miss": pl.col("device_reads"),
+             "flash_io": pl.col("device_reads") + pl.col("device_writes")}[swap]
+    d = runs.with_columns(
+        swaps=swaps,
+        dram_reads=pl.when(one).then(pl.col("reads_b") * s).otherwise(pl.col("dram_reads")).cast(pl.Float64),
+        dram_writes=pl.when(one).then(pl.col("writes_b") * s).otherwise(pl.col("dram_writes")).cast(pl.Float64),
+        nvm_reads=pl.when(one).then(pl.col("reads_b") * (1 - s)).otherwise(pl.col("nvm_reads")).cast(pl.Float64),
+        nvm_writes=pl.when(one).then(pl.col("writes_b") * (1 - s)).otherwise(pl.col("nvm_writes")).cast(pl.Float64))
+    d = d.with_columns(
+        buffer_ms=(lat.dram_read * pl.col("dram_reads") + lat.dram_write * pl.col("dram_writes")
+                   + lat.nvm_read * pl.col("nvm_reads") + lat.nvm_write * pl.col("nvm_writes")) / 1e6,
+        flash_ms=(lat.flash_read * pl.col("device_reads") + lat.flash_write * pl.col("device_writes")) / 1e6)
+    d = d.with_columns(latency_us_per_reference=(pl.col("buffer_ms") + pl.col("flash_ms")) * 1e3
+                       / pl.max_horizontal(pl.col("references"), 1))
+    labels = [c for c in d.columns if c not in COLUMNS]
+    return d.select(*labels, *COLUMNS)
+
+
+def metrics(c: dict, policy: str, cache_reads: bool | None, swap: str = SWAP, pricing: str = PRICING,
+            share: float | None = None) -> dict:
+    """Swaps and buffer operations under both readings, per tier, and Table 1's time, from a run's counters."""
+    row = costed(pl.DataFrame([{"policy": policy, **counts(c, policy, cache_reads)}]), swap, pricing, share)
+    return row.drop("policy").row(0, named=True)
+
+
 def run(trace: Trace, policy: str, cache_reads: bool | None, tier_reading: str | dict = W.TIER_READING,
-        log_io: bool = False, **params):
+        log_io: bool = False, swap: str = SWAP, pricing: str = PRICING, **params):
     """One policy variant on one trace: ``(row, SimResult)``. The control (:data:`CONTROL`) runs ``clock_hbm``
     with ``params`` and :data:`CONTROL_PARAMS`."""
     t = tiers(tier_reading)
-    if policy in ("lru", "clock"):
+    if policy in ONE_POOL:
         res = simulate(trace, policy, sum(t.values()), cache_reads=bool(cache_reads), log_io=log_io, **params)
     else:
         if policy == CONTROL:
@@ -135,20 +198,21 @@ def run(trace: Trace, policy: str, cache_reads: bool | None, tier_reading: str |
         res = simulate(trace, KERNELS.get(policy, policy), log_io=log_io, **t, **params)
     row = {"workload": trace.name.removeprefix("clockhbm/"), "group": W.group(trace.name), "policy": policy,
            "cache_reads": "n/a" if cache_reads is None else ("on" if cache_reads else "off"),
-           "label": LABELS[(policy, cache_reads)], **metrics(res.counters, policy, cache_reads)}
+           "label": LABELS[(policy, cache_reads)],
+           **metrics(res.counters, policy, cache_reads, swap, pricing, dram_share(tier_reading))}
     return row, res
 
 
 def run_metrics(res, trace: Trace) -> dict:
-    """:func:`metrics` of a run, as a sweep metric ``(SimResult, Trace) -> dict`` (the one-pool baselines are
+    """:func:`counts` of a run, as a sweep metric ``(SimResult, Trace) -> dict`` (the one-pool baselines are
     ``lru``/``clock`` runs whose ``cache_reads`` is in their parameters)."""
-    return metrics(res.counters, res.policy, getattr(res.params, "cache_reads", None))
+    return counts(res.counters, res.policy, getattr(res.params, "cache_reads", None))
 
 
 def _case(trace: Trace, policy: str, cache_reads: bool | None, tier_reading, params: dict) -> tuple:
     """The sweep case ``(trace, kernel, parameters, capacity)`` of :func:`run`'s simulation."""
     t = tiers(tier_reading)
-    if policy in ("lru", "clock"):
+    if policy in ONE_POOL:
         return trace, policy, {"cache_reads": bool(cache_reads), **params}, sum(t.values())
     if policy == CONTROL:
         params = {**params, **CONTROL_PARAMS}
@@ -156,12 +220,12 @@ def _case(trace: Trace, policy: str, cache_reads: bool | None, tier_reading, par
 
 
 def compare(traces: dict[str, Trace], variants=VARIANTS, tier_reading: str | dict = W.TIER_READING,
-            dnv_params: dict | None = None, executor: str = "local", workers: int | None = None,
-            **hbm_params) -> pl.DataFrame:
+            dnv_params: dict | None = None, executor: str = "local", workers: int | None = None, *,
+            swap: str = SWAP, pricing: str = PRICING, **hbm_params) -> pl.DataFrame:
     """Every policy variant on every workload: one row per run. ``hbm_params`` go to CLOCK-HBM and its control
-    (whose two switches :data:`CONTROL_PARAMS` override), ``dnv_params`` to CLOCK-DNV. The runs go through the
-    sweep runner (:func:`flashrepro.sweep.run_cases` on ``executor``: "local", "process" or "dask" with
-    ``workers``); the rows are exactly :func:`run`'s."""
+    (whose two switches :data:`CONTROL_PARAMS` override), ``dnv_params`` to CLOCK-DNV; ``swap`` and ``pricing``
+    to :func:`costed`. The runs go through the sweep runner (:func:`flashrepro.sweep.run_cases` on ``executor``:
+    "local", "process" or "dask" with ``workers``); the rows are exactly :func:`run`'s."""
     from ... import sweep
 
     cases, labels = [], []
@@ -178,21 +242,26 @@ def compare(traces: dict[str, Trace], variants=VARIANTS, tier_reading: str | dic
     res = sweep.run_cases(cases, metrics=(run_metrics,), log_io=False, executor=executor, workers=workers)
     if res.failures:
         raise RuntimeError(f"{len(res.failures)} runs failed, first: {res.failures[0]}\n{res.failures[0].traceback}")
-    keys = list(metrics(collections.defaultdict(int), "lru", True))
-    return pl.DataFrame([{**lab, **m} for lab, m in zip(labels, res.table.select(keys).iter_rows(named=True),
-                                                             strict=True)])
+    keys = list(counts(collections.defaultdict(int), "lru", True))
+    raw = pl.DataFrame([{**lab, **m} for lab, m in zip(labels, res.table.select(keys).iter_rows(named=True),
+                                                          strict=True)])
+    return costed(raw, swap, pricing, dram_share(tier_reading))
 
 
 def _compare_loop(traces: dict[str, Trace], variants=VARIANTS, tier_reading: str | dict = W.TIER_READING,
-                  dnv_params: dict | None = None, **hbm_params) -> pl.DataFrame:
-    """:func:`compare` one :func:`run` at a time (what the tests compare the sweep path with)."""
+                  dnv_params: dict | None = None, *, swap: str = SWAP, pricing: str = PRICING,
+                  **hbm_params) -> pl.DataFrame:
+    """:func:`compare` one simulation at a time, outside the sweep runner (what the tests compare the sweep path
+    with; the costing is the same :func:`costed` on the whole table)."""
     rows = []
     for tr in tqdm(traces.values(), desc="runs", leave=False):
         for policy, cr in variants:
             params = hbm_params if policy in ("clock_hbm", CONTROL) else (dnv_params or {}) if policy == "clock_dnv" \
                 else {}
-            rows.append(run(tr, policy, cr, tier_reading, **params)[0])
-    return pl.DataFrame(rows)
+            row, res = run(tr, policy, cr, tier_reading, swap=swap, pricing=pricing, **params)
+            rows.append({k: row[k] for k in ("workload", "group", "policy", "cache_reads", "label")}
+                        | counts(res.counters, policy, cr))
+    return costed(pl.DataFrame(rows), swap, pricing, dram_share(tier_reading))
 
 
 # --- Figs. 4-6 --------------------------------------------------------------------------------------------------
@@ -202,15 +271,27 @@ def _pick(runs: pl.DataFrame, cache_reads: str) -> pl.DataFrame:
 
 
 def fig4(runs: pl.DataFrame) -> pl.DataFrame:
-    """Fig. 4: swaps (and every miss) per workload and policy, normalised to LRU of the same reading."""
+    """Fig. 4: swaps per workload and policy normalised to LRU of the same reading, under the run's definition
+    (``swaps``) and under both readings the text leaves (every miss; a miss read from flash). A ratio is NaN
+    where LRU has none (0/0: no reads under the second)."""
     out = []
     for cr in ("on", "off"):
         d = _pick(runs, cr)
-        lru = d.filter(pl.col("policy") == "lru").select("workload", lru_swaps="swaps", lru_misses="misses")
+        lru = d.filter(pl.col("policy") == "lru").select("workload", lru_swaps="swaps", lru_misses="misses",
+                                                         lru_reads="device_reads")
         out.append(d.join(lru, on="workload").select(
             "workload", "group", "policy", "label", pl.lit(cr).alias("baselines_cache_reads"), "swaps", "misses",
-            swaps_vs_lru=pl.col("swaps") / pl.col("lru_swaps"), misses_vs_lru=pl.col("misses") / pl.col("lru_misses")))
+            pl.col("device_reads").alias("flash_reads"), swaps_vs_lru=pl.col("swaps") / pl.col("lru_swaps"),
+            misses_vs_lru=pl.col("misses") / pl.col("lru_misses"),
+            flash_reads_vs_lru=pl.col("device_reads") / pl.col("lru_reads")))
     return pl.concat(out)
+
+
+def no_lru_swaps(f4: pl.DataFrame, col: str = "flash_reads") -> list[str]:
+    """The workloads where LRU has none of ``col`` (``"swaps"``, ``"misses"`` or ``"flash_reads"``) under
+    either read-caching reading, so Fig. 4 has no bar for them (0/0)."""
+    d = f4.filter((pl.col("policy") == "lru") & (pl.col(col) == 0))
+    return d["workload"].unique(maintain_order=True).to_list()
 
 
 def fig56(runs: pl.DataFrame) -> pl.DataFrame:
@@ -223,10 +304,12 @@ def fig56(runs: pl.DataFrame) -> pl.DataFrame:
 def pairs(runs: pl.DataFrame, subject: tuple[str, str] = SUBJECT) -> pl.DataFrame:
     """CLOCK-HBM (or another ``subject``, a (policy, cache_reads) of the runs, e.g. the control ``(CONTROL,
     "n/a")`` or LRU caching reads ``("lru", "on")``) against each baseline, per workload and baselines' read
-    caching: the relative changes of swaps, misses and buffer operations (NaN where the baseline's count is 0).
-    A subject is never its own baseline."""
+    caching: the relative changes of swaps (the run's definition; every miss; the misses read from flash), of
+    buffer operations and of Table 1's time per reference (NaN where the baseline's count is 0). A subject is
+    never its own baseline."""
     out = []
-    cols = ["swaps", "misses", "writes_a", "writes_b", "reads_a", "reads_b"]
+    cols = ["swaps", "misses", "device_reads", "writes_a", "writes_b", "reads_a", "reads_b",
+            "latency_us_per_reference"]
     hbm = runs.filter((pl.col("policy") == subject[0]) & (pl.col("cache_reads") == subject[1])).select(
         "workload", "group", *[pl.col(c).alias(f"hbm_{c}") for c in cols])
     for cr in ("on", "off"):
@@ -240,8 +323,9 @@ def pairs(runs: pl.DataFrame, subject: tuple[str, str] = SUBJECT) -> pl.DataFram
         out.append(j.select("workload", "group", pl.col("policy").alias("baseline"),
                             pl.lit(cr).alias("baselines_cache_reads"),
                             swap_reduction=-rel("swaps"), miss_reduction=-rel("misses"),
+                            flash_read_reduction=-rel("device_reads"),
                             writes_a=rel("writes_a"), writes_b=rel("writes_b"), reads_a=rel("reads_a"),
-                            reads_b=rel("reads_b")))
+                            reads_b=rel("reads_b"), latency_change=rel("latency_us_per_reference")))
     return pl.concat(out)
 
 
@@ -259,7 +343,8 @@ def averages(pr: pl.DataFrame) -> dict:
         both = d.filter(pl.col("group").is_in(GROUPS))
         corrected = pl.concat([g["UMass"].filter(~pl.col("workload").str.starts_with("websearch")),
                                g["UMass (corrected)"]])
-        r = {"swap_reduction": _mean(both, "swap_reduction"), "miss_reduction": _mean(both, "miss_reduction")}
+        r = {c: _mean(both, c) for c in ("swap_reduction", "miss_reduction", "flash_read_reduction",
+                                         "latency_change")}
         for op in ("writes", "reads"):
             col = f"{op}_{rd}"
             u, f = _mean(g["UMass"], col), _mean(g["FIU"], col)
@@ -271,13 +356,20 @@ def averages(pr: pl.DataFrame) -> dict:
     return out
 
 
-def standins(runs: pl.DataFrame) -> pl.DataFrame:
-    """CLOCK-HBM against the baselines on each real stand-in: the mean over the three baselines of each relative
-    change, per reading of the baselines' read caching."""
-    pr = pairs(runs.filter(pl.col("group") == "real"))
-    cols = ["swap_reduction", "miss_reduction", "writes_a", "writes_b", "reads_a", "reads_b"]
-    return (pr.group_by("workload", "baselines_cache_reads", maintain_order=True)
-            .agg(*[pl.col(c).drop_nans().mean() for c in cols]).sort("workload", "baselines_cache_reads"))
+def standins(runs: pl.DataFrame, subject: tuple[str, str] = SUBJECT) -> pl.DataFrame:
+    """CLOCK-HBM (or another ``subject``, as in :func:`pairs`) against the baselines on each real stand-in, per
+    reading of the baselines' read caching: the mean over the three baselines of each relative change
+    (``baseline="mean"``) and each baseline's own."""
+    pr = pairs(runs.filter(pl.col("group") == "real"), subject)
+    cols = ["swap_reduction", "miss_reduction", "flash_read_reduction", "writes_a", "writes_b", "reads_a", "reads_b",
+            "latency_change"]
+    mean = (pr.group_by("workload", "baselines_cache_reads", maintain_order=True)
+            .agg(*[pl.col(c).drop_nans().mean() for c in cols]).with_columns(baseline=pl.lit("mean")))
+    one = pr.select("workload", "baselines_cache_reads", "baseline", *cols)
+    order = {b: i for i, b in enumerate(("mean", *BASELINES))}
+    return (pl.concat([mean.select(one.columns), one])
+            .with_columns(k=pl.col("baseline").replace_strict(order, return_dtype=pl.Int64))
+            .sort("workload", "baselines_cache_reads", "k").drop("k"))
 
 
 def interpretation(runs: pl.DataFrame) -> pl.DataFrame:
@@ -286,8 +378,8 @@ def interpretation(runs: pl.DataFrame) -> pl.DataFrame:
     (:data:`CONTROL`, CLOCK-HBM's mechanisms off) in CLOCK-HBM's place: what the two-tier structure alone gives."""
     v = W.paper_value
     rows = [{"policy": "paper", "baselines_cache_reads": "paper", "operations": "paper",
-             "swap_reduction": v("swap_reduction", "all"),
-             "miss_reduction": None, "writes_umass": v("buffer_write_increase", "umass"),
+             "swap_reduction": v("swap_reduction", "all"), "miss_reduction": None, "flash_read_reduction": None,
+             "latency_change": None, "writes_umass": v("buffer_write_increase", "umass"),
              "writes_fiu": v("buffer_write_increase", "fiu"),
              "writes_mean_of_groups": v("buffer_write_increase", "all"), "writes_workload_weighted": None,
              "writes_umass_corrected": None, "reads_umass": v("buffer_read_increase", "umass"),
@@ -305,9 +397,19 @@ def interpretation(runs: pl.DataFrame) -> pl.DataFrame:
 # --- extensions: latency and flash ---------------------------------------------------------------------------
 def latency(runs: pl.DataFrame) -> pl.DataFrame:
     """Extension (not in the paper's figures): the time Table 1 implies, summed over every operation with no
-    overlap, buffer (reading (b)) and the flash reads and writes the buffer issues (no GC)."""
+    overlap, buffer (reading (b)) and the flash reads and write-backs the buffer issues, and the write-backs as a
+    share of the host space of Table 3's SSD (:func:`flash_geometry`).
+
+    No GC time, WAF or erases: the write-backs of every run fill less than the host space the 20 GB SSD leaves
+    (``host_space_written`` < 1, so an empty drive never reaches its GC trigger), and a drive preconditioned to
+    make GC run (tried: the host space filled sequentially, then each run's write-backs) gives a WAF in the
+    tens for every policy alike, the transient of a freshly filled drive's greedy GC rather than anything the
+    buffer decides, at seconds per run: numbers that would measure our choice of preconditioning, so none are
+    reported."""
+    host = flash_geometry()[0].logical_pages
     return runs.select("workload", "group", "policy", "cache_reads", "label", "buffer_ms", "flash_ms",
-                       "latency_us_per_reference", "device_reads", "device_writes")
+                       "latency_us_per_reference", "device_reads", "device_writes",
+                       host_space_written=pl.col("device_writes") / host)
 
 
 def flash_geometry(physical_bytes: int = 20 * 2**30, pages_per_block: int = 64, free_fraction: float = 0.2):
@@ -326,44 +428,10 @@ def flash_geometry(physical_bytes: int = 20 * 2**30, pages_per_block: int = 64, 
     return Geometry(pages_per_block, n, logical), trigger
 
 
-FLASH_BYTES = {"ci": 2**30, "quick": 20 * 2**30, "paper": 20 * 2**30}  # a 1 GiB device keeps ci fast
-
-
-def flash(traces: dict[str, Trace], scale: str = "paper", variants=PAPER_VARIANTS,
-          tier_reading: str | dict = W.TIER_READING, hbm_params: dict | None = None,
-          dnv_params: dict | None = None) -> pl.DataFrame:
-    """Extension: each run's write-backs (``IOLog.to_write_stream``, page numbers folded modulo the logical
-    space) fed to Table 3's SSD (:func:`flash_geometry`; at ci a 1 GiB one), empty at the start (greedy GC);
-    WAF, erases, and the flash time of the buffer's reads, the writes and GC's copies and erases (Table 1)."""
-    from ...ftl import FTL
-
-    lat = Latency.table1()
-    geometry, trigger = flash_geometry(FLASH_BYTES[scale])
-    rows = []
-    for tr in tqdm(traces.values(), desc="flash", leave=False):
-        for policy, cr in variants:
-            params = (hbm_params or {}) if policy in ("clock_hbm", CONTROL) else \
-                (dnv_params or {}) if policy == "clock_dnv" else {}
-            row, res = run(tr, policy, cr, tier_reading, log_io=True, **params)
-            stream = res.io_log.to_write_stream(logical_pages=geometry.logical_pages, fold="modulo")
-            del res
-            f = FTL(geometry, "greedy", trigger)
-            for part in stream.chunks(1 << 22):
-                f.write(part)
-            c = f.counters
-            copies = sum(v for k, v in c.items() if k.startswith("copy_"))
-            host = c["host_writes"]
-            rows.append({k: row[k] for k in ("workload", "group", "policy", "cache_reads", "label")} | {
-                "flash_reads": row["device_reads"], "host_writes": host, "gc_copies": copies, "erases": c["erases"],
-                "waf": (host + copies) / host if host else float("nan"),
-                "flash_ms": (lat.flash_read * (row["device_reads"] + copies) + lat.flash_write * (host + copies)
-                             + lat.flash_erase * c["erases"]) / 1e6})
-    return pl.DataFrame(rows)
-
-
 # --- the open choices ------------------------------------------------------------------------------------------
 HBM_CHOICES = [
-    ("default: rotation=page, levels 1/2 (read/write miss), promote 2, respectively, test before, no DRAM bit", {}),
+    ("default: rotation=page, levels 1/2 (read/write miss), promote 2, respectively, test before, no DRAM bit, "
+     "a write miss's write counted, Table 2 before the victim test, migrated pages unreferenced", {}),
     ("rotation=sweep (all DRAM pages re-evaluated when the hand wraps)", {"rotation": "sweep"}),
     ("read and write misses both start at level 1", {"read_level": 1, "write_level": 1}),
     ("read miss level 2, write miss level 3", {"read_level": 2, "write_level": 3}),
@@ -377,15 +445,26 @@ HBM_CHOICES = [
      {"nvm_second_chance": False}),
     ("write_miss_read (a write miss reads its page first, read-modify-write; in every policy)",
      {"write_miss_read": True}),
+    ("miss_write_counts=False (a write miss's own write does not count toward its first rotation)",
+     {"miss_write_counts": False}),
+    ("evaluate_first=False (Table 2 applied after the victim test: a page leaves at the level it had)",
+     {"evaluate_first": False}),
+    ("migrated_referenced=True (a page moved to NVM arrives referenced)", {"migrated_referenced": True}),
 ]
 DNV_CHOICES = [
     ("CLOCK-DNV padding=nvm (NVM block-mates only)", {"padding": "nvm"}),
     ("CLOCK-DNV padding=none", {"padding": "none"}),
     ("CLOCK-DNV drops clean DRAM victims even with NVM room", {"clean_to_free_nvm": False}),
+    ("CLOCK-DNV cache_reads=False (a write buffer: read misses are not kept)", {"cache_reads": False}),
 ]
 BASELINE_CHOICES = [
     ("CLOCK baselines insert pages referenced (as CLOCK-DNV and CLOCK-HBM do)", {"insert_referenced": True}),
 ]
+SWAP_CHOICES = {"miss": "swap = every miss, read or write (the text's reading)",
+                "read_miss": "swap = a miss read from flash (a read miss; the reading before issue 21)",
+                "flash_io": "swap = every page moved between buffer and flash (reads and write-backs)"}
+PRICING_CHOICES = {"hybrid": "LRU and CLOCK priced at the hybrid buffer's frames (20% DRAM, 80% NVM)",
+                   "dram": "LRU and CLOCK priced as one DRAM pool (the reading before issue 21)"}
 
 
 def _summary(runs: pl.DataFrame, controls: bool = False) -> dict:
@@ -400,6 +479,7 @@ def _summary(runs: pl.DataFrame, controls: bool = False) -> dict:
         for rd in ("a", "b"):
             out[f"writes_{rd}_{cr}"] = a[(cr, rd)]["writes_mean_of_groups"]
             out[f"reads_{rd}_{cr}"] = a[(cr, rd)]["reads_mean_of_groups"]
+        out[f"latency_{cr}"] = a[(cr, "a")]["latency_change"]
     if controls:
         c = averages(pairs(runs, (CONTROL, "n/a")))
         lru = averages(pairs(runs, ("lru", "on")))
@@ -415,42 +495,58 @@ AMBIGUITY_REQUESTS = {"ci": None, "quick": 50_000, "paper": 150_000}
 
 
 def ambiguities(traces: dict[str, Trace], scale: str = "paper", tier_reading: str | dict = W.TIER_READING,
-                hbm_params: dict | None = None, dnv_params: dict | None = None) -> pl.DataFrame:
+                hbm_params: dict | None = None, dnv_params: dict | None = None, swap: str = SWAP,
+                pricing: str = PRICING) -> pl.DataFrame:
     """What each open choice changes in the paper's headline numbers (swap reduction; buffer write and read
-    increases as the mean of the UMass and FIU averages) under each reading. Baselines are run once; each
-    CLOCK-HBM or CLOCK-DNV choice re-runs that policy; the Table 3 sizes' decimal reading re-runs all. Runs on
-    the first :data:`AMBIGUITY_REQUESTS` requests of each workload (the rows stay comparable with each other),
-    at ci on :data:`~.workloads.CI_SUBSET` only. ``hbm_params``/``dnv_params`` change the default the rows start
-    from (each row's own choice on top)."""
+    increases as the mean of the UMass and FIU averages; Table 1's time per reference against the baselines)
+    under each reading. Baselines are run once; each CLOCK-HBM or CLOCK-DNV choice re-runs that policy; the
+    Table 3 sizes' decimal reading re-runs all; the swap definitions and the baselines' pricing re-read the
+    default runs (:func:`costed`). Runs on the first :data:`AMBIGUITY_REQUESTS` requests of each workload (the
+    rows stay comparable with each other), at ci on :data:`~.workloads.CI_SUBSET` only.
+    ``hbm_params``/``dnv_params``/``swap``/``pricing`` change the default the rows start from (each row's own
+    choice on top)."""
     requests = AMBIGUITY_REQUESTS[scale]
     keep = [f"clockhbm/{w}" for w in W.CI_SUBSET] if scale == "ci" else list(traces)
     tr = {k: (v.head(requests) if requests else v) for k, v in traces.items() if W.group(k) in GROUPS and k in keep}
     hbm_params, dnv_params = dict(hbm_params or {}), dict(dnv_params or {})
-    base = compare(tr, PAPER_VARIANTS, tier_reading, dnv_params, **hbm_params)
+    share = dram_share(tier_reading)
+    cost = {"swap": swap, "pricing": pricing}
+    base = compare(tr, PAPER_VARIANTS, tier_reading, dnv_params, **cost, **hbm_params)
     rows = [{"choice": "default", **_summary(base)}]
     others = base.filter(pl.col("policy") != "clock_hbm")
     for label, params in HBM_CHOICES[1:]:
-        hbm = compare(tr, (("clock_hbm", None),), tier_reading, **{**hbm_params, **params})
+        hbm = compare(tr, (("clock_hbm", None),), tier_reading, **cost, **{**hbm_params, **params})
         d = pl.concat([others, hbm])
         if "write_miss_read" in params:  # in every policy: CLOCK-DNV runs with it; LRU and CLOCK have no switch,
-            # but reading a page before writing it changes nothing they decide, so their swaps are their misses
-            one_pool = pl.col("policy").is_in(["lru", "clock"])
-            d = pl.concat([d.filter(pl.col("policy") != "clock_dnv").with_columns(
-                swaps=pl.when(one_pool).then(pl.col("misses")).otherwise(pl.col("swaps"))),
-                compare(tr, (("clock_dnv", None),), tier_reading, {**dnv_params, **params})])
+            # but reading a page before writing it changes nothing they decide, so their flash reads are their misses
+            d = pl.concat([d.filter(pl.col("policy") != "clock_dnv"),
+                           compare(tr, (("clock_dnv", None),), tier_reading, {**dnv_params, **params}, **cost)])
+            d = costed(d.with_columns(device_reads=pl.when(pl.col("policy").is_in(ONE_POOL)).then(pl.col("misses"))
+                                      .otherwise(pl.col("device_reads"))), swap, pricing, share)
         rows.append({"choice": f"CLOCK-HBM {label}", **_summary(d)})
     keep = base.filter(pl.col("policy") != "clock_dnv")
     for label, params in DNV_CHOICES:
-        dnv = compare(tr, (("clock_dnv", None),), tier_reading, {**dnv_params, **params})
+        dnv = compare(tr, (("clock_dnv", None),), tier_reading, {**dnv_params, **params}, **cost)
         rows.append({"choice": label, **_summary(pl.concat([keep, dnv]))})
     keep = base.filter(pl.col("policy") != "clock")
     for label, params in BASELINE_CHOICES:
-        clk = pl.DataFrame([run(t, "clock", cr, tier_reading, **params)[0] for t in tr.values()
-                            for cr in (True, False)])
+        raw = []
+        for t in tr.values():
+            for cr in (True, False):
+                row, res = run(t, "clock", cr, tier_reading, **params)
+                raw.append({k: row[k] for k in ("workload", "group", "policy", "cache_reads", "label")}
+                           | counts(res.counters, "clock", cr))
+        clk = costed(pl.DataFrame(raw), swap, pricing, share)
         rows.append({"choice": label, **_summary(pl.concat([keep, clk]))})
+    for other, label in SWAP_CHOICES.items():
+        if other != swap:
+            rows.append({"choice": label, **_summary(costed(base, other, pricing, share))})
+    for other, label in PRICING_CHOICES.items():
+        if other != pricing:
+            rows.append({"choice": label, **_summary(costed(base, swap, other, share))})
     if tiers(tier_reading) == tiers(W.TIER_READING):
         rows.append({"choice": "Table 3 sizes read in decimal units (1,600 + 6,400 pages; pool 8,000)",
-                     **_summary(compare(tr, PAPER_VARIANTS, "decimal", dnv_params, **hbm_params))})
+                     **_summary(compare(tr, PAPER_VARIANTS, "decimal", dnv_params, **cost, **hbm_params))})
     return pl.DataFrame(rows)
 
 
@@ -468,7 +564,7 @@ def sweep_points() -> list[tuple[int, float, str]]:
 
 def assumption_sweep(scale: str, seed: int = 0, tier_reading: str | dict = W.TIER_READING,
                      hbm_params: dict | None = None, dnv_params: dict | None = None,
-                     names: list[str] | None = None) -> pl.DataFrame:
+                     names: list[str] | None = None, swap: str = SWAP, pricing: str = PRICING) -> pl.DataFrame:
     """The declared workload assumptions swept (:func:`sweep_points`), each point all fifteen workloads (as
     printed; :data:`SWEEP_REQUESTS` requests each, at ci :data:`~.workloads.CI_SUBSET` only, or ``names``)
     under every policy variant and the control: the headline numbers of :func:`ambiguities` and, beside them,
@@ -479,7 +575,19 @@ def assumption_sweep(scale: str, seed: int = 0, tier_reading: str | dict = W.TIE
     rows = []
     for fp, alpha, hot in tqdm(sweep_points(), desc="assumptions", leave=False):
         tr = {f"clockhbm/{w}": W.generate(W.model(w, fp, alpha, hot), n, seed) for w in names}
+        runs = compare(tr, VARIANTS, tier_reading, dnv_params, swap=swap, pricing=pricing, **(hbm_params or {}))
         rows.append({"footprint_pages": fp, "footprint_mib": fp * 4 // 1024, "alpha": alpha, "hot_sets": hot,
-                     "requests": n, **_summary(compare(tr, VARIANTS, tier_reading, dnv_params, **(hbm_params or {})),
-                                               controls=True)})
+                     "requests": n, **_summary(runs, controls=True), **hit_ratios(runs)})
     return pl.DataFrame(rows)
+
+
+def hit_ratios(runs: pl.DataFrame) -> dict:
+    """Each policy variant's mean hit ratio over the UMass and FIU workloads (``hit_<policy>_<cache_reads>``) and
+    their spread across the four policies the paper compares with the baselines caching reads
+    (``hit_spread_on``: the largest minus the smallest): how far the workloads let the policies differ."""
+    m = runs.filter(pl.col("group").is_in(GROUPS)).with_columns(h=pl.col("hits") / pl.col("references"))
+    g = m.group_by("policy", "cache_reads", maintain_order=True).agg(pl.col("h").mean())
+    out = {f"hit_{p}_{c}": float(h) for p, c, h in g.iter_rows()}
+    on = g.filter(pl.col("cache_reads").is_in(["on", "n/a"]) & (pl.col("policy") != CONTROL))["h"]
+    out["hit_spread_on"] = float(on.max() - on.min()) if len(on) else float("nan")
+    return out

@@ -366,19 +366,38 @@ def test_default_tiers_match_package():
 # ------------------------------------------------------------------------------------------------ readings the
 # package has no parameter for (strict xfails: the package is passed a parameter named after the switch)
 
-MISSING = [
-    ("clock_hbm", {}, {"own_write_counts": False},
+# Readings the package has a parameter for since this review (the integrator wired them): the reference's
+# switch, and the package parameter that selects the same reading.
+WIRED = [
+    ("clock_hbm", {}, {"own_write_counts": False}, {"miss_write_counts": False},
      "(a) a write miss's own write not counted in its first cycle's writes (Table 2)"),
-    ("clock_hbm", {}, {"level_update": "after_test"},
+    ("clock_hbm", {}, {"level_update": "after_test"}, {"evaluate_first": False},
      "(b) the DRAM hand tests the level before applying Table 2 to the finished cycle"),
-    ("clock_hbm", {}, {"migrated_referenced": True}, "(c) a page moved between tiers arrives referenced"),
+    ("clock_hbm", {}, {"migrated_referenced": True}, {"migrated_referenced": True},
+     "(c) a page moved between tiers arrives referenced"),
+    ("clock_dnv", {"clean_to_free_nvm": False, "block_pages": 4}, {"cache_reads": False}, {"cache_reads": False},
+     "(d) CLOCK-DNV as a pure write buffer: read misses are not cached"),
+]
+
+
+DIFFER = {"miss_write_counts", "migrated_referenced"}  # the package's parameter is not yet this exact reading
+
+
+@pytest.mark.parametrize("m", [pytest.param(m, id=f"{m[0]}-{next(iter(m[3]))}", marks=pytest.mark.xfail(
+    strict=True, reason="the package parameter differs from this reading in detail (being settled)"))
+    if next(iter(m[3])) in DIFFER else pytest.param(m, id=f"{m[0]}-{next(iter(m[3]))}") for m in WIRED])
+def test_wired_reading_vs_package(m):
+    policy, pkg, ref, param, _ = m
+    diffs = [d for tr, dd, n, f in traces() for d in differences(policy, tr, dd, n, f, pkg, ref, pkg_extra=param)]
+    assert not diffs, diffs[:3]
+
+
+MISSING = [
     ("clock_hbm", {}, {"promote_write_tier": "nvm"}, "the write that moves a page up is counted in writes_nvm"),
     ("clock_hbm", {"dram_ref_bit": True}, {"insert_referenced": False},
      "with dram_ref_bit, a page entering DRAM unreferenced"),
     ("clock_hbm", {}, {"incoming_first": False},
      "Algorithm 1's log order: the victim's moves (line 3) before the new page's read (line 5)"),
-    ("clock_dnv", {"clean_to_free_nvm": False, "block_pages": 4}, {"cache_reads": False},
-     "(d) CLOCK-DNV as a pure write buffer: read misses are not cached"),
     ("clock_dnv", {"clean_to_free_nvm": False, "block_pages": 4}, {"insert_referenced": False},
      "a new DRAM page enters unreferenced"),
     ("clock_dnv", {"clean_to_free_nvm": False, "block_pages": 4}, {"migrated_referenced": True},

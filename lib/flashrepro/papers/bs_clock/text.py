@@ -186,11 +186,14 @@ def _hit_ratio(claims, readings, ws) -> list[str]:
                       for r in past.filter(pl.col("reading") == names[2]).iter_rows(named=True))
     paper = ", ".join(f"{w} {_p(paper_value('hit_ratio_drop', w), 2)}" for w in ws)
     rises = int((past["table5_drop"] < 0).sum())
+    t5bs = _rows(claims, "Table 5: BS-CLOCK hit ratio", ws)
+    echo = int((t5bs["verdict"] == "not comparable").sum())
     return [f"* **Hit ratio (Table 5, Fig. 6): only the hand past the bulk can move it.** With the hand one page past "
             f"the victim, BS-CLOCK's hits equal Spatial Clock's at every bulk size under both placements of a new "
             f"page ({n_eq} of {eq.height} runs of the readings table; a proof in the clean-room review, and a test), "
             "so the paper's drops cannot appear under that reading, whatever the workload: those rows are \"not "
-            "comparable\", and so are Table 5's BS-CLOCK hit ratios, which Spatial Clock's fitted ones meet too. "
+            f"comparable\". {echo} of {t5bs.height} of Table 5's BS-CLOCK hit ratios are \"not comparable\" too: "
+            "Spatial Clock's fitted hit ratio meets them as well. "
             f"With the hand past the bulk, Table 5's drop is {drops} (paper {paper}); "
             + (f"{rises} of {past.height} runs raise the hit ratio instead; " if rises else "")
             + f"the Table 5 rows under the two placements: {_verdicts(t5_past)}; Fig. 6's: {_verdicts(f6_past)}."]

@@ -95,9 +95,12 @@ def clock(pages, is_write, capacity, flush_at_end=False, insert_referenced=False
 
 
 def bs_clock(pages, is_write, capacity, flush_at_end=False, max_bulk_pages=16, max_counts_victim=True,
-             insert_referenced=True, hand_past_bulk=False):
+             insert_referenced=True, hand_past_bulk=False, insert_behind_hand=False):
     """BS-CLOCK as the paper's Fig. 3 reads: a sorted list of resident pages, a hand position, and a bulk
-    write of the victim's unreferenced, dirty, page-consecutive successors."""
+    write of the victim's unreferenced, dirty, page-consecutive successors. A miss evicts first, then
+    loads (Fig. 1): the victim's write-back comes before the demand read. ``insert_behind_hand``: after an
+    eviction the hand is the page number of the next resident page (a page inserted before it is met last),
+    not the number just past the victim (or the bulk)."""
     limit = max_bulk_pages if max_counts_victim else max_bulk_pages + 1
     b = _Book(extra=("bulk_cleaned",))
     resident = []  # sorted page numbers
@@ -110,8 +113,6 @@ def bs_clock(pages, is_write, capacity, flush_at_end=False, max_bulk_pages=16, m
         if hit:
             referenced[p] = True
         else:
-            if not w:
-                b.read(i, p)
             if len(resident) == capacity:
                 k = bisect.bisect_left(resident, hand) % len(resident)
                 while referenced[resident[k]]:
@@ -134,7 +135,12 @@ def bs_clock(pages, is_write, capacity, flush_at_end=False, max_bulk_pages=16, m
                     after = victim + 1
                 del resident[k]
                 del referenced[victim]
-                hand = after
+                if insert_behind_hand and resident:  # the page number of the next resident page, wrapping
+                    hand = resident[bisect.bisect_left(resident, after) % len(resident)]
+                else:
+                    hand = after
+            if not w:
+                b.read(i, p)
             bisect.insort(resident, p)
             referenced[p] = insert_referenced
         if w and p not in dirty:
@@ -148,8 +154,9 @@ def bs_clock(pages, is_write, capacity, flush_at_end=False, max_bulk_pages=16, m
     return b.end(order, dirty, len(pages), flush_at_end)
 
 
-def spatial_clock(pages, is_write, capacity, flush_at_end=False, insert_referenced=True):
-    return bs_clock(pages, is_write, capacity, flush_at_end, max_bulk_pages=1, insert_referenced=insert_referenced)
+def spatial_clock(pages, is_write, capacity, flush_at_end=False, insert_referenced=True, insert_behind_hand=False):
+    return bs_clock(pages, is_write, capacity, flush_at_end, max_bulk_pages=1, insert_referenced=insert_referenced,
+                    insert_behind_hand=insert_behind_hand)
 
 
 def stack_distances(pages):
@@ -175,8 +182,9 @@ SEPARATE_TESTS = {"seg_lru": "test_segment.py", "seg_prefetch": "test_segment.py
 # policy name -> (reference function, parameter names it accepts)
 REFERENCES = {"lru": (lru, ("cache_reads",)), "clock": (clock, ("insert_referenced", "cache_reads")),
               "cflru": (cflru, ()),
-              "spatial_clock": (spatial_clock, ("insert_referenced",)),
-              "bs_clock": (bs_clock, ("insert_referenced", "max_counts_victim", "hand_past_bulk"))}
+              "spatial_clock": (spatial_clock, ("insert_referenced", "insert_behind_hand")),
+              "bs_clock": (bs_clock, ("insert_referenced", "max_counts_victim", "hand_past_bulk",
+                                      "insert_behind_hand"))}
 from reference_write_once import REFERENCES_WRITE_ONCE  # noqa: E402  (paper 5's references live there)
 
 REFERENCES.update(REFERENCES_WRITE_ONCE)

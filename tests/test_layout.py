@@ -37,8 +37,8 @@ def test_package_layout(package):
 
 
 def _written_names(source: str) -> set[str]:
-    """File names a notebook writes: savefig(..., "name"), write_table(..., "name"), write_claims(..., "nb"),
-    write_timings(..., "nb"), write_text(..., "nb")."""
+    """File names a notebook writes: savefig(..., "name"), write_table(..., "name"), write_claims(..., "nb")
+    (with ``measured=True``: ``nb_claims_measured.csv``), write_timings(..., "nb"), write_text(..., "nb")."""
     suffix = {"savefig": ".png", "write_table": ".csv", "write_claims": "_claims.csv",
               "write_timings": "_timings.csv", "write_text": "_text.md"}
     out = set()
@@ -46,7 +46,10 @@ def _written_names(source: str) -> set[str]:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in suffix:
             last = node.args[-1]
             assert isinstance(last, ast.Constant), f"{node.func.attr} with a computed name: {ast.unparse(node)}"
-            out.add(last.value + suffix[node.func.attr])
+            measured = any(k.arg == "measured" and isinstance(k.value, ast.Constant) and k.value.value
+                           for k in node.keywords)
+            out.add(last.value + ("_claims_measured.csv" if node.func.attr == "write_claims" and measured
+                                  else suffix[node.func.attr]))
     return out
 
 

@@ -3,11 +3,12 @@
 The package is used only through ``flashrepro.cache.simulate``.  Three readings of the package differ from the
 reference's defaults; the comparisons select them with the reference's switches (``PKG``):
 
-* ``new_page_before_hand=False``: the package puts a page inserted between the victim and the hand's page at the
-  hand (examined next); the reference's default puts it behind the hand.  The package has no parameter for the
-  default reading: ``test_pointer_hand_reading`` is a strict xfail.
-* ``read_before_writeback=True``: the package logs a miss's read before the victim's write-back (strict xfail
-  ``test_writeback_precedes_read``).
+* ``new_page_before_hand=False``: the package's default puts a page inserted between the victim and the hand's
+  page at the hand (examined next); the reference's default puts it behind the hand.  The package's
+  ``insert_behind_hand=True`` is the reference's default (``test_pointer_hand_reading``, and both readings in the
+  comparisons below).
+* (wired) the package now logs the victim's write-back before the miss's read, as the reference's default
+  (``test_writeback_precedes_read``).
 * ``end_flush_from_hand=True``: the end flush (not in the paper) writes one page per request from the hand.
 """
 
@@ -24,7 +25,8 @@ from flashrepro.traces import Op, Trace
 
 R, W = 0, 1
 CAUSE_END = ref.CAUSE_END_FLUSH
-PKG = {"new_page_before_hand": False, "read_before_writeback": True, "end_flush_from_hand": True}
+PKG = {"new_page_before_hand": False, "end_flush_from_hand": True}
+HAND = {False: {}, True: {"new_page_before_hand": True}}  # package insert_behind_hand -> reference switch
 
 
 # ---------------------------------------------------------------- traces and runners
@@ -99,28 +101,30 @@ def assert_same(pkg, mine, what: str) -> None:
 
 
 # ---------------------------------------------------------------- reference by reference against the package
+@pytest.mark.parametrize("behind", [False, True])
 @pytest.mark.parametrize("insert_referenced", [True, False])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("shape", list(SHAPES))
-def test_spatial_clock_matches_package(shape, seed, insert_referenced):
+def test_spatial_clock_matches_package(shape, seed, insert_referenced, behind):
     trace = random_trace(seed, *SHAPES[shape])
     for cap, flush in itertools.product(CAPACITIES, (False, True)):
-        assert_same(run_package(trace, "spatial_clock", cap, flush, insert_referenced=insert_referenced),
-                    run_reference(trace, cap, flush, insert_referenced=insert_referenced, **PKG),
+        assert_same(run_package(trace, "spatial_clock", cap, flush, insert_referenced=insert_referenced,
+                                insert_behind_hand=behind),
+                    run_reference(trace, cap, flush, insert_referenced=insert_referenced, **{**PKG, **HAND[behind]}),
                     f"{shape} seed {seed} cap {cap} flush {flush}")
 
 
-BS_COMBOS = list(itertools.product((1, 2, 3, 16), (True, False), (True, False), (False, True)))
+BS_COMBOS = list(itertools.product((1, 2, 3, 16), (True, False), (True, False), (False, True), (False, True)))
 
 
-@pytest.mark.parametrize(("bulk", "counts_victim", "insert_referenced", "hand_past_bulk"), BS_COMBOS)
-def test_bs_clock_matches_package(bulk, counts_victim, insert_referenced, hand_past_bulk):
+@pytest.mark.parametrize(("bulk", "counts_victim", "insert_referenced", "hand_past_bulk", "behind"), BS_COMBOS)
+def test_bs_clock_matches_package(bulk, counts_victim, insert_referenced, hand_past_bulk, behind):
     """Reference switches <-> package parameters: seq_dirtied_pages = max_bulk_pages, limit_counts_victim =
-    max_counts_victim, insert_referenced, hand_past_bulk (same names)."""
+    max_counts_victim, insert_referenced, hand_past_bulk (same names), new_page_before_hand = insert_behind_hand."""
     params = {"max_bulk_pages": bulk, "max_counts_victim": counts_victim, "insert_referenced": insert_referenced,
-              "hand_past_bulk": hand_past_bulk}
+              "hand_past_bulk": hand_past_bulk, "insert_behind_hand": behind}
     mine = {"seq_dirtied_pages": bulk, "limit_counts_victim": counts_victim, "insert_referenced": insert_referenced,
-            "hand_past_bulk": hand_past_bulk, **PKG}
+            "hand_past_bulk": hand_past_bulk, **PKG, **HAND[behind]}
     for (shape, spec), seed, cap in itertools.product(SHAPES.items(), (3, 4), (1, 4, 24)):
         trace = random_trace(seed, *spec, seq=0.6)
         flush = cap == 4  # the end flush on one capacity per trace
@@ -128,7 +132,7 @@ def test_bs_clock_matches_package(bulk, counts_victim, insert_referenced, hand_p
                     f"{shape} seed {seed} cap {cap} {params}")
 
 
-# ---------------------------------------------------------------- the package's missing readings (strict xfails)
+# ---------------------------------------------------------------- the readings the package gained after the review
 HAND_CASES = [  # traces on which the two hand readings differ (the first two found by exhaustive search)
     ("tiny-insert-clear", page_trace([(0, R), (2, R), (1, R), (0, R), (1, R)]), 2, False),
     ("tiny-insert-set", page_trace([(0, R), (1, R), (3, R), (2, R), (0, R), (2, R)]), 2, True),
@@ -136,16 +140,13 @@ HAND_CASES = [  # traces on which the two hand readings differ (the first two fo
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="package has no parameter for the pointer hand reading: a page inserted between "
-                                       "the victim and the hand's page is behind the hand (examined last)")
 @pytest.mark.parametrize("policy", ["spatial_clock", "bs_clock"])
 @pytest.mark.parametrize(("name", "trace", "cap", "insert_referenced"), HAND_CASES, ids=[c[0] for c in HAND_CASES])
 def test_pointer_hand_reading(policy, name, trace, cap, insert_referenced):
-    # ``insert_behind_hand`` is the parameter name proposed to the integrator; today it is an unknown parameter.
+    # ``insert_behind_hand`` is the parameter name proposed to the integrator, now the package's parameter.
     pkg = run_package(trace, policy, cap, insert_referenced=insert_referenced, insert_behind_hand=True)
     bulk = {} if policy == "spatial_clock" else {"seq_dirtied_pages": 16}
-    mine = run_reference(trace, cap, insert_referenced=insert_referenced, read_before_writeback=True,
-                         end_flush_from_hand=True, **bulk)
+    mine = run_reference(trace, cap, insert_referenced=insert_referenced, end_flush_from_hand=True, **bulk)
     assert_same(pkg, mine, name)
 
 
@@ -157,8 +158,6 @@ def test_the_hand_readings_differ(name, trace, cap, insert_referenced):
     assert a != b
 
 
-@pytest.mark.xfail(strict=True, reason="package logs a miss's demand read before the victim's write-back; the paper "
-                                       "evicts first, then loads (Fig. 1)")
 @pytest.mark.parametrize("policy", ["spatial_clock", "bs_clock"])
 def test_writeback_precedes_read(policy):
     trace = random_trace(1, 200, 40, 0.5, 2)
@@ -193,7 +192,7 @@ def test_figs_4_and_5(insert_referenced):
     assert io == [(4, W, 1, 2, 4), (4, R, 0, 9, 1)]
     assert (c["evictions"], c["bulk_cleaned"], c["dirty_at_end"], c["device_writes_eviction"]) == (1, 3, 0, 4)
     assert c["resident_at_end"] == 4
-    # and the package agrees on the example (its I/O order: the read first)
+    # and the package agrees on the example
     for policy, params, kw in (("spatial_clock", {}, {}),
                                ("bs_clock", {"max_bulk_pages": 16}, {"seq_dirtied_pages": 16})):
         assert_same(run_package(page_trace(refs), policy, 4, insert_referenced=insert_referenced, **params),

@@ -9,8 +9,15 @@ after the previous one, up to ``max_bulk_pages``; only the victim is evicted, th
 
 Both are one kernel (Spatial Clock is BS-CLOCK with ``max_bulk_pages=1``). The sorted circular list is an
 ordered bitmap over the dense page ranks (``jitkit.bits_*``): "next resident page in LSN order" is a
-find-next-set-bit, and the hand is a rank position, so a page inserted ahead of it is met in order.
-Because ranks are dense, "the next resident page, exactly one page after" is rank + 1 if resident.
+find-next-set-bit. The hand is a rank: the next page examined is the first resident page at or after it,
+wrapping round. Where it stands after an eviction is an open reading (``insert_behind_hand``): just past the
+victim's rank (a page inserted between the victim and the next resident page is examined next), or on the
+next resident page itself (such a page is behind the hand and examined last). Because ranks are dense,
+"the next resident page, exactly one page after" is rank + 1 if resident.
+
+A miss evicts first, then loads (the paper's Fig. 1: "희생자 페이지를 선정한 후 버퍼에서 내보내고, 그 자리에
+새로운 페이지를 적재"; Fig. 4: the victim is evicted and written to flash): the victim's write-back is logged
+before the demand read of the missed page.
 """
 
 from __future__ import annotations
@@ -36,9 +43,20 @@ class SpatialClockParams:
         True (default): a new page enters with its reference bit set. The BS-CLOCK paper (Sec. II) says a
         page's bit is set when it is referenced, and insertion follows a reference. False: bit clear, as
         in our plain ``clock`` default; notebook 01 shows how much the choice matters.
+    insert_behind_hand : bool
+        Where the hand stands after an eviction, seen from a page the miss then inserts between the victim
+        and the next resident page (in LSN order). False (default, the "position" reading): the hand is a
+        position just past the victim, so that page is examined next. True (the "pointer" reading): the hand
+        points at the next resident page, so that page is behind it and examined last. The paper speaks of
+        a pointer that points at a page (Sec. II: "CLOCK 포인터가 ... 페이지를 가리킬 때까지"; Sec. III:
+        "CLOCK 포인터가 가리키는 페이지") and loads the new page in the victim's place (Fig. 1), which favours
+        True, but Fig. 3 finds the next page by key (``choose_next_page(q->lsn)``), which a position allows
+        too: not settled, so the default keeps the earlier behaviour. Notebook 01's ambiguity table shows the
+        effect.
     """
 
     insert_referenced: bool = True
+    insert_behind_hand: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,12 +78,15 @@ class BSClockParams:
         eviction (Fig. 3 evicts only the victim and says nothing about the hand), so the pages just cleaned
         are the next candidates. True: one page past the last page of the bulk write. Notebook 01's
         ambiguity table shows what the choice changes (issue 13, part 4).
+    insert_behind_hand : bool
+        As for Spatial Clock (with ``hand_past_bulk``, "the victim" is the last page of the bulk write).
     """
 
     max_bulk_pages: int = 16
     max_counts_victim: bool = True
     insert_referenced: bool = True
     hand_past_bulk: bool = False
+    insert_behind_hand: bool = False
 
     def __post_init__(self):
         if self.max_bulk_pages < 1:
@@ -91,7 +112,7 @@ BULK_CLEANED = C.N_BASE  # counter slot after the base ones
 
 @njit(cache=True)
 def _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log, insert_referenced, limit,
-                   hand_past_bulk):
+                   hand_past_bulk, behind_hand):
     unit, event = refs.unit, refs.event
     words, ref, dirty, page, sc = state
     n_unique = page.shape[0]
@@ -122,8 +143,6 @@ def _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_lo
             ref[p] = 1
         else:
             dev_reads += 1 - w
-            if do_log and not w:
-                nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
             if size == capacity:
                 v = jk.bits_next_cyclic(words, n0, n1, n2, hand)
                 while ref[v]:
@@ -152,7 +171,11 @@ def _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_lo
                         nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, npg, 0)
                 jk.bits_remove(words, n0, n1, v)
                 size -= 1
-                hand = nxt
+                # position reading: just past the victim (or the bulk); pointer reading: on the next resident
+                # page from there, which the page about to be inserted cannot move
+                hand = jk.bits_next_cyclic(words, n0, n1, n2, nxt) if behind_hand and size > 0 else nxt
+            if do_log and not w:  # evict first, then load (Fig. 1): the read follows the victim's write-back
+                nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
             jk.bits_add(words, n0, n1, p)
             ref[p] = init_ref
             size += 1
@@ -189,6 +212,9 @@ class _BSClockKernel(Kernel):
     def hand_past_bulk(self, params) -> bool:
         return getattr(params, "hand_past_bulk", False)
 
+    def behind_hand(self, params) -> bool:
+        return params.insert_behind_hand
+
     def new_state(self, units, tiers, params):
         words, n0, n1, n2 = jk.bits_new(units.n)
         sc = np.zeros(6, np.int64)
@@ -198,7 +224,8 @@ class _BSClockKernel(Kernel):
 
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
         return _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log,
-                              params.insert_referenced, self.limit(params), self.hand_past_bulk(params))
+                              params.insert_referenced, self.limit(params), self.hand_past_bulk(params),
+                              self.behind_hand(params))
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         order = _hand_order(state)

@@ -70,3 +70,17 @@ def implied_penalty(io_sc: float, k_sc: int, io_bs: float, k_bs: int, reduction:
         return math.nan
     p = (io_bs - (1 - reduction) * io_sc) / denom
     return p if p >= 0 and np.isfinite(p) else math.nan
+
+
+def penalty_reason(reduction: float, r0: float, r_limit: float, penalty_s: float) -> str:
+    """Why :func:`implied_penalty` gave ``penalty_s`` (or nan): as the penalty grows from 0 to a huge value the
+    reduction moves monotonically from ``r0`` (the affine model's) to ``r_limit`` (1 - BS-CLOCK's scattered
+    writes / Spatial Clock's), so only a paper number between the two has a penalty."""
+    if not math.isnan(penalty_s):
+        return (f"solved: {reduction:.4f} lies between {r0:.4f} (no penalty) and {r_limit:.4f} (a huge one)"
+                + ("; the penalty lowers the reduction" if reduction < r0 else "; the penalty raises the reduction"))
+    if reduction == r_limit:
+        return f"nan: {reduction:.4f} is the limit of a huge penalty, reached by none"
+    side = "above" if reduction > max(r0, r_limit) else "below"
+    return (f"nan: no penalty >= 0 gives it; the reduction runs from {r0:.4f} (no penalty) to {r_limit:.4f} "
+            f"(a huge one), and the paper's {reduction:.4f} lies {side} both")

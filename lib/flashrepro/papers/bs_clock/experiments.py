@@ -21,15 +21,34 @@ BULK_SWEEP = [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
 BUFFER_SWEEP = [256, 512, 1024, 2048, 4096, 8192, 16384]
 POLICIES = ["lru", "clock", "cflru", "spatial_clock", "bs_clock"]
 REFBIT_POLICIES = {"clock", "spatial_clock", "bs_clock"}  # the policies with a reference bit
+LSN_POLICIES = {"spatial_clock", "bs_clock"}  # the policies whose hand walks the pages in LSN order
+
+
+def flag(value) -> bool:
+    """A notebook knob as a bool: a bool, or the text ``flashrepro.notebooks run -p`` passes ("True", "false",
+    "1", ...), read as the policy registry reads it (so "False" is False, not a non-empty string)."""
+    if isinstance(value, str):
+        low = value.strip().lower()
+        if low in ("1", "true", "yes", "on"):
+            return True
+        if low in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(f"{value!r} is not a boolean")
+    return bool(value)
 
 
 def policy_params(policy: str, insert_referenced: bool = True, max_bulk_pages: int = MAX_BULK,
-                  hand_past_bulk: bool = False) -> dict:
+                  hand_past_bulk: bool = False, insert_behind_hand: bool = False) -> dict:
     """The parameters ``policy`` takes from the notebook's knobs: one reference-bit convention for every
-    policy that has a bit (issue 13, part 4), and the bulk settings for BS-CLOCK."""
-    kw = {"insert_referenced": insert_referenced} if policy in REFBIT_POLICIES else {}
+    policy that has a bit (issue 13, part 4), one hand reading for Spatial Clock and BS-CLOCK (where a page
+    inserted between the victim and the next resident page stands: ``insert_behind_hand``), and the bulk
+    settings for BS-CLOCK. ``insert_behind_hand`` is passed only when set, so the default tables keep their
+    columns."""
+    kw = {"insert_referenced": flag(insert_referenced)} if policy in REFBIT_POLICIES else {}
     if policy == "bs_clock":
-        kw.update(max_bulk_pages=max_bulk_pages, hand_past_bulk=hand_past_bulk)
+        kw.update(max_bulk_pages=max_bulk_pages, hand_past_bulk=flag(hand_past_bulk))
+    if policy in LSN_POLICIES and flag(insert_behind_hand):
+        kw["insert_behind_hand"] = True
     return kw
 
 
@@ -69,7 +88,7 @@ def fig2_replay(target, total_bytes: int, sizes=None) -> pl.DataFrame:
     from ...replay import write_sweep
     from ...tempfiles import scratch
 
-    sizes = sizes or [2**k for k in range(12, 21, 2)] + [2**20]
+    sizes = sizes or [2**k for k in range(12, 21, 2)]  # 4 KiB .. 1 MiB
     with scratch(target):
         res = write_sweep(target, total_bytes, sizes)
     return pl.DataFrame([{"card": f"this machine ({r.mode})", "request_bytes": s,
@@ -78,15 +97,17 @@ def fig2_replay(target, total_bytes: int, sizes=None) -> pl.DataFrame:
 
 
 def bulk_sweep(traces: dict[str, Trace], sizes=BULK_SWEEP, capacity: int = CACHE_PAGES, *,
-               insert_referenced: bool = True, hand_past_bulk: bool = False, flush_at_end: bool = False,
-               penalty_s: float = 0.0) -> pl.DataFrame:
+               insert_referenced: bool = True, hand_past_bulk: bool = False, insert_behind_hand: bool = False,
+               flush_at_end: bool = False, penalty_s: float = 0.0) -> pl.DataFrame:
     """Figs. 6-7: BS-CLOCK while the maximum bulk size grows, with Spatial Clock as reference."""
     kw = {"flush_at_end": flush_at_end, "penalty_s": penalty_s}
     rows = []
     for tr in tqdm(traces.values(), desc="bulk sweep", leave=False):
-        rows.append({**run(tr, "spatial_clock", capacity, **kw, **policy_params("spatial_clock", insert_referenced)),
+        rows.append({**run(tr, "spatial_clock", capacity, **kw,
+                           **policy_params("spatial_clock", insert_referenced, insert_behind_hand=insert_behind_hand)),
                      "max_bulk_pages": 1})
-        rows += [run(tr, "bs_clock", capacity, **kw, **policy_params("bs_clock", insert_referenced, m, hand_past_bulk))
+        rows += [run(tr, "bs_clock", capacity, **kw,
+                     **policy_params("bs_clock", insert_referenced, m, hand_past_bulk, insert_behind_hand))
                  for m in sizes]
     return pl.DataFrame(rows, strict=False)
 
@@ -144,13 +165,13 @@ def _swept(traces: dict[str, Trace], policies, capacities, params_of, *, flush_a
 
 def compare(traces: dict[str, Trace], policies=POLICIES, capacity: int = CACHE_PAGES, *,
             max_bulk_pages: int = MAX_BULK, insert_referenced: bool = True, hand_past_bulk: bool = False,
-            flush_at_end: bool = False, penalty_s: float = 0.0, executor: str = "local",
-            workers: int | None = None) -> pl.DataFrame:
+            insert_behind_hand: bool = False, flush_at_end: bool = False, penalty_s: float = 0.0,
+            executor: str = "local", workers: int | None = None) -> pl.DataFrame:
     """Tables 4-5, Figs. 8-9: every policy at one buffer size, BS-CLOCK with ``max_bulk_pages`` per write,
     one reference-bit convention for every policy that has a bit. Runs through :func:`flashrepro.sweep.run`
     (``executor``/``workers`` spread it); the table is the one :func:`run` per policy and trace gives."""
     def params_of(p):
-        return policy_params(p, insert_referenced, max_bulk_pages, hand_past_bulk)
+        return policy_params(p, insert_referenced, max_bulk_pages, hand_past_bulk, insert_behind_hand)
 
     rows = _swept(traces, policies, [capacity], params_of, flush_at_end=flush_at_end, penalty_s=penalty_s,
                   executor=executor, workers=workers)
@@ -159,12 +180,12 @@ def compare(traces: dict[str, Trace], policies=POLICIES, capacity: int = CACHE_P
 
 def buffer_sweep(traces: dict[str, Trace], sizes_pages=BUFFER_SWEEP, policies=POLICIES, *,
                  max_bulk_pages: int = MAX_BULK, insert_referenced: bool = True, hand_past_bulk: bool = False,
-                 flush_at_end: bool = False, penalty_s: float = 0.0, executor: str = "local",
-                 workers: int | None = None) -> pl.DataFrame:
+                 insert_behind_hand: bool = False, flush_at_end: bool = False, penalty_s: float = 0.0,
+                 executor: str = "local", workers: int | None = None) -> pl.DataFrame:
     """Every policy at every buffer size (the extension), through :func:`flashrepro.sweep.run`; rows by
     trace, then size, then policy, as one :func:`run` per cell gives them."""
     def params_of(p):
-        return policy_params(p, insert_referenced, max_bulk_pages, hand_past_bulk)
+        return policy_params(p, insert_referenced, max_bulk_pages, hand_past_bulk, insert_behind_hand)
 
     rows = _swept(traces, policies, sizes_pages, params_of, flush_at_end=flush_at_end, penalty_s=penalty_s,
                   executor=executor, workers=workers)
@@ -178,6 +199,11 @@ AMBIGUITIES = [  # (variant, Spatial Clock params, BS-CLOCK params, run options)
     ("new page enters with its bit clear", {"insert_referenced": False}, {"insert_referenced": False}, {}),
     ("max excludes the victim (17 pages)", {}, {"max_counts_victim": False}, {}),
     ("hand goes past the bulk after a bulk write", {}, {"hand_past_bulk": True}, {}),
+    ("a page inserted before the hand's page is behind the hand (pointer reading)", {"insert_behind_hand": True},
+     {"insert_behind_hand": True}, {}),
+    ("pointer reading with the bit clear on entry (against the bit-clear row)",
+     {"insert_behind_hand": True, "insert_referenced": False}, {"insert_behind_hand": True, "insert_referenced": False},
+     {}),
     ("dirty pages flushed at the end of the trace", {}, {}, {"flush_at_end": True}),
 ]
 
@@ -196,10 +222,49 @@ def _pair(tr, sc_kw, bs_kw, run_kw, capacity, max_bulk_pages, penalty_s) -> dict
 def ambiguities(traces: dict[str, Trace], capacity: int = CACHE_PAGES, max_bulk_pages: int = MAX_BULK,
                 penalty_s: float = 0.0) -> pl.DataFrame:
     """How much each reading the paper leaves open changes Spatial Clock, BS-CLOCK and the reduction, one
-    choice at a time against the defaults (the first row per workload)."""
+    choice at a time against the defaults (the first row per workload); the pointer reading also with the
+    bit clear on entry, where it matters more (to compare with the bit-clear row)."""
     rows = [{"variant": v, **_pair(tr, sc_kw, bs_kw, run_kw, capacity, max_bulk_pages, penalty_s)}
             for tr in traces.values() for v, sc_kw, bs_kw, run_kw in AMBIGUITIES]
     return pl.DataFrame(rows).select("workload", "variant", pl.exclude("workload", "variant"))
+
+
+# The two open readings of the hand, crossed: (name, hand_past_bulk, insert_behind_hand). Only the hand past the
+# bulk can make BS-CLOCK's victims differ from Spatial Clock's: with the hand one page past the victim, dirty bits
+# (the only difference) never steer the hand, and a bulk write needs the victim's page + 1 resident, so no new
+# page lands between the victim and the hand's page either (clean-room review; tests/cleanroom and
+# tests/test_bs_clock.py check it).
+HAND_READINGS = [
+    ("hand past the victim, new page at the hand (position)", False, False),
+    ("hand past the victim, new page behind the hand (pointer)", False, True),
+    ("hand past the bulk, new page at the hand (position)", True, False),
+    ("hand past the bulk, new page behind the hand (pointer)", True, True),
+]
+
+
+def hand_readings(traces: dict[str, Trace], capacity: int = CACHE_PAGES, sizes=(2, MAX_BULK, 1024), *,
+                  insert_referenced: bool = True, flush_at_end: bool = False) -> pl.DataFrame:
+    """Table 5 and Fig. 6 under each reading of the hand (:data:`HAND_READINGS`): Spatial Clock's hit ratio
+    (under the same placement of a new page), BS-CLOCK's at each maximum bulk in ``sizes`` (Fig. 6's ends
+    and Table 5's 16 pages), the two drops the paper prints, and whether BS-CLOCK's hits equal Spatial
+    Clock's at every size (``hits_equal``). Pages written beside them."""
+    lo, mid, hi = sizes
+    rows = []
+    for tr in traces.values():
+        for name, past, behind in HAND_READINGS:
+            sc = run(tr, "spatial_clock", capacity, flush_at_end=flush_at_end,
+                     **policy_params("spatial_clock", insert_referenced, insert_behind_hand=behind))
+            bs = {m: run(tr, "bs_clock", capacity, flush_at_end=flush_at_end,
+                         **policy_params("bs_clock", insert_referenced, m, past, behind)) for m in sizes}
+            h = {m: r["hit_ratio"] for m, r in bs.items()}
+            rows.append({"workload": tr.name, "reading": name, "hand_past_bulk": past, "insert_behind_hand": behind,
+                         "sc_hit_ratio": sc["hit_ratio"], f"bs_hit_ratio_{lo}": h[lo],
+                         f"bs_hit_ratio_{mid}": h[mid], f"bs_hit_ratio_{hi}": h[hi],
+                         "table5_drop": (sc["hit_ratio"] - h[mid]) / sc["hit_ratio"],
+                         "fig6_drop": (h[lo] - h[hi]) / h[lo],
+                         "hits_equal": all(v == sc["hit_ratio"] for v in h.values()),
+                         "sc_pages_written": sc["device_writes"], "bs_pages_written": bs[mid]["device_writes"]})
+    return pl.DataFrame(rows)
 
 
 def refbit_conventions(traces: dict[str, Trace], capacity: int = CACHE_PAGES) -> pl.DataFrame:
@@ -248,27 +313,30 @@ def implied_table(cmp: pl.DataFrame, max_bulk_pages: int = MAX_BULK) -> pl.DataF
             bs = d.filter(pl.col("policy") == "bs_clock").row(0, named=True)
             p = M.implied_penalty(sc[f"{card}_affine_io_s"], sc["scattered_write_requests"],
                                   bs[f"{card}_affine_io_s"], bs["scattered_write_requests"], r)
-            row.update(our_mean_pages_per_write=bs["mean_pages_per_write"],
-                       our_reduction=1 - bs[f"{card}_affine_io_s"] / sc[f"{card}_affine_io_s"],
+            r0 = 1 - bs[f"{card}_affine_io_s"] / sc[f"{card}_affine_io_s"]
+            rinf = 1 - bs["scattered_write_requests"] / max(sc["scattered_write_requests"], 1)
+            row.update(our_mean_pages_per_write=bs["mean_pages_per_write"], our_reduction=r0,
                        sc_scattered_share=sc["scattered_write_requests"] / max(sc["device_write_requests"], 1),
                        bs_scattered_share=bs["scattered_write_requests"] / max(bs["device_write_requests"], 1),
-                       penalty_limit=1 - bs["scattered_write_requests"] / max(sc["scattered_write_requests"], 1),
-                       implied_penalty_ms=p * 1e3,
-                       implied_penalty_x_page_write=p / (c.write_request_s + c.write_page_s))
+                       penalty_limit=rinf, implied_penalty_ms=p * 1e3,
+                       implied_penalty_x_page_write=p / (c.write_request_s + c.write_page_s),
+                       penalty_note=M.penalty_reason(r, r0, rinf, p))
         rows.append(row)
     return pl.DataFrame(rows, strict=False)
 
 
 # --- the workload models decide the result: the range over equally good fits (issue 13, part 3) -----------
 def fit_range(family: dict[str, Trace], capacity: int = CACHE_PAGES, max_bulk_pages: int = MAX_BULK,
-              insert_referenced: bool = True, hand_past_bulk: bool = False) -> pl.DataFrame:
+              insert_referenced: bool = True, hand_past_bulk: bool = False,
+              insert_behind_hand: bool = False) -> pl.DataFrame:
     """Spatial Clock and BS-CLOCK on every equally good fit of each workload model (``hot``: the fit's hot set,
     in pages for the hot-set models, in files for web browsing's files model)."""
     rows = []
     for name, tr in family.items():
-        sc = run(tr, "spatial_clock", capacity, **policy_params("spatial_clock", insert_referenced))
+        sc = run(tr, "spatial_clock", capacity, **policy_params("spatial_clock", insert_referenced,
+                                                                 insert_behind_hand=insert_behind_hand))
         bs = run(tr, "bs_clock", capacity, **policy_params("bs_clock", insert_referenced, max_bulk_pages,
-                                                            hand_past_bulk))
+                                                            hand_past_bulk, insert_behind_hand))
         w, hot = name.split("/", 1)[1].split("@hot=")
         row = {"workload": w, "hot": int(hot), "hot_unit": "files" if MODELS[w][1] == "files" else "pages",
                "sc_hit_ratio": sc["hit_ratio"],
@@ -327,7 +395,7 @@ def worked_example() -> pl.DataFrame:
 # --- the paper's own method: time every policy's after-cache trace (issue 13, part 2) -----------------------
 def replay_logs(traces: dict[str, Trace], target, *, max_bytes: int, max_requests: int, policies=POLICIES,
                 capacity: int = CACHE_PAGES, max_bulk_pages: int = MAX_BULK, insert_referenced: bool = True,
-                hand_past_bulk: bool = False) -> pl.DataFrame:
+                hand_past_bulk: bool = False, insert_behind_hand: bool = False) -> pl.DataFrame:
     """Replay each policy's after-cache I/O log on this machine's storage with O_DIRECT, as the paper did on
     its cards (Sec. 4), beside the card models' time of the same log.
 
@@ -340,13 +408,14 @@ def replay_logs(traces: dict[str, Trace], target, *, max_bytes: int, max_request
     rows = []
     first = True
     for tr in tqdm(traces.values(), desc="replay", leave=False):
-        res = simulate(tr, "spatial_clock", capacity, log_io=True, **policy_params("spatial_clock", insert_referenced))
+        res = simulate(tr, "spatial_clock", capacity, log_io=True,
+                       **policy_params("spatial_clock", insert_referenced, insert_behind_hand=insert_behind_hand))
         dev = np.flatnonzero(res.io_log.device)
         cut = len(tr) if len(dev) <= max_requests else int(res.io_log.req[dev[max_requests]])
         head = tr.head(cut) if cut < len(tr) else tr
         for p in policies:
             r = simulate(head, p, capacity, log_io=True,
-                         **policy_params(p, insert_referenced, max_bulk_pages, hand_past_bulk))
+                         **policy_params(p, insert_referenced, max_bulk_pages, hand_past_bulk, insert_behind_hand))
             after = r.io_log.to_trace(name=f"{tr.name} {p}")
             if len(after) == 0:
                 continue

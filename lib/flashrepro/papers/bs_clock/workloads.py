@@ -247,6 +247,14 @@ def workloads(scale: str, seed: int, real: bool = True, names=tuple(TABLE2),
     return out
 
 
+def missing_standins(scale: str, real: bool = True) -> list[str]:
+    """The real stand-ins :func:`workloads` would run but the trace folder lacks (none at ``ci``, which runs no
+    stand-in, or without ``real``)."""
+    if not real or scale == "ci":
+        return []
+    return [n for n in REAL_STANDINS if not catalog.available(n)]
+
+
 def table2(traces: dict[str, Trace]) -> pl.DataFrame:
     rows = []
     for name, tr in traces.items():

@@ -374,15 +374,3 @@ def test_generated_text_follows_the_tables(ci_run):
                  readings=readings, scale="ci", seed=0, standins=[], standins_missing=[], replayed=False,
                  notebook_reading=C.reading_name(False, False))
     assert "88%\" holds: our largest" in md2
-
-
-def test_knobs_given_as_text_read_as_the_registry_reads_them(ci_run):
-    """``notebooks run -p hand_past_bulk False`` passes the text "False": it must not count as set."""
-    traces, cmp, sweep, readings, implied, claims = ci_run
-    again = C.claims(cmp, sweep, traces, implied=implied, example=E.worked_example(), readings=readings,
-                     hand_past_bulk="False", insert_behind_hand="false")
-    assert again.equals(claims)
-    assert C.reading_name("True", "0") == C.reading_name(True, False)
-    assert E.policy_params("bs_clock", "False", 16, "True", "False") == E.policy_params("bs_clock", False, 16, True)
-    with pytest.raises(ValueError, match="not a boolean"):
-        E.flag("maybe")

@@ -68,6 +68,10 @@ def test_trends_are_judged_on_the_whole_curve():
     assert L.direction(1, "rises", "web", "increasing", [1, 2, 1.9, 3], tolerance=0.01).verdict == "does not hold"
     with pytest.raises(ValueError, match="two points"):
         L.direction(1, "x", "w", "increasing", [1.0])
+    flat = L.direction(1, "rises", "web", "increasing", [2.0, 2.0, 2.0])  # no move back, but no rise either
+    assert flat.verdict == "does not hold" and flat.our_value == 0 and "never moves up" in flat.detail
+    assert L.direction(1, "falls", "web", "decreasing", [2.0, 2.0, 1.5]).verdict == "holds"
+    assert L.direction(1, "falls", "web", "decreasing", [2.0, 2.5, 2.5], tolerance=0.5).verdict == "does not hold"
 
 
 @pytest.mark.parametrize("expected,ours,paper,verdict", [

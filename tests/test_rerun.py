@@ -127,3 +127,12 @@ def test_outputs_for_a_variant(monkeypatch):
     monkeypatch.setenv(paths.VARIANT_ENV, "../x")
     with pytest.raises(ValueError):
         paths.outputs_for("quick")
+
+
+@pytest.mark.parametrize("text,value", [("3", 3), ("0.5", 0.5), ("True", True), ("False", False), ("None", None),
+                                        ("[8, 16]", [8, 16]), ("none", "none"), ("read-ahead", "read-ahead"),
+                                        ("'x'", "x")])
+def test_notebook_parameters_from_the_command_line_are_literals(text, value):
+    """``notebooks run -p flag False`` must give the notebook False, not the (true) string "False"."""
+    got = notebooks._value(text)
+    assert got == value and type(got) is type(value)

@@ -16,7 +16,8 @@ A claim has a *kind*:
     to it), and ``"increasing"`` / ``"decreasing"`` over a whole curve, never only its end points:
     ``our_value`` is the largest move back against the trend from the best point reached so far (a U-shaped
     "fall" scores its whole rebound), as a fraction of the curve's largest magnitude (0 for a monotone
-    curve), and the claim holds when it is at most ``tolerance``.
+    curve), and the claim holds when it is at most ``tolerance`` and the curve moves the claimed way at all
+    (a flat curve neither rises nor falls).
 ``calibration``
     An input the model was fitted to. Shown beside its target, always "not comparable": a fit is not
     evidence.
@@ -173,6 +174,10 @@ def direction(paper: int, claim: str, workload: str, expected: str, our_value: f
         detail = detail or " -> ".join(f"{v:.4g} ({xv})" for xv, v in zip(xs, ys, strict=True))
         ours = worst / scale
         unit = unit or "largest move against the trend / largest value"
+        if best == sign * ys[0]:  # it never moves the claimed way: a flat curve does not rise (or fall)
+            return Claim(paper, claim, workload, "direction", expected, _num(paper_value), ours, unit,
+                         _num(tolerance), "does not hold", source,
+                         f"{detail}; never moves {'up' if sign > 0 else 'down'}", note)
     else:
         ours = float(our_value)
     return Claim(paper, claim, workload, "direction", expected, _num(paper_value), ours, unit, _num(tolerance),

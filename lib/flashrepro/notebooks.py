@@ -30,13 +30,13 @@ CHECK = "# NBVAL_CHECK_OUTPUT"
 
 
 def _value(text: str):
-    """A -p value: int, float, or string."""
-    for conv in (int, float):
-        try:
-            return conv(text)
-        except ValueError:
-            pass
-    return text
+    """A -p value as the parameters cell would spell it: a Python literal (``3``, ``0.5``, ``True``, ``None``,
+    ``[8, 16]``, ``"x"``), else the text itself (``-p front none`` is the string "none"). So ``-p flag False``
+    is False, not the non-empty string "False"."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
 
 
 def declared_parameters(src) -> dict:

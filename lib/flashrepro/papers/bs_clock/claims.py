@@ -27,7 +27,7 @@ from ...devices import CARDS
 from ...traces import Trace
 from ...traces.sclock import TABLE2
 from . import costmodel as M
-from .experiments import HAND_READINGS, flag
+from .experiments import HAND_READINGS
 from .workloads import MODELS, paper_value, table2_workload
 
 PAPER = 1
@@ -302,7 +302,7 @@ def _mark(rows, notebook_reading: str) -> str:
 
 def reading_name(hand_past_bulk: bool, insert_behind_hand: bool) -> str:
     """The name of a reading of the hand in :data:`~.experiments.HAND_READINGS`."""
-    past, behind = flag(hand_past_bulk), flag(insert_behind_hand)
+    past, behind = bool(hand_past_bulk), bool(insert_behind_hand)
     return next(n for n, p, b in HAND_READINGS if p == past and b == behind)
 
 
@@ -339,7 +339,7 @@ def claims(cmp: pl.DataFrame, sweep: pl.DataFrame, traces: dict[str, Trace] | No
     (:func:`~.experiments.worked_example`) Figs. 4-5; ``readings`` (:func:`~.experiments.hand_readings`) Table 5's
     and Fig. 6's drops under every reading of the hand (without it, one row each under the notebook's reading,
     from ``cmp`` and ``sweep``). Wall times measured here are :func:`measured`, not these."""
-    hand_past_bulk, insert_behind_hand = flag(hand_past_bulk), flag(insert_behind_hand)
+    hand_past_bulk, insert_behind_hand = bool(hand_past_bulk), bool(insert_behind_hand)
     out = []
     for card in CARDS:
         r = CARDS[card].fig2_reduction

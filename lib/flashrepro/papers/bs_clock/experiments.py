@@ -24,19 +24,6 @@ REFBIT_POLICIES = {"clock", "spatial_clock", "bs_clock"}  # the policies with a 
 LSN_POLICIES = {"spatial_clock", "bs_clock"}  # the policies whose hand walks the pages in LSN order
 
 
-def flag(value) -> bool:
-    """A notebook knob as a bool: a bool, or the text ``flashrepro.notebooks run -p`` passes ("True", "false",
-    "1", ...), read as the policy registry reads it (so "False" is False, not a non-empty string)."""
-    if isinstance(value, str):
-        low = value.strip().lower()
-        if low in ("1", "true", "yes", "on"):
-            return True
-        if low in ("0", "false", "no", "off"):
-            return False
-        raise ValueError(f"{value!r} is not a boolean")
-    return bool(value)
-
-
 def policy_params(policy: str, insert_referenced: bool = True, max_bulk_pages: int = MAX_BULK,
                   hand_past_bulk: bool = False, insert_behind_hand: bool = False) -> dict:
     """The parameters ``policy`` takes from the notebook's knobs: one reference-bit convention for every
@@ -44,10 +31,10 @@ def policy_params(policy: str, insert_referenced: bool = True, max_bulk_pages: i
     inserted between the victim and the next resident page stands: ``insert_behind_hand``), and the bulk
     settings for BS-CLOCK. ``insert_behind_hand`` is passed only when set, so the default tables keep their
     columns."""
-    kw = {"insert_referenced": flag(insert_referenced)} if policy in REFBIT_POLICIES else {}
+    kw = {"insert_referenced": bool(insert_referenced)} if policy in REFBIT_POLICIES else {}
     if policy == "bs_clock":
-        kw.update(max_bulk_pages=max_bulk_pages, hand_past_bulk=flag(hand_past_bulk))
-    if policy in LSN_POLICIES and flag(insert_behind_hand):
+        kw.update(max_bulk_pages=max_bulk_pages, hand_past_bulk=bool(hand_past_bulk))
+    if policy in LSN_POLICIES and insert_behind_hand:
         kw["insert_behind_hand"] = True
     return kw
 

@@ -117,7 +117,10 @@ def event_trace(seed, n=700, n_files=3, pages_per_file=40, span_s=60.0, p=(0.45,
 VARIANTS = [{}, {"sync_scope": "all"}, {"sync_scope": "none"}, {"on_delete": "drop"}, {"period_s": 0.0},
             {"period_s": 2.5, "on_delete": "drop", "sync_scope": "all"}, {"write_miss_read": True}]
 WO_VARIANTS = [{}, {"history_pages": 0}, {"history_pages": 3}, {"history_all_written": True},
-               {"consume_history": True}, {"history_pages": 5, "history_all_written": True, "consume_history": True}]
+               {"consume_history": True}, {"history_pages": 5, "history_all_written": True, "consume_history": True},
+               {"evict_at_sync": False}, {"evict_at_sync": False, "evict_clean_flagged": False},
+               {"evict_clean_flagged": False},
+               {"evict_at_sync": False, "history_pages": 3, "history_all_written": True, "consume_history": True}]
 CASES = ([("lru_flush", v) for v in VARIANTS]
          + [("write_once", {**v, **h}) for v, h in itertools.product(VARIANTS, WO_VARIANTS)])
 
@@ -150,10 +153,14 @@ def test_the_comparison_exercises_every_rule():
     evictions: a reference that got any of them wrong would differ."""
     totals = dict.fromkeys(("flush_evictions", "history_hits", "deleted_dirty", "evictions",
                             "device_writes_sync_flush", "device_writes_periodic_flush"), 0)
+    totals["clean_flush_evictions"] = 0  # flagged blocks a non-evicting sync cleaned, evicted at a later flush
     for seed, cap in [(1, 4), (2, 17), (3, 60)]:
         c = simulate(event_trace(seed), "write_once", cap, on_delete="drop").counters
         for k in totals:
-            totals[k] += c[k]
+            totals[k] += c.get(k, 0)
+        taken, kept = (simulate(event_trace(seed), "write_once", cap, evict_at_sync=False, evict_clean_flagged=x)
+                       .counters["flush_evictions"] for x in (True, False))
+        totals["clean_flush_evictions"] += taken - kept
     assert all(v > 0 for v in totals.values()), totals
 
 
@@ -271,18 +278,64 @@ def test_every_dirtying_is_written_once_with_flushes_and_deletes(tr, cap):
             assert c["resident_at_end"] <= cap
 
 
-def test_flagged_blocks_are_always_dirty():
-    """The flag needs a write since entry and a flush that cleans a block evicts it when flagged, so a
-    resident flagged block is dirty; checked on the states after every entry of a seeded trace."""
-    tr = event_trace(7, n=300)
+def _clean_flagged_after_each_entry(tr, capacity, **params):
+    """Per stream entry: how many resident flagged blocks are clean, and whether the entry was a periodic
+    flush point passed (the states through the kernel contract, one entry at a time)."""
     pol = POLICIES["write_once"]
     refs = tr.to_pages()
     units, _ = refs.units()
-    sim = Simulator("write_once", units, {"capacity_pages": 12}, make_params("write_once"))
+    sim = Simulator("write_once", units, {"capacity_pages": capacity}, make_params("write_once", **params))
+    out = []
     for part, _ in refs.stream(1, events=True, chunk=1):
         sim.feed(part)
-        for s in pol.kernel.describe(sim.state, units).values():
-            assert not s["flag"] or (s["resident"] and s["dirty"])
+        out.append(sum(s["flag"] and not s["dirty"] for s in pol.kernel.describe(sim.state, units).values()
+                       if s["resident"]))
+    return out
+
+
+@pytest.mark.parametrize("params", [{}, {"evict_clean_flagged": False}, {"sync_scope": "all"}])
+def test_flagged_blocks_are_always_dirty_while_syncs_evict(params):
+    """The flag needs a write since entry and every flush that cleans a block evicts it when flagged, so a
+    resident flagged block is dirty (and evict_clean_flagged has nothing to act on)."""
+    assert max(_clean_flagged_after_each_entry(event_trace(7, n=300), 12, **params)) == 0
+
+
+def test_a_sync_that_does_not_evict_leaves_clean_flagged_blocks():
+    """With evict_at_sync=False a sync cleans flagged blocks and keeps them: some appear on the seeded trace,
+    and with evict_clean_flagged the next periodic flush takes them (more flush evictions than without)."""
+    tr = event_trace(7, n=300)
+    assert max(_clean_flagged_after_each_entry(tr, 12, evict_at_sync=False, evict_clean_flagged=False)) > 0
+    kept = simulate(tr, "write_once", 12, evict_at_sync=False, evict_clean_flagged=False).counters
+    taken = simulate(tr, "write_once", 12, evict_at_sync=False).counters
+    assert taken["flush_evictions"] > kept["flush_evictions"]
+    assert taken["device_writes"] == kept["device_writes"]  # a clean eviction writes nothing
+
+
+def test_eviction_at_a_sync_and_clean_flagged_blocks_by_hand():
+    """Block 0 of file 1 written at 1 s and synced at 2 s; a read of another block at 6 s passes the 5 s flush.
+    Default: the sync writes it back and evicts it. evict_at_sync=False: the sync writes it back and keeps it;
+    the 5 s flush then evicts it without a write (evict_clean_flagged) or keeps it (False)."""
+    p1 = 1 << 32
+    tr = Trace([1.0, 2.0, 6.0], [Op.WRITE, Op.SYNC, Op.READ], [p1 * PG, 0, 0], [PG, 0, PG], file=[1, 1, 0])
+    cases = {(True, True): (1, 1), (False, True): (1, 1), (False, False): (0, 2), (True, False): (1, 1)}
+    for (at_sync, clean), (evicted, resident) in cases.items():
+        r = simulate(tr, "write_once", 8, log_io=True, evict_at_sync=at_sync, evict_clean_flagged=clean)
+        c = r.counters
+        assert (c["flush_evictions"], c["resident_at_end"]) == (evicted, resident), (at_sync, clean)
+        assert c["device_writes_sync_flush"] == 1 and c["device_writes_periodic_flush"] == 0
+        assert r.io_log.first_page[r.io_log.op == 1].tolist() == [p1]
+    # a read of the block between the sync and the flush clears its flag: it stays
+    tr = Trace([1.0, 2.0, 3.0, 6.0], [Op.WRITE, Op.SYNC, Op.READ, Op.READ], [p1 * PG, 0, p1 * PG, 0],
+               [PG, 0, PG, PG], file=[1, 1, 1, 0])
+    c = simulate(tr, "write_once", 8, evict_at_sync=False).counters
+    assert (c["flush_evictions"], c["resident_at_end"], c["hits"]) == (0, 2, 1)
+
+
+def test_the_new_switches_are_write_once_only():
+    with pytest.raises(ValueError, match="evict_at_sync"):
+        make_params("lru_flush", evict_at_sync=False)
+    pb, pp = E.split({"evict_at_sync": False, "evict_clean_flagged": False, "sync_scope": "all"})
+    assert pb == {"sync_scope": "all"} and pp["evict_at_sync"] is False
 
 
 # --- the paper package -------------------------------------------------------------------------------------

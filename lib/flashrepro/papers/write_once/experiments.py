@@ -97,12 +97,13 @@ def _cap(footprint: int, fraction: float) -> int:
 
 
 SHARED = ("period_s", "sync_scope", "on_delete", "write_miss_read")  # settings of the cache both policies get
+OWN = ("history_pages", "history_all_written", "consume_history", "evict_at_sync", "evict_clean_flagged")
 
 
 def split(params: dict) -> tuple[dict, dict]:
     """The parameters for lru_flush and for write_once: the flush, sync, delete and write-miss settings go to
-    both (they describe the cache, not the proposal); the history settings to write_once only."""
-    unknown = set(params) - set(SHARED) - {"history_pages", "history_all_written", "consume_history"}
+    both (they describe the cache, not the proposal); the history and eviction settings to write_once only."""
+    unknown = set(params) - set(SHARED) - set(OWN)
     if unknown:
         raise TypeError(f"unknown write_once parameters: {sorted(unknown)}")
     return {k: v for k, v in params.items() if k in SHARED}, dict(params)

@@ -293,8 +293,8 @@ def _real_text(t, frac) -> str:
                "ignored": a.filter(pl.col("choice") == "syncs ignored (5 s flushes only)"),
                "noevict": a.filter(pl.col("choice").str.starts_with("a sync writes back but does not evict (")),
                "kept": a.filter(pl.col("choice").str.starts_with("a sync writes back but does not evict; clean"))}
-        out.append(f"At {_p(frac, 0)} of the footprint it is {_moves(sel['default']['miss_reduction'])} by "
-                   f"default; with syncs ignored (no write-back and no eviction at a sync) "
+        out.append(f"At {_p(frac, 0)} of the footprint it is {_moves(sel['default']['miss_reduction'])} with "
+                   f"this run's settings; with syncs ignored (no write-back and no eviction at a sync) "
                    f"{_moves(sel['ignored']['miss_reduction'])}; with a sync that writes back but does not evict "
                    f"(flagged blocks leave at the next 5 s flush) {_moves(sel['noevict']['miss_reduction'])}; and "
                    f"with clean flagged blocks also kept {_moves(sel['kept']['miss_reduction'])}.")
@@ -302,9 +302,9 @@ def _real_text(t, frac) -> str:
         if all(v.height for v in fb.values()):
             d = fb["default"].row(0, named=True)
             out.append(f"On facebook at {d['capacity_blocks']} blocks: lru_flush {d['miss_ratio']:.3f}, write_once "
-                       f"{d['miss_ratio_wo']:.3f} by default, {fb['noevict']['miss_ratio_wo'][0]:.3f} when a sync "
-                       f"does not evict, {fb['kept']['miss_ratio_wo'][0]:.3f} when it does not and clean flagged "
-                       "blocks stay.")
+                       f"{d['miss_ratio_wo']:.3f} with this run's settings, {fb['noevict']['miss_ratio_wo'][0]:.3f} "
+                       f"when a sync does not evict, {fb['kept']['miss_ratio_wo'][0]:.3f} when it does not and clean "
+                       "flagged blocks stay.")
         d_ev = _mean(sel["noevict"]["miss_reduction"]) - _mean(sel["default"]["miss_reduction"])
         d_wb = _mean(sel["ignored"]["miss_reduction"]) - _mean(sel["noevict"]["miss_reduction"])
         bigger = "the eviction at a sync" if abs(d_ev) > abs(d_wb) else "the write-back at a sync"

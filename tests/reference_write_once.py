@@ -58,15 +58,18 @@ COUNTERS = ("references", "hits", "write_references", "write_hits", "read_hits",
 
 def flush_cache(stream, capacity, flush_at_end=False, *, write_once=False, period_s=5.0, sync_scope="file",
                 on_delete="keep", history_pages=None, history_all_written=False, consume_history=False,
-                write_miss_read=False):
+                write_miss_read=False, evict_at_sync=True, evict_clean_flagged=True):
     """LRU with write-back at a 5 s grid and at syncs; with ``write_once``, the eviction flag and history.
     With ``write_miss_read`` a write miss reads its block first (a device read that is not a reference:
-    the flag still sees only the write)."""
+    the flag still sees only the write). With ``evict_at_sync=False`` a sync writes flagged blocks back and
+    keeps them; a flush that evicts then takes those still flagged (``evict_clean_flagged``), in the order
+    they were written back, before the dirty ones."""
     c = dict.fromkeys(COUNTERS + (("flush_evictions", "history_hits") if write_once else ()), 0)
     hits, ios = [], []
     cache = OrderedDict()  # page -> None, least recently used first
     dirty = OrderedDict()  # page -> None, oldest dirtying first
     history = OrderedDict()  # page -> None, oldest first
+    written_back = OrderedDict()  # flagged pages a non-evicting sync wrote back, oldest first
     seen = {}  # page -> {"reads": bool, "writes": int, "noflag": bool} since it entered the cache
     file_of = {}
     H = capacity if history_pages is None else history_pages
@@ -86,6 +89,15 @@ def flush_cache(stream, capacity, flush_at_end=False, *, write_once=False, perio
             history.popitem(last=False)
 
     def flush(only_file, cause, at):
+        evict = cause == PERIODIC_FLUSH or evict_at_sync
+        if evict and evict_clean_flagged:
+            for p in list(written_back):
+                if p in cache and p not in dirty and flagged(p) and (only_file < 0 or file_of[p] == only_file):
+                    del written_back[p]
+                    del cache[p]
+                    del seen[p]
+                    c["flush_evictions"] += 1
+                    remember(p)
         for p in list(dirty):
             if only_file < 0 or file_of[p] == only_file:
                 del dirty[p]
@@ -93,10 +105,14 @@ def flush_cache(stream, capacity, flush_at_end=False, *, write_once=False, perio
                 c["device_writes_periodic_flush" if cause == PERIODIC_FLUSH else "device_writes_sync_flush"] += 1
                 c["device_write_requests"] += 1
                 if flagged(p):
-                    del cache[p]
-                    del seen[p]
-                    c["flush_evictions"] += 1
-                    remember(p)
+                    if evict:
+                        del cache[p]
+                        del seen[p]
+                        c["flush_evictions"] += 1
+                        remember(p)
+                    else:
+                        written_back.pop(p, None)
+                        written_back[p] = None
 
     at = -1
     for e in stream:

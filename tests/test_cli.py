@@ -150,3 +150,56 @@ def test_simulate_quiet_flag(capsys, data_dir):
     code, out, err = run(capsys, "simulate", "--policy", "lru", "--trace", str(data_dir / "golden_trace.spc"),
                          "--capacity-pages", "64", "--quiet")
     assert code == 0 and json.loads(out)["references"] > 0 and err == ""
+
+
+# --- replay: the SQLite replay's settings for an android-sql app folder --------------------------------------
+def _replay_sql(capsys, data_dir, tmp_path, *extra, name="t.img"):
+    return run(capsys, "replay", "--policy", "write_once", "--trace", str(data_dir / "formats" / "android_sql_tiny"),
+               "--format", "android-sql", "--capacity-pages", "8", "--target", str(tmp_path / name), "--max-mib", "4",
+               *extra)
+
+
+def test_replay_takes_the_sqlite_settings(capsys, data_dir, tmp_path, isolated_interim):
+    code, out, err = _replay_sql(capsys, data_dir, tmp_path, name="a.img")
+    assert code == 0, err
+    base = json.loads(out)
+    assert base["sql_replay"]["settings"]["synchronous"] == "full" and base["sql_replay"]["statements"] == 12
+    code, out, err = _replay_sql(capsys, data_dir, tmp_path, "--synchronous", "NORMAL", "--sql-page-size", "1024",
+                                 "--sql-cache-pages", "50", "--journal-mode", "truncate", "--span-s", "60",
+                                 name="b.img")
+    assert code == 0, err
+    d = json.loads(out)
+    s = d["sql_replay"]
+    assert (s["settings"]["synchronous"], s["settings"]["page_size"], s["settings"]["cache_pages"],
+            s["settings"]["journal_mode"], s["settings"]["span_s"]) == ("normal", 1024, 50, "truncate", 60.0)
+    assert s["pragmas"] == {"journal_mode": "truncate", "synchronous": "1", "cache_size": "50", "page_size": "1024"}
+    assert d["syncs"] < base["syncs"]  # NORMAL syncs less often than FULL
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["--journal-mode", "wal"], "rollback modes delete, truncate, persist"),
+    (["--synchronous", "extra"], "synchronous must be one of full, normal, off"),
+    (["--sql-page-size", "1000"], "power of two from 512 to 65536"),
+    (["--sql-page-size", "131072"], "power of two from 512 to 65536"),
+    (["--sql-cache-pages", "0"], "positive whole number of pages"),
+    (["--span-s", "nan"], "positive finite number"),
+    (["--span-s", "-5"], "positive finite number"),
+    (["--statements", "other"], "threads, benchset"),
+    (["--journal-identity", "inode"], "'generation'"),
+])
+def test_replay_refuses_bad_sqlite_settings(capsys, data_dir, tmp_path, isolated_interim, args, msg):
+    code, out, err = _replay_sql(capsys, data_dir, tmp_path, *args)
+    assert code == 2 and out == "" and msg in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == [] and not (isolated_interim / "replays").exists()  # nothing replayed
+
+
+def test_replay_sqlite_settings_need_an_app_folder(capsys, data_dir, tmp_path):
+    for fmt in ([], ["--format", "spc"]):
+        code, out, err = run(capsys, "replay", "--policy", "lru", "--trace", str(data_dir / "golden_trace.spc"),
+                             *fmt, "--capacity-pages", "8", "--target", str(tmp_path / "t.img"), "--max-mib", "4",
+                             "--synchronous", "normal", "--span-s", "10")
+        assert code == 2 and out == "" and "--synchronous, --span-s" in err and "android-sql" in err
+    with pytest.raises(SystemExit):  # argparse: not a boolean
+        main(["replay", "--policy", "lru", "--trace", "x", "--capacity-pages", "8", "--target", "t", "--max-mib", "4",
+              "--merge-writes", "maybe"])
+    assert "expected true or false" in capsys.readouterr().err

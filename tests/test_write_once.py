@@ -117,7 +117,10 @@ def event_trace(seed, n=700, n_files=3, pages_per_file=40, span_s=60.0, p=(0.45,
 VARIANTS = [{}, {"sync_scope": "all"}, {"sync_scope": "none"}, {"on_delete": "drop"}, {"period_s": 0.0},
             {"period_s": 2.5, "on_delete": "drop", "sync_scope": "all"}, {"write_miss_read": True}]
 WO_VARIANTS = [{}, {"history_pages": 0}, {"history_pages": 3}, {"history_all_written": True},
-               {"consume_history": True}, {"history_pages": 5, "history_all_written": True, "consume_history": True}]
+               {"consume_history": True}, {"history_pages": 5, "history_all_written": True, "consume_history": True},
+               {"evict_at_sync": False}, {"evict_at_sync": False, "evict_clean_flagged": False},
+               {"evict_clean_flagged": False},
+               {"evict_at_sync": False, "history_pages": 3, "history_all_written": True, "consume_history": True}]
 CASES = ([("lru_flush", v) for v in VARIANTS]
          + [("write_once", {**v, **h}) for v, h in itertools.product(VARIANTS, WO_VARIANTS)])
 
@@ -150,10 +153,14 @@ def test_the_comparison_exercises_every_rule():
     evictions: a reference that got any of them wrong would differ."""
     totals = dict.fromkeys(("flush_evictions", "history_hits", "deleted_dirty", "evictions",
                             "device_writes_sync_flush", "device_writes_periodic_flush"), 0)
+    totals["clean_flush_evictions"] = 0  # flagged blocks a non-evicting sync cleaned, evicted at a later flush
     for seed, cap in [(1, 4), (2, 17), (3, 60)]:
         c = simulate(event_trace(seed), "write_once", cap, on_delete="drop").counters
         for k in totals:
-            totals[k] += c[k]
+            totals[k] += c.get(k, 0)
+        taken, kept = (simulate(event_trace(seed), "write_once", cap, evict_at_sync=False, evict_clean_flagged=x)
+                       .counters["flush_evictions"] for x in (True, False))
+        totals["clean_flush_evictions"] += taken - kept
     assert all(v > 0 for v in totals.values()), totals
 
 
@@ -271,18 +278,64 @@ def test_every_dirtying_is_written_once_with_flushes_and_deletes(tr, cap):
             assert c["resident_at_end"] <= cap
 
 
-def test_flagged_blocks_are_always_dirty():
-    """The flag needs a write since entry and a flush that cleans a block evicts it when flagged, so a
-    resident flagged block is dirty; checked on the states after every entry of a seeded trace."""
-    tr = event_trace(7, n=300)
+def _clean_flagged_after_each_entry(tr, capacity, **params):
+    """Per stream entry: how many resident flagged blocks are clean, and whether the entry was a periodic
+    flush point passed (the states through the kernel contract, one entry at a time)."""
     pol = POLICIES["write_once"]
     refs = tr.to_pages()
     units, _ = refs.units()
-    sim = Simulator("write_once", units, {"capacity_pages": 12}, make_params("write_once"))
+    sim = Simulator("write_once", units, {"capacity_pages": capacity}, make_params("write_once", **params))
+    out = []
     for part, _ in refs.stream(1, events=True, chunk=1):
         sim.feed(part)
-        for s in pol.kernel.describe(sim.state, units).values():
-            assert not s["flag"] or (s["resident"] and s["dirty"])
+        out.append(sum(s["flag"] and not s["dirty"] for s in pol.kernel.describe(sim.state, units).values()
+                       if s["resident"]))
+    return out
+
+
+@pytest.mark.parametrize("params", [{}, {"evict_clean_flagged": False}, {"sync_scope": "all"}])
+def test_flagged_blocks_are_always_dirty_while_syncs_evict(params):
+    """The flag needs a write since entry and every flush that cleans a block evicts it when flagged, so a
+    resident flagged block is dirty (and evict_clean_flagged has nothing to act on)."""
+    assert max(_clean_flagged_after_each_entry(event_trace(7, n=300), 12, **params)) == 0
+
+
+def test_a_sync_that_does_not_evict_leaves_clean_flagged_blocks():
+    """With evict_at_sync=False a sync cleans flagged blocks and keeps them: some appear on the seeded trace,
+    and with evict_clean_flagged the next periodic flush takes them (more flush evictions than without)."""
+    tr = event_trace(7, n=300)
+    assert max(_clean_flagged_after_each_entry(tr, 12, evict_at_sync=False, evict_clean_flagged=False)) > 0
+    kept = simulate(tr, "write_once", 12, evict_at_sync=False, evict_clean_flagged=False).counters
+    taken = simulate(tr, "write_once", 12, evict_at_sync=False).counters
+    assert taken["flush_evictions"] > kept["flush_evictions"]
+    assert taken["device_writes"] == kept["device_writes"]  # a clean eviction writes nothing
+
+
+def test_eviction_at_a_sync_and_clean_flagged_blocks_by_hand():
+    """Block 0 of file 1 written at 1 s and synced at 2 s; a read of another block at 6 s passes the 5 s flush.
+    Default: the sync writes it back and evicts it. evict_at_sync=False: the sync writes it back and keeps it;
+    the 5 s flush then evicts it without a write (evict_clean_flagged) or keeps it (False)."""
+    p1 = 1 << 32
+    tr = Trace([1.0, 2.0, 6.0], [Op.WRITE, Op.SYNC, Op.READ], [p1 * PG, 0, 0], [PG, 0, PG], file=[1, 1, 0])
+    cases = {(True, True): (1, 1), (False, True): (1, 1), (False, False): (0, 2), (True, False): (1, 1)}
+    for (at_sync, clean), (evicted, resident) in cases.items():
+        r = simulate(tr, "write_once", 8, log_io=True, evict_at_sync=at_sync, evict_clean_flagged=clean)
+        c = r.counters
+        assert (c["flush_evictions"], c["resident_at_end"]) == (evicted, resident), (at_sync, clean)
+        assert c["device_writes_sync_flush"] == 1 and c["device_writes_periodic_flush"] == 0
+        assert r.io_log.first_page[r.io_log.op == 1].tolist() == [p1]
+    # a read of the block between the sync and the flush clears its flag: it stays
+    tr = Trace([1.0, 2.0, 3.0, 6.0], [Op.WRITE, Op.SYNC, Op.READ, Op.READ], [p1 * PG, 0, p1 * PG, 0],
+               [PG, 0, PG, PG], file=[1, 1, 1, 0])
+    c = simulate(tr, "write_once", 8, evict_at_sync=False).counters
+    assert (c["flush_evictions"], c["resident_at_end"], c["hits"]) == (0, 2, 1)
+
+
+def test_the_new_switches_are_write_once_only():
+    with pytest.raises(ValueError, match="evict_at_sync"):
+        make_params("lru_flush", evict_at_sync=False)
+    pb, pp = E.split({"evict_at_sync": False, "evict_clean_flagged": False, "sync_scope": "all"})
+    assert pb == {"sync_scope": "all"} and pp["evict_at_sync"] is False
 
 
 # --- the paper package -------------------------------------------------------------------------------------
@@ -322,17 +375,53 @@ def test_claims_cover_every_paper_number():
     assert df.height >= 15 and set(df["verdict"]) <= {"holds", "partly", "does not hold", "not comparable"}
 
 
-def test_a_row_the_control_also_meets_is_not_comparable():
-    """Figs. 7-8: lru_flush at a quarter of the cache is the control; a verdict it gets too is no evidence."""
-    from flashrepro import claims as L
+def _small_claims(n=3000):
+    traces = {f"writeonce/{w}": W.generate(W.model(w), n) for w in ("Facebook", "Mix1")}
+    tab2 = W.table2(traces)
+    red = E.reductions(E.miss_curves(traces, fractions=(0.02, 0.1, 0.5)))
+    q78 = E.quarter_cache(traces, fractions=(0.1, 0.5))
+    eq6 = E.equal_miss_sizes(traces["writeonce/Mix1"], fractions=(0.01, 0.05, 0.2))
+    return traces, tab2, red, eq6, q78, C.claims(tab2, red, eq6, q78)
 
-    wo = L.value(5, "Fig. 7", "w", 1.0, 1.01, L.EQUAL, "time ratio")
-    same = C._controlled(wo, L.value(5, "Fig. 7", "w", 1.0, 1.02, L.EQUAL, "time ratio"))
-    assert same.verdict == "not comparable" and "control" in same.note and same.our_value == 1.01
-    differs = C._controlled(wo, L.value(5, "Fig. 7", "w", 1.0, 1.2, L.EQUAL, "time ratio"))
-    assert differs.verdict == "holds" and "1.2" in differs.note
-    fails = L.value(5, "Fig. 7", "w", 1.0, 1.3, L.EQUAL, "time ratio")
-    assert C._controlled(fails, fails).verdict == "does not hold"  # a failure stays a failure
+
+def test_a_row_the_control_also_meets_is_not_comparable():
+    """Figs. 7-8 go through the ledger's against_control with lru_flush at a quarter of the cache as the
+    control: a holding row it meets as well is "not comparable" with both numbers in the note; any other
+    row keeps its verdict and carries the control's number in its detail."""
+    *_, q78, df = _small_claims()
+    fig7 = df.filter(pl.col("claim").str.starts_with("Fig. 7"))
+    pts = C.equal_miss_points(q78)
+    for r in fig7.iter_rows(named=True):
+        p = pts.filter(pl.col("workload") == f"writeonce/{r['workload']}").row(0, named=True)
+        mine = abs(p["time_ratio"] - 1) <= 0.05
+        ctrl = abs(p["time_ratio_lru_q"] - 1) <= 0.05
+        if mine and ctrl:
+            assert r["verdict"] == "not comparable" and "a control meets it too" in r["note"]
+        else:
+            assert r["verdict"] == ("holds" if mine else "does not hold")
+            assert "control, lru_flush at 1/4 of the cache" in r["detail"]
+    assert not hasattr(C, "_controlled")  # the shared rule, not a local copy
+
+
+def test_the_reading_rows_count_the_points_where_the_readings_disagree():
+    *_, red, _, _, df = _small_claims()
+    r = df.filter(pl.col("claim").str.starts_with(C.READING)).row(0, named=True)
+    a, b = red["miss_reduction"].to_numpy(), red["flash_read_reduction"].to_numpy()
+    assert r["verdict"] == "not comparable" and r["workload"] == "models"
+    assert r["our_value"] == pytest.approx(float(((a > 0) != (b > 0)).mean()))
+    assert "cache miss ratio" in r["claim"] and "second reading" in r["claim"]
+
+
+@pytest.mark.parametrize("ratio,at_bound", [(0.2525, "does not hold"), (0.2, "holds"), (0.3, "does not hold")])
+def test_fig6_rows_say_why_the_tolerance_and_what_the_bound_alone_gives(ratio, at_bound):
+    eq6 = pl.DataFrame({"workload": ["writeonce/Mix1"] * 2, "capacity_blocks": [100, 200], "fraction": [0.1, 0.2],
+                        "miss_ratio": [0.5, 0.4], "write_once_blocks": [100 * ratio, 200 * ratio + 10],
+                        "size_ratio": [ratio, ratio + 0.05], "write_once_same_size": [0.45, 0.35]})
+    out = []
+    C._fig6(out, eq6, "Mix1", real=False)
+    best = out[0]
+    assert best.tolerance == 0.25 and best.verdict == ("holds" if ratio <= 0.3125 else "does not hold")
+    assert "read off Fig. 6" in best.note and f"this row {at_bound}" in best.note
 
 
 def test_quarter_cache_control_is_lru_flush_at_the_quarter():
@@ -345,17 +434,6 @@ def test_quarter_cache_control_is_lru_flush_at_the_quarter():
     assert r["energy_reduction_lru_q"] == 1 - k["energy_j"] / b["energy_j"]
 
 
-def test_text_check_finds_missing_and_stray_numbers():
-    from flashrepro.papers.write_once import text as T
-
-    fx = {"gain": "3-17%", "rows": "95 rows"}
-    assert T.check("The gain is 3-17% over 95 rows (Fig. 5).", fx).height == 2
-    with pytest.raises(AssertionError, match="not in the text: gain"):
-        T.check("The gain is 3-18% over 95 rows.", fx)
-    with pytest.raises(AssertionError, match="no fact accounts for: 12%"):
-        T.check("The gain is 3-17% over 95 rows, and 12% elsewhere.", fx)
-
-
 def test_shared_settings_reach_both_policies():
     pb, pp = E.split({"period_s": 2.0, "write_miss_read": True, "history_pages": 3})
     assert pb == {"period_s": 2.0, "write_miss_read": True} and pp["history_pages"] == 3
@@ -363,13 +441,160 @@ def test_shared_settings_reach_both_policies():
         E.split({"histroy_pages": 3})
 
 
-def test_what_holds_text_matches_the_paper_scale_tables():
-    """Every number notebook 05's closing section quotes, against results/ of a paper-scale run (skipped when
-    there is none: results/ is not in the repository)."""
+# --- the model's syncs, the public traces' values, the why table ---------------------------------------------
+def _bincount_share(is_w, rank, u, x):
+    """The written-once share at log share x, counted directly (what the model did before the curve)."""
+    log = is_w & (u < x)
+    data_w = rank[is_w & ~log]
+    counts = np.bincount(data_w) if data_w.size else np.zeros(1, int)
+    n_log = int(log.sum())
+    return (n_log + int((counts == 1).sum())) / max(n_log + int((counts > 0).sum()), 1)
+
+
+@pytest.mark.parametrize("name,n,seed", [("Facebook", 3000, 0), ("Worldwar", 500, 1), ("Mix2", 5000, 2)])
+def test_the_written_once_curve_is_the_direct_count(name, n, seed):
+    is_w, rank, u, _ = W._draws(W.model(name), n, seed)
+    share = W._once_curve(is_w, rank, u)
+    for x in [0.0, 1e-9, *np.random.default_rng(seed).random(40).tolist(), *u[is_w][:20].tolist(), 1.0]:
+        assert share(x) == _bincount_share(is_w, rank, u, x)
+
+
+def test_a_synced_model_has_the_same_references_and_an_fsync_after_writes():
+    m = W.model("Facebook")
+    base = W.generate(m, 4000)
+    for r in (0.25, 1.5):
+        tr = W.generate(W.model("Facebook", syncs_per_write=r), 4000)
+        data = tr.op != Op.SYNC
+        for col in ("time_s", "op", "offset_bytes", "size_bytes", "file"):
+            assert np.array_equal(getattr(tr, col)[data], getattr(base, col))
+        sync = np.flatnonzero(~data)
+        prev = sync - 1
+        while (tr.op[prev] == Op.SYNC).any():  # a write's second sync follows its first
+            prev = np.where(tr.op[prev] == Op.SYNC, prev - 1, prev)
+        assert (tr.op[prev] == Op.WRITE).all() and np.array_equal(tr.file[sync], tr.file[prev])
+        assert np.array_equal(tr.time_s[sync], tr.time_s[prev])
+        writes = int((base.op == Op.WRITE).sum())
+        assert abs(sync.size - r * writes) < 4 * np.sqrt(writes)  # floor(r) each, + Bernoulli(r - floor(r))
+        assert W.characterise(tr)["syncs"] == sync.size
+    with pytest.raises(ValueError, match="syncs_per_write"):
+        W.generate(W.model("Facebook", syncs_per_write=float("nan")), 100)
+
+
+def test_public_trace_stats_measure_what_is_present_and_fall_back_to_the_committed_file():
+    committed, measured = W.public_trace_stats({})
+    assert not measured and committed.height >= 1
+    assert committed["source"].str.contains("measured by flashrepro").all()
+    assert ((committed["written_once_share"] > 0) & (committed["written_once_share"] <= 1)).all()
+    fake = W.generate(W.model("Facebook", syncs_per_write=0.3), 3000).renamed("real/android_sql/fake")
+    got, measured = W.public_trace_stats({"writeonce/Facebook": W.generate(W.model("Facebook"), 100),
+                                          "real/android_sql/fake": fake})
+    st = W.characterise(fake)
+    assert measured and got["workload"].to_list() == ["real/android_sql/fake"]
+    assert got["written_once_share"][0] == st["written_once_share"]
+    assert got["syncs_per_write"][0] == st["syncs"] / st["writes"]
+
+
+def test_the_committed_trace_stats_match_the_traces_when_present():
+    reals = W.real_traces("paper")
+    if not reals:
+        pytest.skip("the public traces are absent (FLASHREPRO_TRACE_DIRS)")
+    got, measured = W.public_trace_stats(reals)
+    committed = pl.read_csv(paths_paper() / W.TRACE_STATS_FILE)
+    assert measured
+    j = committed.join(got, on="workload", suffix="_now")
+    assert j.height == got.height
+    for col in ("written_once_share", "syncs_per_write"):
+        assert np.allclose(j[col], j[f"{col}_now"], rtol=1e-12), col
+
+
+def paths_paper():
     from flashrepro import paths
+
+    return paths.paper
+
+
+def test_trace_variants_and_the_shared_ones():
+    stats = pl.DataFrame({"workload": ["real/a", "real/b", "real/c"], "written_once_share": [0.8, 0.7, 0.9],
+                          "syncs_per_write": [0.2, 0.4, 0.3]})
+    v = E.trace_variants(stats)
+    assert v["as a (80.0% written once, 0.200 syncs per write)"] == {"once_share": 0.8, "syncs_per_write": 0.2}
+    assert {"once_share": 0.7} in v.values() and {"syncs_per_write": 0.3} in v.values()  # lowest, median
+    assert E.shared_variants(stats) == [{"once_share": 0.7}, {"syncs_per_write": 0.3}]
+    make = W.maker(500, 0, keep=E.shared_variants(stats))
+    assert make("Facebook", once_share=0.7) is make("Facebook", once_share=0.7)  # kept
+    assert make("Facebook", once_share=0.8) is not make("Facebook", once_share=0.8)  # not kept
+
+
+def test_why_loss_splits_the_extra_misses_and_chains_each_cause_to_its_reference():
+    stats = pl.DataFrame({"workload": ["real/a"], "written_once_share": [0.8], "syncs_per_write": [0.25]})
+    make = W.maker(3000, 0, keep=E.shared_variants(stats))
+    models = {"writeonce/Facebook": make("Facebook")}
+    why = E.why_loss(models, {}, make, ["Facebook"], stats, 0.5)
+    d = why.filter(pl.col("run") == "default").row(0, named=True)
+    tr = models["writeonce/Facebook"]
+    c = d["capacity_blocks"]
+    misses = [simulate(tr, p, c).counters["misses"] for p in (E.BASELINE, E.PROPOSED)]
+    assert d["net_extra_misses"] == misses[1] - misses[0]
+    assert d["extra_misses_data_or_db"] + d["extra_misses_log_or_journal"] == d["net_extra_misses"]
+    assert d["extra_misses_log_or_journal"] == 0 == d["extra_misses_journal_first_block"]  # log blocks never return
+    runs = why["run"].to_list()
+    assert set(why["compared_with"].to_list()) - {""} <= set(runs)  # every reference run is in the table
+    kinds = dict(zip(why["cause"], why["kind"], strict=False))
+    assert sorted(set(kinds.values())) == ["choice", "mechanism", "workload model"]
+    # the choice runs differ from their reference in the policy's switches only: same trace, same lru_flush
+    for r in why.filter(pl.col("kind") == "choice").iter_rows(named=True):
+        ref = why.filter((pl.col("run") == r["compared_with"]) & (pl.col("workload") == r["workload"]))
+        ref = ref.row(0, named=True)
+        assert r["miss_ratio"] == ref["miss_ratio"] and r["capacity_blocks"] == ref["capacity_blocks"]
+
+
+def test_replay_settings_are_checked_and_only_the_changes_kept():
+    assert W.replay_settings(page_size=4096, journal_mode="delete", synchronous="full", cache_pages=500,
+                             span_s=1050.0) == {}
+    assert W.replay_settings(synchronous="normal", cache_pages=500) == {"synchronous": "normal"}
+    for bad, msg in [({"page_size": 3000}, "power of two"), ({"journal_mode": "wal"}, "rollback"),
+                     ({"synchronous": "FULL"}, "lower case"), ({"cache_pages": -2}, "positive"),
+                     ({"span_s": float("inf")}, "positive finite"), ({"pages": 1}, "unknown replay settings")]:
+        with pytest.raises(ValueError, match=msg):
+            W.replay_settings(**bad)
+    assert E.base_label({}) == next(iter(E.REPLAY_VARIANTS))
+    assert E.base_label({"synchronous": "normal", "page_size": 1024}).startswith("the notebook's settings (NORMAL")
+
+
+# --- the closing text ----------------------------------------------------------------------------------------
+def _text_tables():
+    traces, tab2, red, eq6, q78, df = _small_claims()
+    stats, _ = W.public_trace_stats({})
+    make = W.maker(3000, 0, keep=E.shared_variants(stats))
+    t = {"claims": df, "red": red, "eq6": eq6, "q78": q78, "amb": E.ambiguities(traces), "tab2": tab2,
+         "inputs": E.model_ambiguities(make, ["Facebook"], extra=E.trace_variants(stats)),
+         "wm": E.write_miss_reads(traces), "why": E.why_loss(traces, {}, make, ["Facebook"], stats, 0.5),
+         "stats": stats}
+    return t
+
+
+def test_the_closing_text_is_built_from_the_tables():
+    from flashrepro import prose
     from flashrepro.papers.write_once import text as T
 
-    tabs = T.tables(paths.root / "results")
-    if not {"pragmas", "mobibench", "fig6_real", "claims"} <= set(tabs):
-        pytest.skip("no paper-scale run with the real traces in results/")
-    T.check(T.notebook_text(), T.facts(tabs))
+    t = _text_tables()
+    md = T.closing(t, scale="ci", stats_measured=False)
+    cl = t["claims"]
+    n = dict(cl["verdict"].value_counts().iter_rows())
+    assert f"{cl.height} rows: {n.get('holds', 0)} hold" in md
+    top = t["red"].filter(pl.col("workload").str.starts_with("writeonce/")).sort("miss_reduction").row(-1, named=True)
+    assert f"The largest gain is {prose.pct(top['miss_reduction'], signed=False)}" in md
+    assert "The public traces are absent here" in md and "committed measurement" in md
+    assert "### Why it does not reproduce" in md and "| cause | kind | run | against | what it shows |" in md
+    hi = prose.row(cl, "Fig. 5: miss ratio (all references) 5-33% lower (largest gain)", "models")
+    # a verdict-dependent sentence follows the verdict
+    flipped = {"holds": "does not hold", "does not hold": "holds", "partly": "does not hold"}[hi["verdict"]]
+    t2 = dict(t, claims=cl.with_columns(pl.when(pl.col("claim").str.starts_with("Fig. 5: miss ratio (all references) "
+                                                                                "5-33% lower (largest"))
+                                        .then(pl.lit(flipped)).otherwise(pl.col("verdict")).alias("verdict")))
+    md2 = T.closing(t2, scale="ci", stats_measured=False)
+    said = {"holds": "holds", "partly": "holds partly", "does not hold": "does not hold"}
+    assert f"{prose.pct(hi['our_value'])}, {said[hi['verdict']]}" in md
+    assert f"{prose.pct(hi['our_value'])}, {said[flipped]}" in md2
+    with pytest.raises(KeyError, match="why"):
+        T.closing({k: v for k, v in t.items() if k != "why"})

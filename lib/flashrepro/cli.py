@@ -92,6 +92,15 @@ def cmd_simulate(a) -> dict:
     return res.to_dict()
 
 
+def _bool_arg(text: str) -> bool:
+    t = text.strip().lower()
+    if t in ("true", "1", "yes", "on"):
+        return True
+    if t in ("false", "0", "no", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
 def _max_bytes(mib: float) -> int:
     if not math.isfinite(mib) or mib <= 0:
         raise ValueError(f"--max-mib must be a positive finite number of MiB, got {mib}")
@@ -105,6 +114,34 @@ def _progress(a) -> bool:
     return not getattr(a, "quiet", False) and sys.stderr.isatty()
 
 
+SQL_OPTIONS = {  # replay's --format android-sql options -> ReplaySettings fields
+    "sql_page_size": "page_size", "journal_mode": "journal_mode", "synchronous": "synchronous",
+    "sql_cache_pages": "cache_pages", "span_s": "span_s", "statements": "source", "journal_identity":
+    "journal_identity", "merge_writes": "merge_writes"}
+
+
+def sql_settings(a) -> dict:
+    """The SQLite replay settings given on the command line (``--sql-page-size`` ...), checked: a bad value or
+    an option given with a trace that is not an android-sql app folder is an error that says why."""
+    from pathlib import Path
+
+    from .traces.android_sql import ReplaySettings, is_app_folder
+
+    given = {field: getattr(a, opt) for opt, field in SQL_OPTIONS.items() if getattr(a, opt, None) is not None}
+    if not given:
+        return {}
+    names = ", ".join("--" + opt.replace("_", "-") for opt in SQL_OPTIONS
+                      if getattr(a, opt, None) is not None)
+    if a.format not in (None, "android-sql"):
+        raise ValueError(f"{names}: these set how an android-sql app folder is replayed through SQLite; they do "
+                         f"not go with --format {a.format}")
+    if not is_app_folder(Path(a.trace)):
+        raise ValueError(f"{names}: these set how an android-sql app folder is replayed through SQLite, and "
+                         f"{a.trace} is not one (a folder with loading.sql and threads/ or benchset/)")
+    ReplaySettings(**given).check()
+    return given
+
+
 def cmd_replay(a) -> dict:
     import dataclasses
 
@@ -113,13 +150,17 @@ def cmd_replay(a) -> dict:
 
     _max_bytes(a.max_mib)  # a bad bound or target fails before the trace is read
     make_params(a.policy, **_params(a.param))
-    tr = _load(a.trace, a.format, a)
+    sql = sql_settings(a)  # a bad SQLite replay setting fails before anything is replayed
+    tr = load_trace(a.trace, a.format, **sql) if sql else _load(a.trace, a.format, a)
     res = simulate(tr, a.policy, a.capacity_pages, page_bytes=a.page_bytes, log_io=True, **_params(a.param))
     after = res.io_log.to_trace(tr.time_s)
     rep = replay(after, a.target, max_bytes=_max_bytes(a.max_mib), allow_existing=a.allow_existing,
                  direct=not a.buffered, progress=_progress(a))
-    return {**res.to_dict(), "replay": dataclasses.asdict(rep),
-            "model": {name: io_time(res.io_log, card) for name, card in CARDS.items()}}
+    out = {**res.to_dict(), "replay": dataclasses.asdict(rep),
+           "model": {name: io_time(res.io_log, card) for name, card in CARDS.items()}}
+    if tr.meta.get("format") == "android-sql":  # the SQLite replay's settings and what it found
+        out["sql_replay"] = {k: tr.meta[k] for k in ("settings", "statements", "failed", "pragmas") if k in tr.meta}
+    return out
 
 
 def cmd_ftl_policies() -> dict:
@@ -163,6 +204,26 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--max-mib", type=float, required=True, help="never touch more than this many MiB of the target")
     r.add_argument("--allow-existing", action="store_true", help="allow overwriting a target that holds data")
     r.add_argument("--buffered", action="store_true", help="buffered I/O + fdatasync instead of O_DIRECT")
+    q = r.add_argument_group("--format android-sql", "how an app folder's SQL statements are replayed through "
+                             "SQLite into the block trace (defaults: flashrepro.traces.android_sql.ReplaySettings)")
+    q.add_argument("--sql-page-size", type=int, default=None, metavar="BYTES",
+                   help="SQLite's page size (a power of two, 512-65536; default 4096); the block trace stays in "
+                   "4 KiB blocks")
+    q.add_argument("--journal-mode", type=str.lower, default=None, metavar="MODE",
+                   help="the rollback journal: delete (default), truncate or persist")
+    q.add_argument("--synchronous", type=str.lower, default=None, metavar="MODE",
+                   help="PRAGMA synchronous: full (default), normal or off")
+    q.add_argument("--sql-cache-pages", type=int, default=None, metavar="PAGES",
+                   help="SQLite's own page cache (PRAGMA cache_size, in pages; default 500)")
+    q.add_argument("--span-s", type=float, default=None, metavar="SECONDS",
+                   help="the traces have no timestamps: statement k of n gets k * SECONDS / n (default 1050)")
+    q.add_argument("--statements", type=str.lower, default=None, metavar="SOURCE",
+                   help="threads (default: every thread file) or benchset (the client streams)")
+    q.add_argument("--journal-identity", type=str.lower, default=None, metavar="ID",
+                   help="generation (default: a journal re-created after a delete is a new file) or path")
+    q.add_argument("--merge-writes", default=None, type=_bool_arg, metavar="BOOL",
+                   help="true (default): one block write per block per run of consecutive writes; false: per "
+                   "syscall")
     sub.add_parser("policies", help="list registered policies")
     sub.add_parser("ftl-policies", help="list the FTL's GC policies and GC triggers")
     sub.add_parser("formats", help="list trace formats")

@@ -24,6 +24,18 @@ reference and the trace's sync and delete events.
   into the history while already there moves to its newest end (this matters only with
   ``history_all_written``: otherwise a block enters the history only at its flush eviction, when it is not
   cached, and it cannot be flushed again before it re-enters).
+* **Eviction at a sync** (``evict_at_sync``, default True). Sec. II.2 calls both the write-back at a sync
+  and the 5 s one a flush ("반영"), and the flag marks a block "to delete at flush time", so by default a
+  sync that writes a flagged block back evicts it too. With False a sync only writes back (as
+  ``lru_flush`` does); the flagged blocks it cleaned stay, and leave at the next periodic flush or never,
+  by ``evict_clean_flagged``. (Whether a sync writes back at all is ``sync_scope``, shared with
+  ``lru_flush``; ``sync_scope="none"`` moves both at once.)
+* **Clean flagged blocks** (``evict_clean_flagged``, default True: the flag, not the dirty bit, marks a
+  block for eviction at a flush). A flagged block is clean only when a sync wrote it back without evicting
+  it (``evict_at_sync=False``); with True an evicting flush (periodic, or a sync with ``evict_at_sync``)
+  evicts those of its scope first, oldest write-back first, with no device write; with False they stay
+  until LRU evicts them or a reference clears the flag. With ``evict_at_sync=True`` no flagged block is ever
+  clean, so this switch changes nothing there.
 * **Write misses** (``write_miss_read``): by default a write miss allocates its block without reading
   flash, as for a write that covers the whole 4 KiB block (the paper's traces are references to whole
   blocks, Sec. III, and Table 1's time charges flash reads to read misses). With ``write_miss_read=True``
@@ -70,11 +82,15 @@ class LRUFlushParams:
 @dataclasses.dataclass(frozen=True)
 class WriteOnceParams(LRUFlushParams):
     """LRU-flush parameters plus the history: history_pages (None: the cache's capacity; 0: no history),
-    history_all_written, consume_history."""
+    history_all_written, consume_history; and when flagged blocks leave: evict_at_sync (a sync's write-back
+    evicts the flagged blocks it writes; False: only the periodic flush evicts), evict_clean_flagged (an
+    evicting flush also evicts flagged blocks an earlier non-evicting sync cleaned)."""
 
     history_pages: int | None = None
     history_all_written: bool = False
     consume_history: bool = False
+    evict_at_sync: bool = True
+    evict_clean_flagged: bool = True
 
 
 class FlushState(typing.NamedTuple):
@@ -85,6 +101,7 @@ class FlushState(typing.NamedTuple):
     file: np.ndarray  # int32 per unit (-1: none)
     sc: np.ndarray  # int64: USED, CAPACITY, HISTORY (entries), HISTORY_CAP
     next_flush: np.ndarray  # float64[1]: the next grid point
+    clink: np.ndarray  # clean flagged units, newest write-back at the front (sized only when they are kept)
 
 
 USED, CAP, HIST, HCAP = range(4)
@@ -102,17 +119,20 @@ FLUSH_BASE = C.BASE + C.FLUSH_COUNTERS + (
     C.Counter("write_miss_reads", None, "device reads of write misses (write_miss_read=True), in device_reads"),
 )
 WRITE_ONCE_COUNTERS = FLUSH_BASE + (
-    C.Counter("flush_evictions", None, "flagged pages evicted right after their write-back at a flush"),
+    C.Counter("flush_evictions", None, "flagged pages evicted at a flush: right after their write-back, or "
+              "clean (evict_clean_flagged after a sync that did not evict)"),
     C.Counter("history_hits", None, "pages that entered the cache while in the history (no flag)"),
 )
 
 
-def new_state(units, capacity: int, history_pages: int) -> FlushState:
+def new_state(units, capacity: int, history_pages: int, clean_list: bool = False) -> FlushState:
+    """``clean_list``: keep the list of clean flagged units (only needed when a sync writes flagged blocks
+    back without evicting them and a later flush evicts them)."""
     n = units.n
     file = units.file if units.file is not None else np.full(n, -1, np.int32)
     sc = np.array([0, capacity, 0, history_pages], np.int64)
     return FlushState(jk.list_new(n), jk.list_new(n), jk.list_new(n), np.zeros(n, np.uint8),
-                      np.ascontiguousarray(file, np.int32), sc, np.zeros(1))
+                      np.ascontiguousarray(file, np.int32), sc, np.zeros(1), jk.list_new(n if clean_list else 0))
 
 
 @njit(cache=True, inline="always")
@@ -131,13 +151,27 @@ def _remember(hlink, sc, x, S):
 
 
 @njit(cache=True)
-def _flush(state, counters, log, nlog, do_log, ref, only_file, cause, wo):
-    """Write back the dirty units (of ``only_file``; all when it is < 0), oldest dirtying first; with ``wo``
-    evict the flagged ones after their write. Returns ``nlog``."""
-    link, dlink, hlink, flags, file, sc, nf = state
+def _flush(state, counters, log, nlog, do_log, ref, only_file, cause, wo, evict, track):
+    """Write back the dirty units (of ``only_file``; all when it is < 0), oldest dirtying first. With ``wo``
+    and ``evict`` the flagged ones are evicted after their write, and (``track``) the clean flagged ones of
+    the scope before them, oldest write-back first; with ``wo``, ``track`` and not ``evict`` the flagged ones
+    written back join the clean flagged list. Returns ``nlog``."""
+    link, dlink, hlink, flags, file, sc, nf, clink = state
     S = flags.shape[0]
     k = 0
     gone = 0
+    if evict and track:
+        x = jk.list_back(clink, S)
+        while x != S:
+            before = jk.list_prev(clink, x)
+            if only_file < 0 or file[x] == only_file:
+                jk.list_unlink(clink, x)
+                jk.list_unlink(link, x)
+                flags[x] = 0
+                sc[USED] -= 1
+                gone += 1
+                _remember(hlink, sc, x, S)
+            x = before
     x = jk.list_back(dlink, S)
     while x != S:
         before = jk.list_prev(dlink, x)
@@ -147,11 +181,14 @@ def _flush(state, counters, log, nlog, do_log, ref, only_file, cause, wo):
             if do_log:
                 nlog = C.row(log, nlog, ref, C.IO_WRITE, cause, x, 1, 0)
             if wo and (flags[x] & FLAG_MASK) == F_W1:
-                jk.list_unlink(link, x)
-                flags[x] = 0
-                sc[USED] -= 1
-                gone += 1
-                _remember(hlink, sc, x, S)
+                if evict:
+                    jk.list_unlink(link, x)
+                    flags[x] = 0
+                    sc[USED] -= 1
+                    gone += 1
+                    _remember(hlink, sc, x, S)
+                elif track:
+                    jk.list_push_front(clink, S, x)
         x = before
     counters[PERIODIC_W if cause == C.PERIODIC_FLUSH else SYNC_W] += k
     counters[C.DEV_WRITE_REQS] += k
@@ -161,9 +198,9 @@ def _flush(state, counters, log, nlog, do_log, ref, only_file, cause, wo):
 
 @njit(cache=True)
 def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, period, scope, drop, wo, hist_all,
-          consume, wmr):
+          consume, wmr, sync_evict, track):
     unit, event, time_s, rfile, count = refs.unit, refs.event, refs.time_s, refs.file, refs.count
-    link, dlink, hlink, flags, file, sc, nf = state
+    link, dlink, hlink, flags, file, sc, nf, clink = state
     S = flags.shape[0]
     cap = sc[CAP]
     room = min(cap, S) + 2  # a flush may write every cached page, then a read and an eviction write
@@ -178,7 +215,7 @@ def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, period
         t = time_s[i]
         if period > 0.0 and t >= nf[0]:
             while t >= nf[0]:  # every grid point passed, those with nothing dirty included
-                nlog = _flush(state, counters, log, nlog, do_log, base + i, -1, C.PERIODIC_FLUSH, wo)
+                nlog = _flush(state, counters, log, nlog, do_log, base + i, -1, C.PERIODIC_FLUSH, wo, wo, track)
                 counters[FLUSHES] += 1
                 nf[0] += period
         e = event[i]
@@ -192,6 +229,8 @@ def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, period
                             sc[USED] -= 1
                             counters[DELETED] += 1
                             flags[u] = 0
+                            if track and jk.list_contains(clink, u):
+                                jk.list_unlink(clink, u)
                             if jk.list_contains(dlink, u):
                                 jk.list_unlink(dlink, u)
                                 counters[DELETED_DIRTY] += 1
@@ -199,7 +238,8 @@ def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, period
                 counters[SYNCS] += 1
                 if scope != 2:
                     only = rfile[i] if (e == Event.SYNC_FILE and scope == 0) else -1
-                    nlog = _flush(state, counters, log, nlog, do_log, base + i, only, C.SYNC_FLUSH, wo)
+                    nlog = _flush(state, counters, log, nlog, do_log, base + i, only, C.SYNC_FLUSH, wo,
+                                  wo and sync_evict, track)
             continue
         if i + jk.PREFETCH_DISTANCE < n:
             jk.prefetch(link, 2 * max(unit[i + jk.PREFETCH_DISTANCE], 0))
@@ -214,6 +254,8 @@ def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, period
         write_refs += w
         if hit:
             jk.list_unlink(link, p)
+            if track and jk.list_contains(clink, p):  # any reference clears the flag
+                jk.list_unlink(clink, p)
             if wo:
                 f = flags[p]
                 if w:
@@ -237,6 +279,8 @@ def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, period
                         nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, 0)
                 if wo and hist_all and flags[v] & (F_W1 | F_W2):
                     _remember(hlink, sc, v, S)
+                if track and jk.list_contains(clink, v):
+                    jk.list_unlink(clink, v)
                 flags[v] = 0
             else:
                 sc[USED] += 1
@@ -289,9 +333,14 @@ class _FlushKernel(Kernel):
     def history_pages(self, tiers, params) -> int:
         return 0
 
+    def track_clean(self, params) -> bool:
+        """Whether the run keeps clean flagged blocks to evict later: only when a sync writes flagged blocks
+        back without evicting them and a later flush evicts them."""
+        return False
+
     def new_state(self, units, tiers, params):
         _codes(params)
-        state = new_state(units, tiers["capacity_pages"], self.history_pages(tiers, params))
+        state = new_state(units, tiers["capacity_pages"], self.history_pages(tiers, params), self.track_clean(params))
         state.next_flush[0] = params.period_s
         return state
 
@@ -305,7 +354,7 @@ class _FlushKernel(Kernel):
         wo = self.write_once
         return _step(refs, start, state, counters, log, nlog, outcome, base, do_log, float(params.period_s), scope,
                      drop, wo, wo and params.history_all_written, wo and params.consume_history,
-                     bool(params.write_miss_read))
+                     bool(params.write_miss_read), bool(not wo or params.evict_at_sync), self.track_clean(params))
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         order, dirty = _order(state)
@@ -339,6 +388,9 @@ class WriteOnce(_FlushKernel):
 
     counters = WRITE_ONCE_COUNTERS
     write_once = True
+
+    def track_clean(self, params) -> bool:
+        return bool(params.evict_clean_flagged and not params.evict_at_sync)
 
     def history_pages(self, tiers, params) -> int:
         h = params.history_pages

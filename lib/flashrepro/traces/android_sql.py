@@ -36,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -49,6 +50,9 @@ from .trace import Trace
 
 REPLAY_VERSION = 1
 SOURCES = ("threads", "benchset")
+JOURNAL_MODES = ("delete", "truncate", "persist")  # the rollback journals (the replay records their file I/O)
+SYNCHRONOUS = ("full", "normal", "off")
+JOURNAL_IDENTITIES = ("generation", "path")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,17 +69,37 @@ class ReplaySettings:
     span_s: float = 1050.0
 
     def check(self) -> None:
+        """A bad setting is an error that says what is allowed and why."""
         if self.source not in SOURCES:
-            raise ValueError(f"source must be one of {SOURCES}, got {self.source!r}")
-        if self.synchronous not in ("full", "normal", "off"):
-            raise ValueError(f"synchronous must be full, normal or off, got {self.synchronous!r}")
-        if self.journal_identity not in ("generation", "path"):
-            raise ValueError(f"journal_identity must be 'generation' or 'path', got {self.journal_identity!r}")
-        if self.journal_mode not in ("delete", "truncate", "persist"):
-            raise ValueError(f"journal_mode must be a rollback mode (delete, truncate, persist), got "
-                             f"{self.journal_mode!r}")
-        if self.span_s <= 0:
-            raise ValueError(f"span_s must be positive, got {self.span_s}")
+            raise ValueError(f"the statement source must be one of {', '.join(SOURCES)} (threads/*.sql or "
+                             f"benchset/*.sql), got {self.source!r}")
+        if self.journal_mode not in JOURNAL_MODES:
+            why = {"wal": "WAL writes a -wal file and no rollback journal",
+                   "memory": "MEMORY keeps the journal in memory, so the journal's file I/O would vanish",
+                   "off": "OFF keeps no journal at all"}.get(str(self.journal_mode).lower(), "")
+            raise ValueError(f"the journal mode must be one of the rollback modes {', '.join(JOURNAL_MODES)} "
+                             f"(lower case), got {self.journal_mode!r}" + (f": {why}" if why else ""))
+        if self.synchronous not in SYNCHRONOUS:
+            raise ValueError(f"synchronous must be one of {', '.join(SYNCHRONOUS)} (lower case), got "
+                             f"{self.synchronous!r}")
+        ps = self.page_size
+        if isinstance(ps, bool) or not isinstance(ps, (int, np.integer)) or not 512 <= ps <= 65536 or ps & (ps - 1):
+            raise ValueError(f"the SQLite page size must be a power of two from 512 to 65536 bytes (SQLite's "
+                             f"rule), got {ps!r}")
+        cp = self.cache_pages
+        if isinstance(cp, bool) or not isinstance(cp, (int, np.integer)) or cp <= 0:
+            raise ValueError(f"SQLite's page cache must be a positive whole number of pages, got {cp!r} (SQLite "
+                             "reads a negative cache_size as KiB; give pages here)")
+        if not isinstance(self.merge_writes, (bool, np.bool_)):
+            raise ValueError(f"merge_writes must be True or False, got {self.merge_writes!r}")
+        if self.journal_identity not in JOURNAL_IDENTITIES:
+            raise ValueError(f"the journal identity must be 'generation' (a journal re-created after a delete is "
+                             f"a new file) or 'path' (one file per path), got {self.journal_identity!r}")
+        sp = self.span_s
+        if isinstance(sp, bool) or not isinstance(sp, (int, float, np.integer, np.floating)) \
+                or not math.isfinite(sp) or sp <= 0:
+            raise ValueError(f"the span (seconds the statements are spread over: the traces have no timestamps) "
+                             f"must be a positive finite number, got {sp!r}")
 
 
 def statement_files(folder: Path, source: str) -> list[Path]:

@@ -7,6 +7,7 @@ written once and never read since they entered, after writing them back. noteboo
   the history and replay-setting sweeps, the open choices
 * :mod:`.claims`: the claims ledger rows
 * :mod:`.figures`: the plots
+* :mod:`.text`: the closing text, generated from the tables (what holds and why; why it does not reproduce)
 
 The policies are ``lru_flush`` and ``write_once`` (:mod:`flashrepro.cache.write_once`); blocks are 4 KiB and
 dirty blocks are flushed every 5 s (Sec. II.2).
@@ -18,6 +19,8 @@ from . import claims, experiments, figures, text, workloads
 NOTEBOOK = "05_write_once"
 FIGURES = Index(NOTEBOOK, [
     Output("Table 2, Figs. 1-2 (statistics)", workloads.table2, "05_write_once_table2.csv"),
+    Output("open choices (models): the public traces' shares and syncs", workloads.public_trace_stats,
+           "05_write_once_trace_stats.csv"),
     Output("Figs. 1-2", figures.plot_fig1_fig2, "05_write_once_fig1_fig2.png"),
     Output("Figs. 3-4", experiments.timeline, "05_write_once_fig3_fig4.csv"),
     Output("Figs. 3-4", figures.plot_timeline, "05_write_once_fig3_fig4.png"),
@@ -37,7 +40,9 @@ FIGURES = Index(NOTEBOOK, [
     Output("open choices: write misses", experiments.write_miss_reads, "05_write_once_write_misses.csv"),
     Output("open choices", experiments.ambiguities, "05_write_once_ambiguities.csv"),
     Output("open choices (models)", experiments.model_ambiguities, "05_write_once_model_inputs.csv"),
+    Output("why it does not reproduce: the large-cache loss", experiments.why_loss, "05_write_once_why.csv"),
     Output("claims", claims.claims, "05_write_once_claims.csv"),
+    Output("what holds and why (generated text)", text.closing, "05_write_once_text.md"),
 ])
 
 __all__ = ["FIGURES", "NOTEBOOK", "claims", "experiments", "figures", "text", "workloads"]

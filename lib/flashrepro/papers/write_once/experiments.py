@@ -97,12 +97,13 @@ def _cap(footprint: int, fraction: float) -> int:
 
 
 SHARED = ("period_s", "sync_scope", "on_delete", "write_miss_read")  # settings of the cache both policies get
+OWN = ("history_pages", "history_all_written", "consume_history", "evict_at_sync", "evict_clean_flagged")
 
 
 def split(params: dict) -> tuple[dict, dict]:
     """The parameters for lru_flush and for write_once: the flush, sync, delete and write-miss settings go to
-    both (they describe the cache, not the proposal); the history settings to write_once only."""
-    unknown = set(params) - set(SHARED) - {"history_pages", "history_all_written", "consume_history"}
+    both (they describe the cache, not the proposal); the history and eviction settings to write_once only."""
+    unknown = set(params) - set(SHARED) - set(OWN)
     if unknown:
         raise TypeError(f"unknown write_once parameters: {sorted(unknown)}")
     return {k: v for k, v in params.items() if k in SHARED}, dict(params)
@@ -248,7 +249,7 @@ def history_sweep(traces: dict[str, Trace], fraction: float = 0.05, multiples=(0
     return pl.DataFrame(rows)
 
 
-REPLAY_VARIANTS = {  # the replay settings the issue names, each against the default
+REPLAY_VARIANTS = {  # the replay settings the issue names, each against the notebook's settings
     "default (FULL, cache 500, merged, journal per generation)": {},
     "synchronous NORMAL": {"synchronous": "normal"},
     "SQLite cache 100 pages": {"cache_pages": 100},
@@ -263,16 +264,33 @@ REPLAY_VARIANTS = {  # the replay settings the issue names, each against the def
 }
 
 
-def pragma_sweep(folders: dict, fraction: float = 0.05, variants=REPLAY_VARIANTS, **params) -> pl.DataFrame:
+def base_label(replay: dict | None = None) -> str:
+    """The label of the sweep's first row: the notebook's replay settings (the defaults' label unchanged)."""
+    from ...traces.android_sql import ReplaySettings
+
+    s = dataclasses.replace(ReplaySettings(), **(replay or {}))
+    label = f"default ({s.synchronous.upper()}, cache {s.cache_pages}, merged, journal per generation)"
+    extra = [f"{k} {getattr(s, k)}" for k in ("journal_mode", "page_size", "span_s", "source", "merge_writes",
+                                               "journal_identity") if getattr(s, k) != getattr(ReplaySettings(), k)]
+    return label if not extra else f"the notebook's settings ({s.synchronous.upper()}, cache {s.cache_pages}, " \
+        + ", ".join(extra) + ")"
+
+
+def pragma_sweep(folders: dict, fraction: float = 0.05, variants=REPLAY_VARIANTS, replay: dict | None = None,
+                 **params) -> pl.DataFrame:
     """The replay settings (PRAGMAs, write merging, journal identity, statement source, span): the trace's
-    statistics and write_once against lru_flush at one cache size."""
-    from ...traces.android_sql import replay
+    statistics and write_once against lru_flush at one cache size. ``replay``: the notebook's replay settings
+    (:class:`~flashrepro.traces.android_sql.ReplaySettings` fields), which every variant changes one thing of."""
+    from ...traces.android_sql import replay as replay_folder
 
     pb, pp = split(params)
+    base = dict(replay or {})
     rows = []
     for app, folder in tqdm(folders.items(), desc="replay settings", leave=False):
         for label, over in variants.items():
-            tr = replay(folder, name=f"real/android_sql/{app}", **over)
+            if not over:
+                label = base_label(base)
+            tr = replay_folder(folder, name=f"real/android_sql/{app}", **{**base, **over})
             st = characterise(tr)
             c = _cap(st["footprint_blocks"], fraction)
             b, p = run(tr, BASELINE, c, **pb), run(tr, PROPOSED, c, **pp)
@@ -346,7 +364,15 @@ def write_miss_reads(traces: dict[str, Trace], fraction: float = 0.05, **params)
 AMBIGUITIES = {  # label -> (parameters of write_once, note)
     "default: sync one file, deletes keep, H = cache, entries kept": ({}, ""),
     "a sync flushes everything": ({"sync_scope": "all"}, ""),
-    "syncs ignored (5 s flushes only)": ({"sync_scope": "none"}, ""),
+    "syncs ignored (5 s flushes only)": ({"sync_scope": "none"},
+                                         "moves two things at once: no write-back and no eviction at a sync"),
+    "a sync writes back but does not evict (flagged blocks leave at the next 5 s flush)":
+        ({"evict_at_sync": False}, "the eviction at a sync alone: the write-back at a sync stays"),
+    "a sync writes back but does not evict; clean flagged blocks stay":
+        ({"evict_at_sync": False, "evict_clean_flagged": False},
+         "flagged blocks a sync wrote back are never evicted early"),
+    "clean flagged blocks stay (syncs evict: none is ever clean)": ({"evict_clean_flagged": False},
+                                                                    "no effect possible: a check"),
     "deletes drop the file's blocks": ({"on_delete": "drop"}, "applies to lru_flush too"),
     "history also records written blocks LRU evicts": ({"history_all_written": True}, ""),
     "history entry consumed on re-entry": ({"consume_history": True}, ""),
@@ -361,25 +387,59 @@ def ambiguities(traces: dict[str, Trace], fraction: float = 0.05, **params) -> p
     rows = []
     for tr in traces.values():
         c = _cap(tr.to_pages().n_unique, fraction)
-        for label, (over, _) in AMBIGUITIES.items():
+        for label, (over, note) in AMBIGUITIES.items():
             pb, pp = split({**params, **over})
             b, p = run(tr, BASELINE, c, **pb), run(tr, PROPOSED, c, **pp)
             rows.append({"workload": tr.name, "choice": label, "capacity_blocks": c, "miss_ratio": b["miss_ratio"],
                          "miss_ratio_wo": p["miss_ratio"], "miss_reduction": 1 - p["miss_ratio"] / b["miss_ratio"],
                          "flash_read_reduction": 1 - p["flash_reads"] / max(b["flash_reads"], 1),
-                         "flush_evictions": p["flush_evictions"]})
+                         "flush_evictions": p["flush_evictions"], "note": note})
     return pl.DataFrame(rows)
 
 
-def model_ambiguities(make, names, fraction: float = 0.05, **params) -> pl.DataFrame:
+MODEL_VARIANTS = {"default (the notebook's model settings)": {}, "50% written once": {"once_share": 0.5},
+                  "80% written once": {"once_share": 0.8}, "hot set 2% of refs": {"hot_per_ref": 0.02},
+                  "hot set 20% of refs": {"hot_per_ref": 0.2}, "Zipf 0.6": {"alpha": 0.6}, "Zipf 1.2": {"alpha": 1.2},
+                  "span 15 min": {"span_s": 900.0}, "span 20 min": {"span_s": 1200.0}}
+
+
+def trace_variants(stats: pl.DataFrame) -> dict[str, dict]:
+    """Model variants at the public traces' values (:func:`~.workloads.public_trace_stats`): each trace's
+    written-once share and syncs per write together, then the lowest share alone and the median sync rate
+    alone (the two causes apart; :func:`why_loss` runs the same two at the largest cache)."""
+    out = {}
+    for r in stats.iter_rows(named=True):
+        share, rate = float(r["written_once_share"]), float(r["syncs_per_write"])
+        out[f"as {r['workload'].removeprefix('real/')} ({share:.1%} written once, {rate:.3f} syncs per write)"] = \
+            {"once_share": share, "syncs_per_write": rate}
+    share, rate, lowest = _trace_values(stats)
+    out[f"written once {share:.1%} (the traces' lowest: {lowest}), no syncs"] = {"once_share": share}
+    out[f"{rate:.3f} syncs per write (the traces' median), 95% written once"] = {"syncs_per_write": rate}
+    return out
+
+
+def shared_variants(stats: pl.DataFrame) -> list[dict]:
+    """The model overrides both :func:`trace_variants` and :func:`why_loss` run (worth keeping the traces of:
+    :func:`~.workloads.maker`'s ``keep``)."""
+    share, rate, _ = _trace_values(stats)
+    return [{"once_share": share}, {"syncs_per_write": rate}]
+
+
+def _trace_values(stats: pl.DataFrame) -> tuple[float, float, str]:
+    """The lowest written-once share of the public traces, their median syncs per write, and the trace with
+    that share."""
+    low = stats.sort("written_once_share").row(0, named=True)
+    return float(low["written_once_share"]), float(stats["syncs_per_write"].median()), \
+        low["workload"].removeprefix("real/")
+
+
+def model_ambiguities(make, names, fraction: float = 0.05, extra: dict | None = None, **params) -> pl.DataFrame:
     """The model's own open inputs: the written-once share (Fig. 2 gives only its maximum), the locality
-    (not stated), the span (15 or 20 min). ``make(name, **overrides) -> Trace``; the default row is
-    ``make(name)`` (the notebook's model settings)."""
+    (not stated), the span (15 or 20 min), and ``extra`` variants (label -> overrides: the public traces'
+    written-once shares and sync rates, :func:`trace_variants`). ``make(name, **overrides) -> Trace``; the
+    default row is ``make(name)`` (the notebook's model settings). ``syncs`` counts the model's fsyncs."""
     pb, pp = split(params)
-    variants = {"default (the notebook's model settings)": {}, "50% written once": {"once_share": 0.5},
-                "80% written once": {"once_share": 0.8}, "hot set 2% of refs": {"hot_per_ref": 0.02},
-                "hot set 20% of refs": {"hot_per_ref": 0.2}, "Zipf 0.6": {"alpha": 0.6}, "Zipf 1.2": {"alpha": 1.2},
-                "span 15 min": {"span_s": 900.0}, "span 20 min": {"span_s": 1200.0}}
+    variants = {**MODEL_VARIANTS, **(extra or {})}
     rows = []
     for name in names:
         for label, over in variants.items():
@@ -387,10 +447,107 @@ def model_ambiguities(make, names, fraction: float = 0.05, **params) -> pl.DataF
             c = _cap(tr.to_pages().n_unique, fraction)
             b, p = run(tr, BASELINE, c, **pb), run(tr, PROPOSED, c, **pp)
             rows.append({"workload": tr.name, "model input": label, "capacity_blocks": c,
+                         "once_share": tr.meta["model"]["once_share"],
+                         "syncs_per_write": tr.meta["model"]["syncs_per_write"],
+                         "syncs": int((tr.op == Op.SYNC).sum()),
                          "miss_ratio": b["miss_ratio"], "miss_ratio_wo": p["miss_ratio"],
                          "miss_reduction": 1 - p["miss_ratio"] / b["miss_ratio"],
                          "flash_read_reduction": 1 - p["flash_reads"] / max(b["flash_reads"], 1)})
     return pl.DataFrame(rows)
+
+
+def _file_kinds(tr: Trace) -> np.ndarray:
+    """Per page reference: "data" or "log" (the models' two files), "db" or "journal" (the SQLite replays),
+    "file" otherwise."""
+    refs = tr.to_pages()
+    if tr.name.startswith("writeonce/") and tr.file is not None:
+        return np.where(tr.file[refs.req] == 1, "log", "data")
+    if tr.meta.get("format") == "android-sql":
+        from ...traces.android_sql import file_kinds
+
+        return np.where(file_kinds(tr)[refs.req] == "journal", "journal", "db")
+    return np.full(len(refs), "file")
+
+
+def extra_misses(tr: Trace, capacity: int, **params) -> tuple[dict, dict, dict]:
+    """lru_flush's and write_once's :func:`run` metrics, and the references write_once misses and lru_flush
+    hits, less the reverse, by the kind of file they touch (:func:`_file_kinds`): where write_once's extra
+    misses land."""
+    pb, pp = split(params)
+    rb = simulate(tr, BASELINE, capacity, log_io=True, flush_at_end=True, **pb)
+    rp = simulate(tr, PROPOSED, capacity, log_io=True, flush_at_end=True, **pp)
+    b, p = rb.outcome.astype(bool), rp.outcome.astype(bool)
+    kinds = _file_kinds(tr)
+    net = (b & ~p).astype(np.int64) - (p & ~b)
+    out = {"net_extra_misses": int(net.sum()), "extra_misses_data_or_db": 0, "extra_misses_log_or_journal": 0}
+    for k, label in (("data", "data_or_db"), ("db", "data_or_db"), ("file", "data_or_db"), ("log", "log_or_journal"),
+                     ("journal", "log_or_journal")):
+        out[f"extra_misses_{label}"] += int(net[kinds == k].sum())
+    first = (tr.to_pages().page & ((1 << 32) - 1)) == 0  # a file's first block (a journal's header)
+    out["extra_misses_journal_first_block"] = int(net[(kinds == "journal") & first].sum())
+    return row_metrics(rb, tr), row_metrics(rp, tr), out
+
+
+WHY = (  # (cause, kind, what the run changes) of the "why it does not reproduce" table
+    ("the mechanism: a data block written once and not read is evicted at a flush; when it returns it "
+     "misses where LRU, with room to spare, still holds it", "mechanism"),
+    ("the models' written-once share (95%, Fig. 2's maximum) against the public traces' lowest", "workload model"),
+    ("the models' syncs (none) against the public traces' rate", "workload model"),
+    ("eviction at a sync (a choice; the text's reading)", "choice"),
+    ("clean flagged blocks left after a sync that did not evict (a choice)", "choice"),
+)
+
+
+def why_loss(models: dict[str, Trace], reals: dict[str, Trace], make, names, stats: pl.DataFrame,
+             fraction: float = 0.5, **params) -> pl.DataFrame:
+    """The large-cache loss, cause by cause: one run per cause at ``fraction`` of the footprint (the largest
+    cache of Fig. 5's grid), on the models (``make(name, **overrides)`` for ``names``) and the real traces:
+
+    * the mechanism: the default runs, with write_once's net extra misses split by the kind of file, and
+      those on a journal's first block (its header) apart (:func:`extra_misses`);
+    * the written-once share: the models at the lowest share of the public traces (``stats``,
+      :func:`~.workloads.public_trace_stats`);
+    * syncs: the models with the public traces' median syncs per write;
+    * eviction at a sync: the models with those syncs and the real traces, ``evict_at_sync=False``;
+    * clean flagged blocks: the same with ``evict_clean_flagged=False`` as well.
+
+    Every row gives lru_flush's and write_once's miss ratios under the run's settings (the baseline gets
+    the same syncs and shared settings) and ``compared_with``, the run that differs from it in the cause
+    alone (same traces): the default, or for the choices the run before them."""
+    share, rate, lowest = _trace_values(stats)
+    synced = {f"writeonce/{n}": make(n, syncs_per_write=rate) for n in names}  # one trace for three runs
+    synced_label = f"{rate:.3f} syncs per write (the traces' median)"
+    noevict_label = f"{rate:.3f} syncs per write; a sync does not evict"
+    runs_ = [  # (cause index, run label, traces, parameters, the run it is compared with)
+        (0, "default", {**models, **reals}, {}, ""),
+        (1, f"written once {share:.1%} (as {lowest})", {f"writeonce/{n}": make(n, once_share=share) for n in names},
+         {}, "default"),
+        (2, synced_label, synced, {}, "default"),
+        (3, noevict_label, synced, {"evict_at_sync": False}, synced_label),
+        (3, "a sync does not evict", reals, {"evict_at_sync": False}, "default"),
+        (4, f"{rate:.3f} syncs per write; a sync does not evict; clean flagged blocks stay", synced,
+         {"evict_at_sync": False, "evict_clean_flagged": False}, noevict_label),
+        (4, "a sync does not evict; clean flagged blocks stay", reals,
+         {"evict_at_sync": False, "evict_clean_flagged": False}, "a sync does not evict"),
+    ]
+    rows = []
+    for k, label, traces, extra, ref in runs_:
+        for tr in traces.values():
+            c = _cap(tr.to_pages().n_unique, fraction)
+            pr = {**params, **extra}
+            pb, pp = split(pr)
+            if k == 0:  # the per-reference outcomes give the metrics too
+                b, p, more = extra_misses(tr, c, **pr)
+            else:
+                b, p, more = run(tr, BASELINE, c, **pb), run(tr, PROPOSED, c, **pp), {}
+            cause, kind = WHY[k]
+            rows.append({"cause": cause, "kind": kind, "run": label, "compared_with": ref, "workload": tr.name,
+                         "fraction": fraction,
+                         "capacity_blocks": c, "miss_ratio": b["miss_ratio"], "miss_ratio_wo": p["miss_ratio"],
+                         "miss_reduction": 1 - p["miss_ratio"] / b["miss_ratio"],
+                         "flash_read_reduction": 1 - p["flash_reads"] / max(b["flash_reads"], 1),
+                         "flush_evictions": p["flush_evictions"], "history_hits": p["history_hits"], **more})
+    return pl.DataFrame(rows, infer_schema_length=None)
 
 
 OPS = {0: "read", 1: "write", 2: "sync", 3: "flush", 4: "delete"}  # RefStream event code -> label

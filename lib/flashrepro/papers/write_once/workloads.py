@@ -15,6 +15,13 @@ that go to the log is the one fitted number: bisection on it until the written-o
 blocks equals ``once_share``. References arrive at uniform random times over the span (a Poisson process
 conditioned on its count); each is one 4 KiB block. Locality (``hot_per_ref``, ``alpha``) is not stated by
 the paper: fixed for all nine, and shown in the ambiguity table.
+
+The paper says nothing of its traces' syncs, and the models have none by default (``syncs_per_write=0``).
+With ``syncs_per_write = r`` each write is followed by an fsync of its file (the data or the log) ``floor(r)``
+times plus once more with probability ``r - floor(r)``, from a seeded stream of its own (the references are
+the same as without syncs). :func:`public_trace_stats` measures the written-once share and the syncs per
+write of the public traces present (or reads the committed measurement, ``data/paper/write_once_traces.csv``,
+when they are absent), for the model variants at the traces' values.
 """
 
 from __future__ import annotations
@@ -71,6 +78,7 @@ class AppModel:
     span_s: float = SPAN_S
     hot_per_ref: float = 0.05  # data blocks per reference (not stated by the paper)
     alpha: float = 0.9  # Zipf popularity of the data blocks (not stated by the paper)
+    syncs_per_write: float = 0.0  # fsyncs of the written file per write (not stated by the paper: none)
 
 
 def model(name: str, **overrides) -> AppModel:
@@ -78,8 +86,12 @@ def model(name: str, **overrides) -> AppModel:
     return dataclasses.replace(AppModel(name, refs, ratio), **overrides)
 
 
+def _stream(m: AppModel) -> int:
+    return sorted(TABLE2).index(m.name) if m.name in TABLE2 else 99
+
+
 def _draws(m: AppModel, n: int, seed: int):
-    rng = np.random.default_rng([seed, sorted(TABLE2).index(m.name) if m.name in TABLE2 else 99])
+    rng = np.random.default_rng([seed, _stream(m)])
     n_w = int(round(n * m.writes_per_read / (1 + m.writes_per_read)))
     is_w = np.zeros(n, bool)
     is_w[rng.permutation(n)[:n_w]] = True
@@ -91,25 +103,49 @@ def _draws(m: AppModel, n: int, seed: int):
     return is_w, rank, u, time
 
 
-def _once_share(is_w, rank, u, x) -> float:
-    log = is_w & (u < x)
-    data_w = rank[is_w & ~log]
-    counts = np.bincount(data_w) if data_w.size else np.zeros(1, int)
-    written, once = int((counts > 0).sum()), int((counts == 1).sum())
-    n_log = int(log.sum())
-    return (n_log + once) / max(n_log + written, 1)
+def _once_curve(is_w, rank, u):
+    """The written-once share as a function of the log share x, for every x at once: the writes in
+    descending ``u`` (a write is data when ``u >= x``, so the data writes are always a prefix of this order),
+    each one's occurrence index within its block, and from them the written and written-once data blocks of
+    every prefix. Returns ``x -> share`` (what counting with ``np.bincount`` at each x gives, exactly)."""
+    wi = np.flatnonzero(is_w)
+    uw = u[wi]
+    order = np.argsort(uw)[::-1]  # descending u (ties, which a float draw hardly has, do not matter: x splits
+    r = rank[wi[order]]             # the order between distinct values only)
+    pos = np.arange(r.size)
+    top = int(rank.max()) + 1 if rank.size else 1
+    first = np.full(top, r.size)
+    np.minimum.at(first, r, pos)
+    is_first = first[r] == pos
+    rest = ~is_first
+    second = np.full(top, r.size)
+    np.minimum.at(second, r[rest], pos[rest])
+    is_second = np.zeros(r.size, bool)
+    is_second[second[second < r.size]] = True
+    written = np.concatenate(([0], np.cumsum(is_first)))
+    once = np.concatenate(([0], np.cumsum(is_first.astype(np.int64) - is_second)))
+    asc = uw[order][::-1]
+
+    def share(x: float) -> float:
+        n_log = int(np.searchsorted(asc, x, side="left"))  # writes with u < x go to the log
+        k = wi.size - n_log
+        return (n_log + int(once[k])) / max(n_log + int(written[k]), 1)
+
+    return share
 
 
-def log_share(m: AppModel, n: int, seed: int = 0) -> float:
+def log_share(m: AppModel, n: int, seed: int = 0, draws=None) -> float:
     """The share of writes that go to written-once log blocks so that the written-once share of written
-    blocks is ``m.once_share`` (bisection; the only fitted number)."""
-    is_w, rank, u, _ = _draws(m, n, seed)
+    blocks is ``m.once_share`` (bisection; the only fitted number). ``draws``: :func:`_draws`' result, if
+    already drawn."""
+    is_w, rank, u, _ = _draws(m, n, seed) if draws is None else draws
+    share = _once_curve(is_w, rank, u)
     lo, hi = 0.0, 1.0
-    if _once_share(is_w, rank, u, lo) >= m.once_share:
+    if share(lo) >= m.once_share:
         return 0.0
     for _ in range(40):
         mid = (lo + hi) / 2
-        if _once_share(is_w, rank, u, mid) < m.once_share:
+        if share(mid) < m.once_share:
             lo = mid
         else:
             hi = mid
@@ -119,15 +155,57 @@ def log_share(m: AppModel, n: int, seed: int = 0) -> float:
 def generate(m: AppModel, n: int | None = None, seed: int = 0) -> Trace:
     """The model's trace: ``n`` references (default: Table 2's count) over its span."""
     n = m.references if n is None else int(n)
-    x = log_share(m, n, seed)
-    is_w, rank, u, time = _draws(m, n, seed)
+    if not (np.isfinite(m.syncs_per_write) and m.syncs_per_write >= 0):
+        raise ValueError(f"syncs_per_write must be a finite number >= 0, got {m.syncs_per_write}")
+    draws = _draws(m, n, seed)
+    x = log_share(m, n, seed, draws)
+    is_w, rank, u, time = draws
     log = is_w & (u < x)
     page = rank.astype(np.int64)
     page[log] = (1 << 32) + np.arange(int(log.sum()))  # file 1: fresh blocks in order
     file = np.where(log, 1, 0).astype(np.int32)
-    tr = Trace(time, is_w.astype(np.int8), page * PG, np.full(n, PG), name=f"writeonce/{m.name}",
+    op, off, size = is_w.astype(np.int8), page * PG, np.full(n, PG)
+    if m.syncs_per_write > 0:
+        time, op, off, size, file = _with_syncs(m, seed, time, op, off, size, file)
+    tr = Trace(time, op, off, size, name=f"writeonce/{m.name}",
                source=f"write_once model {m}", meta={"log_share": x, "model": dataclasses.asdict(m)}, file=file)
     return tr
+
+
+def _with_syncs(m: AppModel, seed: int, time, op, off, size, file):
+    """Each write followed by ``floor(r)`` fsyncs of its file, and one more with probability ``r - floor(r)``
+    (``r = m.syncs_per_write``; a seeded stream apart from the references')."""
+    r = m.syncs_per_write
+    rng = np.random.default_rng([seed, _stream(m), 1])
+    w = op == Op.WRITE
+    k = np.zeros(op.size, np.int64)
+    k[w] = int(np.floor(r)) + (rng.random(int(w.sum())) < r - np.floor(r))
+    rep = 1 + k  # each reference, then its syncs
+    src = np.repeat(np.arange(op.size), rep)
+    first = np.concatenate(([0], np.cumsum(rep)[:-1]))
+    is_sync = np.ones(src.size, bool)
+    is_sync[first] = False
+    return (time[src], np.where(is_sync, Op.SYNC, op[src]).astype(np.int8), np.where(is_sync, 0, off[src]),
+            np.where(is_sync, 0, size[src]), file[src])
+
+
+def maker(n: int | None = None, seed: int = 0, keep=(), **base):
+    """``make(name, **overrides) -> Trace``: the model of ``name`` with ``base`` and ``overrides`` (``n``
+    references, default Table 2's), generated afresh except for the overrides listed in ``keep``, whose
+    traces are kept and reused (a trace reused keeps its page expansion, the costly part)."""
+    kept = [dict(k) for k in keep]
+    memo: dict = {}
+
+    def make(name: str, **over) -> Trace:
+        key = (name, tuple(sorted(over.items())))
+        if key in memo:
+            return memo[key]
+        tr = generate(model(name, **{**base, **over}), n, seed)
+        if over in kept:
+            memo[key] = tr
+        return tr
+
+    return make
 
 
 def model_trace(name: str, n: int, seed: int) -> Trace:
@@ -154,12 +232,39 @@ def models(scale: str, seed: int = 0, names=None, **overrides) -> dict[str, Trac
     return out
 
 
-def real_traces(scale: str) -> dict[str, Trace]:
+def replay_settings(**settings) -> dict:
+    """The SQLite replay's settings the notebook sets (:class:`~flashrepro.traces.android_sql.ReplaySettings`
+    fields: ``page_size``, ``journal_mode``, ``synchronous``, ``cache_pages``, ``span_s``, ...), checked (a bad
+    value is an error in words, with or without the traces); returns the ones that differ from the defaults."""
+    from ...traces.android_sql import ReplaySettings
+
+    unknown = set(settings) - set(ReplaySettings.__dataclass_fields__)
+    if unknown:
+        raise ValueError(f"unknown replay settings {sorted(unknown)}; the settings: "
+                         f"{', '.join(ReplaySettings.__dataclass_fields__)}")
+    s = dataclasses.replace(ReplaySettings(), **settings)
+    s.check()
+    default = ReplaySettings()
+    return {k: v for k, v in settings.items() if getattr(default, k) != v}
+
+
+def real_traces(scale: str, replay: dict | None = None) -> dict[str, Trace]:
     """The SQLite replays and the Mobibench log, when present, at quick and paper scale (never at ci, so the
-    checked outputs do not depend on the machine)."""
+    checked outputs do not depend on the machine). ``replay``: the SQLite replay's settings
+    (:func:`replay_settings`; the defaults when empty)."""
     if scale == "ci":
         return {}
-    return {n: catalog.get(n, scale="paper") for n in REAL if catalog.available(n) and catalog.real_path(n)}
+    out = {}
+    for n in REAL:
+        if not (catalog.available(n) and catalog.real_path(n)):
+            continue
+        if replay and n.startswith("real/android_sql/"):
+            from ...traces.android_sql import replay as replay_folder
+
+            out[n] = replay_folder(catalog.real_path(n), name=n, **replay)
+        else:
+            out[n] = catalog.get(n, scale="paper")
+    return out
 
 
 def mobibench_path():
@@ -195,6 +300,43 @@ def characterise(tr: Trace) -> dict:
             "deletes": int((tr.op == Op.TRIM).sum())}
 
 
+TRACE_STATS_FILE = "write_once_traces.csv"  # in data/paper: the public traces' measurement, committed
+
+
+def public_trace_stats(traces: dict[str, Trace]) -> tuple[pl.DataFrame, bool]:
+    """The written-once share and the syncs per write of the public traces among ``traces`` (the SQLite
+    replays and the Mobibench log), measured, and True; when none is present, the committed measurement
+    (``data/paper/write_once_traces.csv``, with its source) and False."""
+    rows = []
+    for name, tr in traces.items():
+        if name.startswith("writeonce/"):
+            continue
+        st = characterise(tr)
+        rows.append({"workload": name, "written_once_share": st["written_once_share"], "writes": st["writes"],
+                     "syncs": st["syncs"], "syncs_per_write": st["syncs"] / max(st["writes"], 1),
+                     "source": f"measured here from {tr.source}"})
+    if rows:
+        return pl.DataFrame(rows), True
+    return pl.read_csv(paths.paper / TRACE_STATS_FILE), False
+
+
+def write_trace_stats(traces: dict[str, Trace], path=None) -> pl.DataFrame:
+    """Measure the public traces present (the notebook's reader and replay defaults) and write the committed
+    file (``python -m flashrepro.papers.write_once.workloads`` does it with the traces' folder set)."""
+    import apsw
+
+    df, measured = public_trace_stats(traces)
+    if not measured:
+        raise FileNotFoundError("no public trace is present: set FLASHREPRO_TRACE_DIRS to the traces' folder")
+    rel = {n: catalog.CATALOG[n].real.relpath if n in catalog.CATALOG and catalog.CATALOG[n].real else n
+           for n in df["workload"]}
+    df = df.with_columns(pl.Series("source", [
+        f"measured by flashrepro.papers.write_once.workloads.public_trace_stats from {rel[n]} (the readers' "
+        f"defaults; SQLite {apsw.sqlite_lib_version()})" for n in df["workload"]]))
+    df.write_csv(path or paths.paper / TRACE_STATS_FILE)
+    return df
+
+
 def origin(name: str) -> str:
     if name.startswith("writeonce/"):
         return "model"
@@ -211,3 +353,7 @@ def table2(traces: dict[str, Trace]) -> pl.DataFrame:
                      "paper_references": paper[0] if paper else None,
                      "paper_writes_per_read": paper[1] if paper else None})
     return pl.DataFrame(rows)
+
+
+if __name__ == "__main__":
+    print(write_trace_stats(real_traces("paper")))

@@ -133,6 +133,7 @@ def nbval_prepare(outdir, scale: str = "ci") -> list[Path]:
 def nbval_refresh(scale: str = "ci", names: list[str] | None = None) -> None:
     """Run every notebook (or those whose file name starts with one of ``names``) at ``scale`` and store
     the outputs of its checked cells in the source; clear the outputs of all other cells."""
+    os.environ.setdefault("MPLBACKEND", "Agg")  # as `make` runs them: no inline figure in a stored output
     for src in sorted(paths.notebooks.glob("*.ipynb")):
         if names and not any(src.name.startswith(n) for n in names):
             continue

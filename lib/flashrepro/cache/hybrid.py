@@ -3,8 +3,9 @@
 Both keep their pages in one array of frames: frames ``0 .. D-1`` are DRAM and ``D .. D+N-1`` NVM, so every
 per-page bit (dirty, reference, counts) is one random access per reference whichever tier holds the page.
 Each tier has its own clock hand. DRAM frames are filled in order and never freed (a page leaves DRAM only
-to make room for another); NVM frames are filled in order, and a frame freed by a move to DRAM or by a block
-eviction goes on a stack that the next page takes before the NVM hand runs.
+to make room for another, except under CLOCK-DNV's ``padding="buffer_evict"``); NVM frames are filled in order,
+and a frame freed by a move to DRAM or by a block eviction goes on a stack that the next page takes before the
+NVM hand runs (the frame freed last, or with CLOCK-DNV's ``nvm_free="lowest"`` the lowest numbered).
 
 Counters, after :data:`~flashrepro.cache.contract.BASE` and the contract's per-tier set
 (:func:`~flashrepro.cache.contract.tier_counters`), are the ones paper 3's figures need to count buffer
@@ -70,11 +71,20 @@ def nvm_room(sc):
 
 
 @njit(cache=True, inline="always")
-def nvm_free_frame(free, sc):
-    """Take a free NVM frame (the stack first, then the next never-used one); -1 if there is none."""
+def nvm_free_frame(free, sc, lowest=False):
+    """Take a free NVM frame (a freed one first: the last freed, or with ``lowest`` the lowest numbered; then
+    the next never-used one); -1 if there is none."""
     if sc[NFREE] > 0:
         sc[NFREE] -= 1
-        return free[sc[NFREE]]
+        k = sc[NFREE]
+        if lowest:
+            for j in range(sc[NFREE]):
+                if free[j] < free[k]:
+                    k = j
+            f = free[k]
+            free[k] = free[sc[NFREE]]
+            return f
+        return free[k]
     if sc[NFILL] < sc[NCAP]:
         sc[NFILL] += 1
         return sc[DCAP] + sc[NFILL] - 1

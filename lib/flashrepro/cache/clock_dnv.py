@@ -156,6 +156,7 @@ def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, pa
     iref = np.uint8(1 if insert_ref else 0)
     mref = np.uint8(1 if migrated_ref else 0)
     victim_late = pad_page and padding != PAD_NONE  # the NVM victim written at its place in its block
+    evict_dram = padding == PAD_BUFFER_EVICT  # DRAM frames can be freed (only then is sc[DFREE] ever > 0)
     rows = 3 + 2 * sc[PAD_PAGES]
     n = unit.shape[0]
     stop = n
@@ -205,7 +206,7 @@ def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, pa
         g = -1
         victim = -1
         if D > 0:
-            if sc[DFREE] > 0:  # a frame padding="buffer_evict" freed: the lowest (the order DRAM fills in)
+            if evict_dram and sc[DFREE] > 0:  # a frame padding="buffer_evict" freed: the lowest (DRAM's fill order)
                 k = 0
                 for j in range(1, sc[DFREE]):
                     if dfree[j] < dfree[k]:
@@ -232,7 +233,7 @@ def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, pa
         # --- an NVM frame t: for a dirty DRAM victim (a clean one too while NVM has room), or for p (no DRAM) ---
         t = -1
         if N > 0 and (D == 0 or (victim >= 0 and (dirty[g] or (clean_to_free_nvm and H.nvm_room(sc))))):
-            t = H.nvm_free_frame(free, sc, nvm_lowest)
+            t = H.nvm_free_frame_lowest(free, sc) if nvm_lowest else H.nvm_free_frame(free, sc)
             if t < 0:  # the NVM clock's victim, with its block's pages in the buffer
                 h = sc[H.NHAND]
                 while ref[D + h]:
@@ -258,12 +259,10 @@ def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, pa
                 if padding != PAD_NONE:
                     b = ublock[v]
                     for u in range(bstart[b], bstart[b + 1]):
-                        if u == v:
-                            if vdirty and do_log and victim_late:
-                                nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, H.NVM)
-                            continue
                         y = where[u]
-                        if y < 0 or u == victim:  # not in the buffer, or on its way from DRAM
+                        if y < 0 or u == victim:  # not in the buffer (the victim too, now), or on its way from DRAM
+                            if victim_late and u == v and vdirty and do_log:  # pad_order="page": its turn
+                                nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, H.NVM)
                             continue
                         if y >= D:  # an NVM block-mate leaves with the victim
                             padded_nvm += 1
@@ -312,7 +311,7 @@ def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, pa
                         nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, victim, 1, H.DRAM)
                 else:
                     drops += 1
-        if late:
+        if do_log and late:
             nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, H.DRAM if D > 0 else H.NVM)
         # --- p enters DRAM (NVM when there is no DRAM), referenced by this access (insert_referenced) ----------
         if g < 0:

@@ -337,7 +337,7 @@ def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, le
                 free[sc[H.NFREE]] = src
                 sc[H.NFREE] += 1
         elif N > 0 and (victim >= 0 or D == 0):
-            t = H.nvm_free_frame(free, sc, False)
+            t = H.nvm_free_frame(free, sc)
             if t < 0:  # the NVM hand: the first eviction candidate unread (and unwritten) since its last pass
                 h = sc[H.NHAND]
                 while True:
@@ -387,7 +387,7 @@ def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, le
                     wb_d += 1
                     if do_log:
                         nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, victim, 1, H.DRAM)
-        if late >= 0:  # p's read (or move up) after the victim's rows: Algorithm 1 line 5 after line 3
+        if do_log and late >= 0:  # p's read (or move up) after the victim's rows: Algorithm 1 line 5 after 3
             nlog = C.row(log, nlog, base + i, C.IO_READ, late, p, 1, H.DRAM if D > 0 else H.NVM)
         # --- p takes its frame, with this access's bits set ----------------------------------------------------
         if g >= 0:

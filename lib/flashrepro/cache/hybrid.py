@@ -71,24 +71,33 @@ def nvm_room(sc):
 
 
 @njit(cache=True, inline="always")
-def nvm_free_frame(free, sc, lowest=False):
-    """Take a free NVM frame (a freed one first: the last freed, or with ``lowest`` the lowest numbered; then
-    the next never-used one); -1 if there is none."""
+def nvm_free_frame(free, sc):
+    """Take a free NVM frame (the stack first: the one freed last; then the next never-used one); -1 if there is
+    none."""
     if sc[NFREE] > 0:
         sc[NFREE] -= 1
-        k = sc[NFREE]
-        if lowest:
-            for j in range(sc[NFREE]):
-                if free[j] < free[k]:
-                    k = j
-            f = free[k]
-            free[k] = free[sc[NFREE]]
-            return f
-        return free[k]
+        return free[sc[NFREE]]
     if sc[NFILL] < sc[NCAP]:
         sc[NFILL] += 1
         return sc[DCAP] + sc[NFILL] - 1
     return -1
+
+
+@njit(cache=True)
+def nvm_free_frame_lowest(free, sc):
+    """:func:`nvm_free_frame`, but of the freed frames the lowest numbered (CLOCK-DNV's ``nvm_free="lowest"``; not
+    inlined, so the default path's loop stays as it was)."""
+    n = sc[NFREE]
+    if n > 0:
+        k = 0
+        for j in range(1, n):
+            if free[j] < free[k]:
+                k = j
+        f = free[k]
+        free[k] = free[n - 1]
+        sc[NFREE] = n - 1
+        return f
+    return nvm_free_frame(free, sc)
 
 
 def hand_order(funit: np.ndarray, first: int, size: int, hand: int) -> np.ndarray:

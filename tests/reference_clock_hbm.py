@@ -47,6 +47,12 @@ class Book(_Book):
         self.ios.append((i, op, cause, page, 1))
         self.tiers.append(tier)
 
+    def to_end(self, k):
+        """Move row ``k`` after the rows logged since (the incoming page's read after the victim's rows)."""
+        if k < len(self.ios):
+            self.ios.append(self.ios.pop(k))
+            self.tiers.append(self.tiers.pop(k))
+
     def read(self, i, page, tier):
         self.row(i, READ, DEMAND, page, tier)
         self.c["device_reads"] += 1
@@ -85,16 +91,22 @@ class Book(_Book):
 
 
 class NvmSlots:
-    """NVM's slots and hand: ``take()`` gives a free slot (last freed first, then never used ones), or None."""
+    """NVM's slots and hand: ``take()`` gives a free slot (last freed first, or with ``lowest`` the lowest freed;
+    then never used ones), or None."""
 
-    def __init__(self, n):
+    def __init__(self, n, lowest=False):
         self.slots = [None] * n
         self.filled = 0
         self.freed = []
         self.hand = 0
+        self.lowest = lowest
 
     def take(self):
         if self.freed:
+            if self.lowest:
+                s = min(self.freed)
+                self.freed.remove(s)
+                return s
             return self.freed.pop()
         if self.filled < len(self.slots):
             self.filled += 1
@@ -112,7 +124,8 @@ class NvmSlots:
 def clock_hbm(pages, is_write, capacity, flush_at_end=False, dram_pages=None, nvm_pages=None, rotation="page",
               read_level=1, write_level=2, promote_level=2, nvm_classes="respectively", promote_test="before",
               dram_ref_bit=False, levels=True, nvm_to_dram=True, nvm_second_chance=True, write_miss_read=False,
-              miss_write_counts=True, evaluate_first=True, migrated_referenced=False, tiers_out=None):
+              miss_write_counts=True, evaluate_first=True, migrated_referenced=False, migrated_read=False,
+              insert_referenced=True, promote_write_tier="dram", incoming_first=False, tiers_out=None):
     D, N = split(capacity, dram_pages, nvm_pages)
     b = Book(("level_ups", "level_downs", "to_eviction_candidate", "to_migration_candidate", "promote_swaps"),
              tiers_out)
@@ -192,7 +205,7 @@ def clock_hbm(pages, is_write, capacity, flush_at_end=False, dram_pages=None, nv
     def move_to_nvm(i, x, s):
         """DRAM slot x's page moves to NVM slot s."""
         e = dram[x]
-        nvm.slots[s] = {"page": e["page"], "dirty": e["dirty"], "ref": migrated_referenced, "read": False,
+        nvm.slots[s] = {"page": e["page"], "dirty": e["dirty"], "ref": migrated_referenced, "read": migrated_read,
                         "cls": nvm_class(e["level"])}
         where[e["page"]] = (NVM, s)
         dram[x] = None
@@ -203,6 +216,7 @@ def clock_hbm(pages, is_write, capacity, flush_at_end=False, dram_pages=None, nv
         hit = p in where
         b.ref(hit, w)
         if not hit:
+            mark = len(b.ios)  # where p's read is; Algorithm 1's order moves it after the victim's rows
             if not w or write_miss_read:  # a read miss, or a write miss read first (read-modify-write)
                 b.read(i, p, DRAM if D else NVM)
             start = write_level if w else read_level
@@ -225,13 +239,15 @@ def clock_hbm(pages, is_write, capacity, flush_at_end=False, dram_pages=None, nv
                 s = nvm_slot(i)
                 nvm.slots[s] = {"page": p, "dirty": False, "ref": False, "read": False, "cls": nvm_class(start)}
                 where[p] = (NVM, s)
+            if not incoming_first and (not w or write_miss_read):
+                b.to_end(mark)
         tier, x = where[p]
         # line 7, SetPageBitFlags
         if tier == DRAM:
             e = dram[x]
             b.c["hits_dram"] += hit
             b.c["writes_dram"] += bool(w)
-            e["ref"] = True
+            e["ref"] = hit or insert_referenced
             if w:
                 if hit or miss_write_counts:  # the write that brought the page in counts, or not
                     e["writes"] = min(e["writes"] + 1, 3)
@@ -265,22 +281,29 @@ def clock_hbm(pages, is_write, capacity, flush_at_end=False, dram_pages=None, nv
         else:
             g = dram_victim()
             b.c["promote_swaps"] += 1
+            mark = len(b.ios)
             b.row(i, READ, MIGRATION, p, DRAM)
             move_to_nvm(i, g, x)  # the DRAM victim takes p's NVM slot
-        dram[g] = {"page": p, "dirty": True, "ref": True, "writes": 1, "level": promote_level}
+            if not incoming_first:
+                b.to_end(mark)
+        dram[g] = {"page": p, "dirty": True, "ref": insert_referenced, "writes": 1 if miss_write_counts else 0,
+                   "level": promote_level}
         where[p] = (DRAM, g)
-        b.c["writes_dram"] += 1
+        b.c["writes_dram" if promote_write_tier == "dram" else "writes_nvm"] += 1
     return b.end(dram, dh, nvm.slots, nvm.hand, len(pages), flush_at_end)
 
 
 # --------------------------------------------------------------------------------------------------------
 def clock_dnv(pages, is_write, capacity, flush_at_end=False, dram_pages=None, nvm_pages=None, block_pages=64,
-              padding="buffer", clean_to_free_nvm=True, write_miss_read=False, cache_reads=True, tiers_out=None):
+              padding="buffer", clean_to_free_nvm=False, write_miss_read=False, cache_reads=True,
+              insert_referenced=True, migrated_referenced=False, nvm_free="lifo", pad_order="victim_first",
+              incoming_first=False, tiers_out=None):
     D, N = split(capacity, dram_pages, nvm_pages)
     b = Book(("clean_drops", "block_evictions", "padded_nvm_pages", "padded_dram_pages"), tiers_out)
     dram = [None] * D  # entries: page, dirty, ref
     dram_used, dh = 0, 0
-    nvm = NvmSlots(N)
+    dram_freed = []  # DRAM slots padding="buffer_evict" emptied (taken lowest first)
+    nvm = NvmSlots(N, lowest=nvm_free == "lowest")
     where = {}
 
     def nvm_slot(i, in_transit):
@@ -295,9 +318,12 @@ def clock_dnv(pages, is_write, capacity, flush_at_end=False, dram_pages=None, nv
         nvm.advance()
         victim = nvm.slots[x]
         b.c["block_evictions"] += 1
-        b.evict(i, victim, NVM)
+        b.c["evictions"] += 1
         del where[victim["page"]]
         nvm.slots[x] = None
+        writes = []  # (page, tier, entry) written to flash, in the order of pad_order
+        if victim["dirty"]:
+            writes.append((victim["page"], NVM, victim))
         if padding != "none":
             block = victim["page"] // block_pages
             for q in sorted(where):  # in page order, like the kernel's units
@@ -306,14 +332,26 @@ def clock_dnv(pages, is_write, capacity, flush_at_end=False, dram_pages=None, nv
                 tier, y = where[q]
                 if tier == NVM:
                     b.c["padded_nvm_pages"] += 1
-                    b.evict(i, nvm.slots[y], NVM)
+                    b.c["evictions"] += 1
+                    if nvm.slots[y]["dirty"]:
+                        writes.append((q, NVM, nvm.slots[y]))
                     del where[q]
                     nvm.slots[y] = None
                     nvm.freed.append(y)
-                elif padding == "buffer" and dram[y]["dirty"]:
-                    b.c["padded_dram_pages"] += 1
-                    b.write_back(i, q, DRAM)
-                    dram[y]["dirty"] = False
+                elif padding in ("buffer", "buffer_evict"):
+                    if dram[y]["dirty"]:
+                        b.c["padded_dram_pages"] += 1
+                        writes.append((q, DRAM, dram[y]))
+                    if padding == "buffer_evict":
+                        b.c["evictions"] += 1
+                        del where[q]
+                        dram[y] = None
+                        dram_freed.append(y)
+            if pad_order == "page":
+                writes.sort(key=lambda t: t[0])
+        for q, tier, e in writes:
+            b.write_back(i, q, tier)
+            e["dirty"] = False
         return x
 
     for i, (p, w) in enumerate(zip(pages, is_write, strict=True)):
@@ -325,10 +363,14 @@ def clock_dnv(pages, is_write, capacity, flush_at_end=False, dram_pages=None, nv
             b.c["device_read_requests"] += 1
             continue
         if not hit:
+            mark = len(b.ios)  # p's read; the text's order ("migrates ..., then allocates") moves it after
             if not w or write_miss_read:  # a read miss, or a write miss read first (read-modify-write)
                 b.read(i, p, DRAM if D else NVM)
             if D:
-                if dram_used < D:
+                if dram_freed:
+                    x = min(dram_freed)
+                    dram_freed.remove(x)
+                elif dram_used < D:
                     x = dram_used
                     dram_used += 1
                 else:
@@ -340,7 +382,7 @@ def clock_dnv(pages, is_write, capacity, flush_at_end=False, dram_pages=None, nv
                     v = dram[x]
                     if N and (v["dirty"] or (clean_to_free_nvm and nvm.has_room())):
                         s = nvm_slot(i, v["page"])
-                        nvm.slots[s] = {"page": v["page"], "dirty": v["dirty"], "ref": False}
+                        nvm.slots[s] = {"page": v["page"], "dirty": v["dirty"], "ref": migrated_referenced}
                         where[v["page"]] = (NVM, s)
                         b.c["migrations_dram_nvm"] += 1
                         b.row(i, WRITE, MIGRATION, v["page"], NVM)
@@ -355,9 +397,11 @@ def clock_dnv(pages, is_write, capacity, flush_at_end=False, dram_pages=None, nv
                 s = nvm_slot(i, None)
                 nvm.slots[s] = {"page": p, "dirty": False, "ref": False}
                 where[p] = (NVM, s)
+            if not incoming_first and (not w or write_miss_read):
+                b.to_end(mark)
         tier, x = where[p]
         e = dram[x] if tier == DRAM else nvm.slots[x]
-        e["ref"] = True
+        e["ref"] = hit or insert_referenced
         t = "dram" if tier == DRAM else "nvm"
         b.c[f"hits_{t}"] += hit
         b.c[f"writes_{t}"] += bool(w)

@@ -36,11 +36,28 @@ HBM_VARIANTS = [{}, {"rotation": "sweep"}, {"nvm_classes": "swapped"}, {"promote
                 {"miss_write_counts": False, "evaluate_first": False, "dram_ref_bit": True},
                 {"evaluate_first": False, "rotation": "sweep"},
                 {"migrated_referenced": True, "nvm_second_chance": False, "promote_test": "after"},
-                {"migrated_referenced": True, "nvm_classes": "swapped", "write_level": 4}]
+                {"migrated_referenced": True, "nvm_classes": "swapped", "write_level": 4},
+                {"migrated_read": True}, {"migrated_referenced": True, "migrated_read": True},
+                {"migrated_read": True, "nvm_classes": "swapped", "nvm_second_chance": False},
+                {"miss_write_counts": False, "promote_test": "after"},
+                {"promote_write_tier": "nvm"}, {"promote_write_tier": "nvm", "promote_test": "after"},
+                {"dram_ref_bit": True, "insert_referenced": False},
+                {"dram_ref_bit": True, "insert_referenced": False, "rotation": "sweep", "promote_test": "after"},
+                {"insert_referenced": False}, {"incoming_first": True},
+                {"incoming_first": True, "promote_test": "after", "write_miss_read": True}]
 DNV_VARIANTS = [{}, {"padding": "nvm"}, {"padding": "none"}, {"block_pages": 4}, {"block_pages": 1},
-                {"block_pages": 8, "clean_to_free_nvm": False}, {"padding": "nvm", "block_pages": 16},
+                {"block_pages": 8, "clean_to_free_nvm": True}, {"padding": "nvm", "block_pages": 16},
                 {"write_miss_read": True, "block_pages": 4}, {"cache_reads": False, "block_pages": 4},
-                {"cache_reads": False, "padding": "nvm", "clean_to_free_nvm": False}]
+                {"cache_reads": False, "padding": "nvm", "clean_to_free_nvm": True},
+                {"insert_referenced": False, "block_pages": 4}, {"migrated_referenced": True, "block_pages": 4},
+                {"insert_referenced": False, "migrated_referenced": True, "clean_to_free_nvm": True},
+                {"padding": "buffer_evict", "block_pages": 4}, {"padding": "buffer_evict"},
+                {"padding": "buffer_evict", "block_pages": 8, "clean_to_free_nvm": True, "nvm_free": "lowest"},
+                {"nvm_free": "lowest", "block_pages": 4}, {"nvm_free": "lowest", "padding": "nvm"},
+                {"pad_order": "page", "block_pages": 4}, {"pad_order": "page", "padding": "buffer_evict"},
+                {"pad_order": "page", "padding": "none", "block_pages": 2},
+                {"incoming_first": True, "block_pages": 4},
+                {"incoming_first": True, "write_miss_read": True, "padding": "buffer_evict", "block_pages": 4}]
 SIZES = [(1, 1), (2, 7), (3, 40), (4, 150), (5, 1000)]
 
 
@@ -103,10 +120,12 @@ DEGENERATE = {"nvm_pages": 0, "levels": False, "nvm_to_dram": False}
 @pytest.mark.parametrize("seed,cap", [(1, 1), (2, 7), (3, 40), (5, 300)])
 def test_hbm_without_nvm_and_migrations_is_clock(seed, cap):
     """NVM size 0, levels and NVM -> DRAM off, with a DRAM reference bit: CLOCK whose pages enter referenced
-    (the access that brings a page in sets its bit), page by page and I/O by I/O."""
+    (the access that brings a page in sets its bit), page by page and I/O by I/O (in CLOCK's log order, the
+    read before the victim's write: ``incoming_first``)."""
     tr = random_trace(seed, write_fraction=0.5)
     clock = simulate(tr, "clock", cap, flush_at_end=True, log_io=True, insert_referenced=True)
-    hbm = simulate(tr, "clock_hbm", flush_at_end=True, log_io=True, dram_pages=cap, dram_ref_bit=True, **DEGENERATE)
+    hbm = simulate(tr, "clock_hbm", flush_at_end=True, log_io=True, dram_pages=cap, dram_ref_bit=True,
+                   incoming_first=True, **DEGENERATE)
     assert np.array_equal(clock.outcome, hbm.outcome)
     for col in ("ref", "op", "cause", "first_page", "n_pages"):
         assert np.array_equal(getattr(clock.io_log, col), getattr(hbm.io_log, col)), col
@@ -361,9 +380,171 @@ def test_dnv_without_read_caching_holds_written_pages_only():
     assert off["fills_dram"] == 0
 
 
-@pytest.mark.parametrize("params", [{"miss_write_counts": False}, {"evaluate_first": False},
-                                    {"migrated_referenced": True}])
-def test_each_open_rule_changes_the_comparison_traces(params):
+RULES = [("clock_hbm", {}, {"miss_write_counts": False}), ("clock_hbm", {}, {"evaluate_first": False}),
+         ("clock_hbm", {}, {"migrated_referenced": True}), ("clock_hbm", {}, {"migrated_read": True}),
+         ("clock_hbm", {"migrated_referenced": True}, {"migrated_read": True}),
+         ("clock_hbm", {}, {"promote_write_tier": "nvm"}),
+         ("clock_hbm", {"dram_ref_bit": True}, {"insert_referenced": False}),
+         ("clock_dnv", {"block_pages": 4}, {"clean_to_free_nvm": True}),
+         ("clock_dnv", {"block_pages": 4}, {"insert_referenced": False}),
+         ("clock_dnv", {"block_pages": 4}, {"migrated_referenced": True}),
+         ("clock_dnv", {"block_pages": 4}, {"padding": "buffer_evict"}),
+         ("clock_dnv", {"block_pages": 4, "clean_to_free_nvm": True}, {"nvm_free": "lowest"}),
+         ("clock_dnv", {"block_pages": 4}, {"nvm_free": "lowest"})]
+LOG_RULES = [("clock_hbm", {}, {"incoming_first": True}), ("clock_dnv", {"block_pages": 4}, {"incoming_first": True}),
+             ("clock_dnv", {"block_pages": 4}, {"pad_order": "page"})]
+
+
+def _ids(r):
+    return f"{r[0]}-{','.join(f'{k}={v}' for k, v in {**r[1], **r[2]}.items())}"
+
+
+@pytest.mark.parametrize("rule", RULES, ids=_ids)
+def test_each_open_rule_changes_the_comparison_traces(rule):
     """The seeded traces the reference comparison runs on are ones where each rule matters."""
+    policy, base, params = rule
     tr = random_trace(4, write_fraction=0.6)
-    assert simulate(tr, "clock_hbm", 150).counters != simulate(tr, "clock_hbm", 150, **params).counters
+    assert simulate(tr, policy, 150, **base).counters != simulate(tr, policy, 150, **base, **params).counters
+
+
+@pytest.mark.parametrize("rule", LOG_RULES, ids=_ids)
+def test_each_log_order_rule_changes_only_the_order(rule):
+    """A log-order rule changes the order of the comparison traces' I/O log and nothing else: the same rows as a
+    multiset within each reference, the same outcomes and counters."""
+    policy, base, params = rule
+    tr = random_trace(4, write_fraction=0.6)
+    a = simulate(tr, policy, 150, log_io=True, flush_at_end=True, **base)
+    b = simulate(tr, policy, 150, log_io=True, flush_at_end=True, **base, **params)
+    assert a.counters == b.counters and np.array_equal(a.outcome, b.outcome)
+    cols = ("ref", "op", "cause", "first_page", "n_pages", "tier")
+    rows = [list(zip(*(getattr(r.io_log, c).tolist() for c in cols), strict=True)) for r in (a, b)]
+    assert rows[0] != rows[1]
+    assert sorted(rows[0]) == sorted(rows[1])
+    assert [r[0] for r in rows[0]] == [r[0] for r in rows[1]]  # reordered within a reference only
+
+
+def _rows(seq, dram_pages, nvm_pages, policy="clock_hbm", **params):
+    """``seq`` of ("R"/"W", page): the I/O log as (ref, op, cause, page, tier), the counters and the outcomes,
+    after checking all three against the reference."""
+    ops = np.array([Op.WRITE if o == "W" else Op.READ for o, _ in seq], np.int8)
+    tr = Trace(np.arange(len(seq)) * 1e-3, ops, np.array([pg for _, pg in seq]) * 4096, np.full(len(seq), 4096))
+    res = compare_to_reference(tr, policy, ref_hbm if policy == "clock_hbm" else ref_dnv, None, False,
+                               with_tiers=True, dram_pages=dram_pages, nvm_pages=nvm_pages, **params)
+    log = res.io_log
+    rows = list(zip(log.ref.tolist(), log.op.tolist(), log.cause.tolist(), log.first_page.tolist(), log.tier.tolist(),
+                    strict=True))
+    return rows, res.counters, res.hit.tolist()
+
+
+R_, W_ = contract.IO_READ, contract.IO_WRITE
+DEM, EVI, MIG = contract.DEMAND, contract.EVICTION, contract.MIGRATION
+
+
+def test_miss_write_counts_covers_the_write_that_moves_a_page_up():
+    """The write that moves A up from NVM is, like a write miss's, one of its first rotation's writes: with one
+    more write A has two, climbs to level 3 as the hand passes and stays (D goes); not counted, A has one, stays
+    at level 2 and goes (the clean-room review's reading of "own write", settled for both ways into DRAM)."""
+    A, B, C, D, E = range(5)
+    seq = [("W", A), ("R", B), ("R", C), ("W", A), ("W", A), ("W", A), ("R", D), ("R", E)]
+    assert _migrated(seq, 2, 2)[0] == [A, B, C, D]
+    assert _migrated(seq, 2, 2, miss_write_counts=False)[0] == [A, B, C, A]
+
+
+def test_migrated_read_makes_a_moved_page_a_migration_candidate():
+    """Level 1 -> migration, level 2 -> eviction candidate; the NVM hand demotes 0 and evicts 1 (dirty, written).
+    Counted as read on arrival (``migrated_read``), both are migration candidates at the first pass, demoted at
+    the second, and 0 (clean) goes instead."""
+    seq = [("R", 0), ("W", 1), ("R", 2), ("R", 3)]
+    rows, c, _ = _rows(seq, 1, 2)
+    assert [r[3] for r in rows if r[2] == EVI] == [1] and c["to_migration_candidate"] == 0
+    rows, c, _ = _rows(seq, 1, 2, migrated_read=True)
+    assert [r[3] for r in rows if r[2] == EVI] == [] and c["evictions"] == 1 and c["to_migration_candidate"] == 1
+    assert c["resident_nvm"] == 2 and c["dirty_at_end"] == 1  # 1 is still there, dirty
+
+
+def test_promote_write_tier_moves_only_the_write_counter():
+    seq = [("R", 0), ("R", 1), ("W", 0), ("W", 0)]
+    _, dram, _ = _rows(seq, 1, 1)
+    _, nvm, _ = _rows(seq, 1, 1, promote_write_tier="nvm")
+    assert (dram["writes_dram"], dram["writes_nvm"], nvm["writes_dram"], nvm["writes_nvm"]) == (1, 1, 0, 2)
+    assert {k: v for k, v in dram.items() if not k.startswith("writes_")} == \
+        {k: v for k, v in nvm.items() if not k.startswith("writes_")}
+
+
+@pytest.mark.parametrize("seed,cap", [(1, 7), (3, 40)])
+def test_hbm_inserting_unreferenced_is_clock_inserting_unreferenced(seed, cap):
+    """The degenerate CLOCK-HBM (one DRAM clock, see above) with ``insert_referenced=False`` is CLOCK with pages
+    inserted unreferenced, I/O by I/O."""
+    tr = random_trace(seed, write_fraction=0.5)
+    clock = simulate(tr, "clock", cap, flush_at_end=True, log_io=True, insert_referenced=False)
+    hbm = simulate(tr, "clock_hbm", flush_at_end=True, log_io=True, dram_pages=cap, dram_ref_bit=True,
+                   insert_referenced=False, incoming_first=True, **DEGENERATE)
+    assert np.array_equal(clock.outcome, hbm.outcome)
+    for col in ("ref", "op", "cause", "first_page", "n_pages"):
+        assert np.array_equal(getattr(clock.io_log, col), getattr(hbm.io_log, col)), col
+
+
+def test_hbm_log_order_is_algorithm_1s():
+    """Algorithm 1: MigrateToNVMsBuffer (line 3) frees the frame AllocateToDRAMBuffer (line 5) fills, so the NVM
+    eviction and the victim's migration come before the new page's read; a move up swaps with the DRAM victim,
+    whose move comes first too. ``incoming_first=True``: the incoming page's row first."""
+    seq = [("R", 1), ("W", 2), ("R", 3), ("W", 2), ("R", 4), ("W", 1), ("W", 1), ("R", 5)]
+    rows, _, _ = _rows(seq, 2, 2)
+    assert rows[5:] == [(6, W_, MIG, 2, 1), (6, R_, MIG, 1, 0), (7, W_, EVI, 2, 1), (7, W_, MIG, 4, 1),
+                        (7, R_, DEM, 5, 0)]
+    rows, _, _ = _rows(seq, 2, 2, incoming_first=True)
+    assert rows[5:] == [(6, R_, MIG, 1, 0), (6, W_, MIG, 2, 1), (7, R_, DEM, 5, 0), (7, W_, EVI, 2, 1),
+                        (7, W_, MIG, 4, 1)]
+
+
+def test_dnv_drops_clean_victims_even_with_room():
+    """Paper 3 (Sec. II.2): CLOCK-DNV "discards the pages whose dirty bit is not set" when it makes room in DRAM,
+    NVM empty or not (the default since the clean-room review); ``clean_to_free_nvm=True`` keeps them in free
+    NVM frames."""
+    seq = [("R", 0), ("R", 1), ("R", 0)]
+    _, c, hit = _rows(seq, 1, 2, policy="clock_dnv")
+    assert hit == [False] * 3 and (c["clean_drops"], c["resident_nvm"]) == (2, 0)
+    _, c, hit = _rows(seq, 1, 2, policy="clock_dnv", clean_to_free_nvm=True)
+    assert hit == [False, False, True] and c["clean_drops"] == 0 and c["hits_nvm"] == 1
+
+
+def test_dnv_buffer_evict_takes_the_dram_block_mates_out():
+    """Blocks of 4: at reference 3 NVM evicts 0; its dirty DRAM block-mate 1 is written back and kept
+    (``padding="buffer"``), or written and evicted (``"buffer_evict"``), so 1 misses next and takes the DRAM frame
+    it left, with no victim."""
+    seq = [("W", 0), ("W", 5), ("W", 1), ("R", 9), ("W", 1)]
+    kept, c, hit = _rows(seq, 2, 1, policy="clock_dnv", block_pages=4)
+    assert hit[-1] and c["evictions"] == 1 and c["padded_dram_pages"] == 1
+    out, c, hit = _rows(seq, 2, 1, policy="clock_dnv", block_pages=4, padding="buffer_evict")
+    assert not hit[-1] and c["evictions"] == 2 and c["padded_dram_pages"] == 1 and c["resident_dram"] == 2
+    assert [r for r in out if r[0] == 3] == [r for r in kept if r[0] == 3]  # the same writes at reference 3
+    assert [r for r in out if r[0] == 4] == []  # a free DRAM frame: no victim, no read (a write miss)
+
+
+def test_dnv_free_nvm_frame_choice():
+    """After padding frees NVM frames, the next page moving into NVM takes the one freed last (``lifo``) or the
+    lowest (``lowest``): a different page is next under the NVM hand, and reference 9 evicts clean page 5 (no
+    write) or dirty page 53 (written). The clean-room review's minimal trace, clean victims kept while NVM has
+    room."""
+    seq = [("W", 4), ("R", 3), ("W", 1), ("W", 0), ("W", 14), ("R", 5), ("W", 53), ("W", 56), ("R", 3), ("R", 37)]
+    kw = {"block_pages": 4, "clean_to_free_nvm": True}
+    lifo, _, _ = _rows(seq, 2, 3, policy="clock_dnv", **kw)
+    low, _, _ = _rows(seq, 2, 3, policy="clock_dnv", nvm_free="lowest", **kw)
+    assert [r for r in lifo if r[0] == 9 and r[2] == EVI] == []
+    assert [r for r in low if r[0] == 9 and r[2] == EVI] == [(9, W_, EVI, 53, 1)]
+
+
+def test_dnv_log_orders():
+    """``pad_order``: a padded block's writes victim first (default) or in page order; ``incoming_first``: the new
+    page's read after the victim's rows (default: "migrates the dirty pages, then allocates the new page") or
+    before them."""
+    seq = [("W", 50), ("W", 48), ("W", 8), ("W", 32), ("W", 3), ("R", 53)]
+    kw = {"policy": "clock_dnv", "block_pages": 4}
+    rows, _, _ = _rows(seq, 2, 3, **kw)
+    assert [r for r in rows if r[0] == 5] == [(5, W_, EVI, 50, 1), (5, W_, EVI, 48, 1), (5, W_, MIG, 32, 1),
+                                              (5, R_, DEM, 53, 0)]
+    rows, _, _ = _rows(seq, 2, 3, pad_order="page", **kw)
+    assert [r for r in rows if r[0] == 5][:2] == [(5, W_, EVI, 48, 1), (5, W_, EVI, 50, 1)]
+    rows, _, _ = _rows(seq, 2, 3, incoming_first=True, **kw)
+    assert [r for r in rows if r[0] == 5] == [(5, R_, DEM, 53, 0), (5, W_, EVI, 50, 1), (5, W_, EVI, 48, 1),
+                                              (5, W_, MIG, 32, 1)]

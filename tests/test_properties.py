@@ -74,6 +74,9 @@ def test_cache_larger_than_footprint_only_cold_misses(tr, policy):
     k = min_capacity(policy)
     units, _ = refs.units(k, pol.kernel.unit_halo(make_params(policy), 4096))
     c = simulate(tr, policy, units.n + 1).counters  # room for every unit, prefetched ones too
+    if pol.caps.drops_with_room:  # its paper drops some pages even with room: each extra miss follows a drop
+        assert c["evictions"] >= c["misses"] - refs.n_unique >= 0
+        return
     if pol.caps.prefetches:  # prefetch hits stand in for some first references
         assert c["misses"] + c["prefetch_hits"] >= refs.n_unique >= c["misses"]
     else:

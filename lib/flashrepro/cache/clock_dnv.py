@@ -4,20 +4,24 @@ clock, each page with a reference and a dirty bit.
 * Every page that misses enters DRAM (a read miss is read from flash first; with ``cache_reads=False``, a
   write buffer, a read miss is read from flash for the host and not kept). When DRAM is full, the DRAM hand
   takes the first unreferenced page (clearing the bits it passes): a dirty victim migrates to NVM, a clean
-  one is dropped ("when DRAM is full on a swap, dirty pages migrate to NVM and clean pages are dropped").
-  ``clean_to_free_nvm`` (default True) lets a clean victim take an NVM frame that is still free instead:
-  a cache never drops a page while it has free space (the property every policy of this package keeps);
-  once NVM is full, which is nearly always at paper scale, clean victims are dropped.
+  one is dropped ("it discards the pages whose dirty bit is not set", Sec. II.2), even while NVM still has
+  free frames (so, unlike every other policy here, it can drop a page while it has room: ``Caps``'
+  ``drops_with_room``). ``clean_to_free_nvm=True`` (the default before the clean-room review) lets a clean
+  victim take an NVM frame that is still free instead; once NVM is full, clean victims are dropped either way.
 * NVM pages stay in NVM when hit (there is no NVM -> DRAM migration). When NVM needs a frame, the NVM hand
   takes the first unreferenced page, and BPLRU's block padding is applied "only within the hybrid buffer":
   ``padding="buffer"`` (default) evicts every NVM page of the victim's flash block (``block_pages`` pages)
-  with it and also writes back the dirty DRAM pages of that block, which stay in DRAM, clean; ``"nvm"``
-  evicts the NVM block-mates only; ``"none"`` evicts the victim alone. No page is read from flash to pad.
-  Dirty pages are written, clean ones dropped; each page written is one row of the I/O log.
+  with it and also writes back the dirty DRAM pages of that block, which stay in DRAM, clean;
+  ``"buffer_evict"`` evicts those DRAM pages too; ``"nvm"`` evicts the NVM block-mates only; ``"none"`` evicts
+  the victim alone. No page is read from flash to pad. Dirty pages are written, clean ones dropped; each page
+  written is one row of the I/O log (``pad_order``). A page moving into NVM takes a frame padding freed
+  (``nvm_free``) before the NVM hand runs.
+* In the I/O log a reference's victim rows come before the new page's read (``incoming_first=False``: "migrates
+  ..., then allocates the new page").
 
 A page enters DRAM with its reference bit set (the access that brought it in sets it, as in CLOCK-HBM's
-``SetPageBitFlags``) and NVM with it clear. With ``dram_pages=0`` (only in tiny property-test caches)
-pages enter NVM directly.
+``SetPageBitFlags``; ``insert_referenced``) and NVM with it clear (``migrated_referenced``). With
+``dram_pages=0`` (only in tiny property-test caches) pages enter NVM directly.
 """
 
 from __future__ import annotations
@@ -33,7 +37,9 @@ from . import contract as C
 from . import hybrid as H
 from .registry import Kernel, register
 
-PADDINGS = ("buffer", "nvm", "none")
+PADDINGS = ("buffer", "nvm", "none", "buffer_evict")
+NVM_FREES = ("lifo", "lowest")
+PAD_ORDERS = ("victim_first", "page")
 
 
 MAX_BLOCK_PAGES = 1 << 16  # a padding block of 256 MiB; the I/O log must hold two of them per reference
@@ -51,11 +57,15 @@ class ClockDNVParams:
         Pages per flash block, the unit of block padding (Table 3: 64).
     padding : str
         ``"buffer"`` (default): an NVM eviction takes the victim's NVM block-mates with it and writes back its
-        dirty DRAM block-mates (kept, clean); ``"nvm"``: NVM block-mates only; ``"none"``: no padding.
+        dirty DRAM block-mates (kept, clean); ``"buffer_evict"``: the DRAM block-mates leave the buffer too
+        (dirty ones written; BPLRU evicts the whole block), and the next pages take their DRAM frames, lowest
+        first; ``"nvm"``: NVM block-mates only; ``"none"``: no padding.
     clean_to_free_nvm : bool
-        True (default): a clean DRAM victim moves into a free NVM frame when there is one and is dropped
-        only when NVM is full. False: clean DRAM victims are always dropped (the description read literally;
-        it can drop a page while NVM has room).
+        False (default, the paper's text: CLOCK-DNV "discards the pages whose dirty bit is not set" while making
+        room in DRAM, "더티 비트가 설정되지 않은 페이지들을 폐기", Sec. II.2): clean DRAM victims are always
+        dropped, even while NVM has free frames, so a cache larger than the footprint still misses. True (the
+        default before the clean-room review): a clean victim takes a free NVM frame while there is one and is
+        dropped only once NVM is full.
     write_miss_read : bool
         Whether a write miss first reads the page from flash (read-modify-write; default False). The kernel
         sees page references, not byte ranges, so True takes every write miss as a partial-page one.
@@ -64,19 +74,44 @@ class ClockDNVParams:
         DRAM pages "and so causing many swaps", which presumes it holds pages that were only read). False:
         the buffer holds written pages only (Kang et al. call CLOCK-DNV a write buffer): a read miss is read
         from flash for the host and not kept; reads of buffered pages still hit.
+    insert_referenced : bool
+        Whether the access that brings a page into the buffer sets its reference bit (default True: CLOCK's
+        reference bit "tells that the page was accessed", Sec. II.2). False: it enters unreferenced.
+    migrated_referenced : bool
+        Whether a DRAM victim moved into NVM arrives with its reference bit set (default False: a move is not an
+        access).
+    nvm_free : str
+        Which free NVM frame a page moving into NVM takes after block padding freed some: ``"lifo"`` (default)
+        the one freed last, ``"lowest"`` the lowest numbered. The paper says nothing of free frames; the choice
+        decides when the NVM hand next meets the page.
+    pad_order : str
+        The order of a padded block's writes in the I/O log (no count depends on it): ``"victim_first"``
+        (default) the NVM victim, then the rest of its block in page order, either tier; ``"page"`` the block's
+        pages in page order, the victim among them.
+    incoming_first : bool
+        The order of one reference's rows in the I/O log (no count depends on it). False (default, the paper's
+        text: the DRAM policy "migrates the dirty pages to NVM, then allocates the new page", "이주한 후, 새로운
+        페이지를 할당한다"): the victim's rows (NVM eviction, padding, migration or write-back) before the new
+        page's read. True: the new page's read first (the order before the clean-room review).
     """
 
     dram_pages: int | None = C.tier(0.2, "DRAM pages (paper 3, Table 3: 20%)")
     nvm_pages: int | None = C.tier(0.8, "NVM pages (paper 3, Table 3: 80%)")
     block_pages: int = 64
     padding: str = "buffer"
-    clean_to_free_nvm: bool = True
+    clean_to_free_nvm: bool = False
     write_miss_read: bool = False
     cache_reads: bool = True
+    insert_referenced: bool = True
+    migrated_referenced: bool = False
+    nvm_free: str = "lifo"
+    pad_order: str = "victim_first"
+    incoming_first: bool = False
 
     def __post_init__(self):
-        if self.padding not in PADDINGS:
-            raise ValueError(f"clock_dnv: padding must be one of {PADDINGS}, got {self.padding!r}")
+        for name, allowed in (("padding", PADDINGS), ("nvm_free", NVM_FREES), ("pad_order", PAD_ORDERS)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"clock_dnv: {name} must be one of {allowed}, got {getattr(self, name)!r}")
         if not 1 <= self.block_pages <= MAX_BLOCK_PAGES:
             raise ValueError(f"clock_dnv: block_pages must be 1 to {MAX_BLOCK_PAGES}, got {self.block_pages}")
 
@@ -87,6 +122,7 @@ class DNVState(typing.NamedTuple):
     dirty: np.ndarray  # uint8 per frame
     ref: np.ndarray  # uint8 per frame
     free: np.ndarray  # int32 stack of free NVM frames
+    dfree: np.ndarray  # int32 stack of DRAM frames freed by padding="buffer_evict" (length 1 otherwise)
     ublock: np.ndarray  # int32 per unit: its flash block (dense)
     bstart: np.ndarray  # int32 per block + 1: the block's first unit (units are in page order)
     sc: np.ndarray  # int64 scalars (hybrid.DHAND, ...)
@@ -99,23 +135,28 @@ COUNTERS = C.BASE + H.TIER_COUNTERS + (
     C.Counter("padded_nvm_pages", None, "NVM pages evicted with a victim of their block"),
     C.Counter("padded_dram_pages", None, "dirty DRAM pages written back with an NVM victim of their block"),
 )
-PAD_NONE, PAD_NVM, PAD_BUFFER = 0, 1, 2
-PAD_CODES = {"none": PAD_NONE, "nvm": PAD_NVM, "buffer": PAD_BUFFER}
+PAD_NONE, PAD_NVM, PAD_BUFFER, PAD_BUFFER_EVICT = 0, 1, 2, 3
+PAD_CODES = {"none": PAD_NONE, "nvm": PAD_NVM, "buffer": PAD_BUFFER, "buffer_evict": PAD_BUFFER_EVICT}
 PAD_PAGES = 8  # sc slot after hybrid's: pages of a block one eviction may write (0 without padding)
+DFREE = 9  # sc slot: DRAM frames freed by padding="buffer_evict" (on the dfree stack)
 
 
 @njit(cache=True)
 def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, padding, clean_to_free_nvm,
-              write_miss_read, cache_reads):
+              write_miss_read, cache_reads, insert_ref, migrated_ref, nvm_lowest, pad_page, incoming_first):
     # Written out in one function, each step once (helpers taking the state's arrays halve the speed: measured
     # on CLOCK-HBM's kernel).
     unit, event = refs.unit, refs.event
-    where, funit, dirty, ref, free, ublock, bstart, sc = state
+    where, funit, dirty, ref, free, dfree, ublock, bstart, sc = state
     D, N = sc[H.DCAP], sc[H.NCAP]
     hits = write_hits = write_refs = dev_reads = dirtyings = 0
     hits_d = hits_n = writes_d = writes_n = write_hits_n = 0
     evictions = written = wb_d = wb_n = mig_dn = fills = 0
     drops = block_evictions = padded_nvm = padded_dram = 0
+    iref = np.uint8(1 if insert_ref else 0)
+    mref = np.uint8(1 if migrated_ref else 0)
+    victim_late = pad_page and padding != PAD_NONE  # the NVM victim written at its place in its block
+    evict_dram = padding == PAD_BUFFER_EVICT  # DRAM frames can be freed (only then is sc[DFREE] ever > 0)
     rows = 3 + 2 * sc[PAD_PAGES]
     n = unit.shape[0]
     stop = n
@@ -152,16 +193,28 @@ def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, pa
             if do_log:
                 nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, H.DRAM if D > 0 else H.NVM)
             continue
+        late = False  # p's read logged after the victim's rows (the text's order: migrate, then allocate)
         if not w or write_miss_read:  # a read miss, or a write miss read first (read-modify-write)
             dev_reads += 1
             fills += 1
             if do_log:
-                nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, H.DRAM if D > 0 else H.NVM)
+                if incoming_first:
+                    nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, H.DRAM if D > 0 else H.NVM)
+                else:
+                    late = True
         # --- p takes a DRAM frame g; when DRAM is full the DRAM clock's victim leaves it -----------------------
         g = -1
         victim = -1
         if D > 0:
-            if sc[H.DUSED] < D:
+            if evict_dram and sc[DFREE] > 0:  # a frame padding="buffer_evict" freed: the lowest (DRAM's fill order)
+                k = 0
+                for j in range(1, sc[DFREE]):
+                    if dfree[j] < dfree[k]:
+                        k = j
+                g = dfree[k]
+                sc[DFREE] -= 1
+                dfree[k] = dfree[sc[DFREE]]
+            elif sc[H.DUSED] < D:
                 g = sc[H.DUSED]
                 sc[H.DUSED] += 1
             else:
@@ -180,7 +233,7 @@ def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, pa
         # --- an NVM frame t: for a dirty DRAM victim (a clean one too while NVM has room), or for p (no DRAM) ---
         t = -1
         if N > 0 and (D == 0 or (victim >= 0 and (dirty[g] or (clean_to_free_nvm and H.nvm_room(sc))))):
-            t = H.nvm_free_frame(free, sc)
+            t = H.nvm_free_frame_lowest(free, sc) if nvm_lowest else H.nvm_free_frame(free, sc)
             if t < 0:  # the NVM clock's victim, with its block's pages in the buffer
                 h = sc[H.NHAND]
                 while ref[D + h]:
@@ -197,16 +250,19 @@ def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, pa
                 where[v] = -1
                 evictions += 1
                 block_evictions += 1
-                if dirty[t]:
+                vdirty = dirty[t]
+                if vdirty:
                     written += 1
                     wb_n += 1
-                    if do_log:
+                    if do_log and not victim_late:
                         nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, H.NVM)
                 if padding != PAD_NONE:
                     b = ublock[v]
                     for u in range(bstart[b], bstart[b + 1]):
                         y = where[u]
-                        if y < 0 or u == victim:  # not in the buffer, or on its way from DRAM
+                        if y < 0 or u == victim:  # not in the buffer (the victim too, now), or on its way from DRAM
+                            if victim_late and u == v and vdirty and do_log:  # pad_order="page": its turn
+                                nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, H.NVM)
                             continue
                         if y >= D:  # an NVM block-mate leaves with the victim
                             padded_nvm += 1
@@ -221,20 +277,27 @@ def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, pa
                                     nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, u, 1, H.NVM)
                             free[sc[H.NFREE]] = y
                             sc[H.NFREE] += 1
-                        elif padding == PAD_BUFFER and dirty[y]:  # a dirty DRAM block-mate: written, kept clean
-                            dirty[y] = 0
-                            padded_dram += 1
-                            written += 1
-                            wb_d += 1
-                            if do_log:
-                                nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, u, 1, H.DRAM)
+                        elif padding >= PAD_BUFFER:  # a DRAM block-mate: written back when dirty
+                            if dirty[y]:
+                                dirty[y] = 0
+                                padded_dram += 1
+                                written += 1
+                                wb_d += 1
+                                if do_log:
+                                    nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, u, 1, H.DRAM)
+                            if padding == PAD_BUFFER_EVICT:  # and evicted (BPLRU evicts the whole block)
+                                where[u] = -1
+                                funit[y] = -1
+                                evictions += 1
+                                dfree[sc[DFREE]] = y
+                                sc[DFREE] += 1
         # --- the DRAM victim migrates to t, or leaves (a clean one dropped, a dirty one written) -------------
         if victim >= 0:
             if t >= 0:
                 funit[t] = victim
                 where[victim] = t
                 dirty[t] = dirty[g]
-                ref[t] = 0
+                ref[t] = mref
                 mig_dn += 1
                 if do_log:
                     nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.MIGRATION, victim, 1, H.NVM)
@@ -248,7 +311,9 @@ def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, pa
                         nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, victim, 1, H.DRAM)
                 else:
                     drops += 1
-        # --- p enters DRAM (NVM when there is no DRAM), referenced by this access --------------------------
+        if do_log and late:
+            nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, H.DRAM if D > 0 else H.NVM)
+        # --- p enters DRAM (NVM when there is no DRAM), referenced by this access (insert_referenced) ----------
         if g < 0:
             g = t
             writes_n += w
@@ -256,7 +321,7 @@ def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, pa
             writes_d += w
         funit[g] = p
         where[p] = g
-        ref[g] = 1
+        ref[g] = iref
         dirty[g] = w
         dirtyings += w
     C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, written, written,
@@ -283,7 +348,7 @@ def blocks_of(units, block_pages: int) -> tuple[np.ndarray, np.ndarray]:
 class ClockDNV(Kernel):
     """CLOCK-DNV (Kang et al. 2017, as paper 3 describes it): DRAM and NVM clocks, block padding in the buffer."""
 
-    caps = C.Caps(tiers=True)
+    caps = C.Caps(tiers=True, drops_with_room=True)
     counters = COUNTERS
 
     def new_state(self, units, tiers, params):
@@ -292,18 +357,21 @@ class ClockDNV(Kernel):
         D, N = H.tier_sizes(tiers, units.n)
         frames = D + N
         ublock, bstart = blocks_of(units, params.block_pages)
-        sc = np.zeros(9, np.int64)
+        sc = np.zeros(10, np.int64)
         sc[:8] = H.new_scalars(D, N)
         sc[PAD_PAGES] = params.block_pages if params.padding != "none" else 0
         return DNVState(np.full(units.n, -1, np.int32), np.full(frames, -1, np.int32), np.zeros(frames, np.uint8),
-                        np.zeros(frames, np.uint8), np.zeros(max(N, 1), np.int32), ublock, bstart, sc)
+                        np.zeros(frames, np.uint8), np.zeros(max(N, 1), np.int32),
+                        np.zeros(max(D, 1) if params.padding == "buffer_evict" else 1, np.int32), ublock, bstart, sc)
 
     def log_rows_per_ref(self, tiers, params):
         return 3 + (2 * params.block_pages if params.padding != "none" else 0)
 
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
-        return _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, PAD_CODES[params.padding],
-                         params.clean_to_free_nvm, params.write_miss_read, params.cache_reads)
+        p = params
+        return _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, PAD_CODES[p.padding],
+                         p.clean_to_free_nvm, p.write_miss_read, p.cache_reads, p.insert_referenced,
+                         p.migrated_referenced, p.nvm_free == "lowest", p.pad_order == "page", p.incoming_first)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         return H.finish_tiers(state, counters, log, nlog, do_log, flush_at_end, last_ref)

@@ -10,7 +10,9 @@ The paper's Algorithm 1, Fig. 3 and Table 2, as implemented here (the open choic
   write", Fig. 3); a write miss's own write counts toward the page's first rotation
   (``miss_write_counts``; Algorithm 1 runs ``SetPageBitFlags`` after ``AllocateToDRAMBuffer``). When DRAM is
   full, ``MigrateToNVMsBuffer``: the DRAM hand finds a page at level 1 or 2 and moves it to NVM (with its
-  reference bit clear unless ``migrated_referenced``), evicting an NVM page first when NVM is full.
+  reference bit clear unless ``migrated_referenced``, unread unless ``migrated_read``), evicting an NVM page
+  first when NVM is full. In the I/O log the victim's rows come first, then the new page's read (Algorithm 1's
+  order, ``incoming_first=False``).
 * **DRAM levels (Table 2).** Each DRAM page counts its writes in a 2-bit counter (0-3). Once per rotation
   of the DRAM clock its level moves at most one step: level 1 up on 1-3 writes, else stays; level 2 up on
   2-3, stays on 1, down on 0; level 3 up on 3, stays on 1-2, down on 0; level 4 stays on 2-3, down on
@@ -55,6 +57,7 @@ from .registry import Kernel, register
 ROTATIONS = ("page", "sweep")
 NVM_CLASSES = ("respectively", "swapped")
 PROMOTE_TESTS = ("before", "after")
+PROMOTE_WRITE_TIERS = ("dram", "nvm")
 MIGRATION_CAND, EVICTION_CAND = 0, 1  # NVM classes
 
 # Table 2: the next level from (level, writes in the last rotation), indexed level * 4 + writes
@@ -107,6 +110,35 @@ class ClockHBMParams:
         Whether a write miss first reads the page from flash (read-modify-write, a swap; default False: the
         paper counts swaps without saying, and a whole-page write needs no read). The kernel sees page
         references, not byte ranges, so True takes every write miss as a partial-page one: an upper bound.
+    miss_write_counts : bool
+        Whether the write that brings a page into DRAM, a write miss or a write that moves it up from NVM, is
+        one of the writes of its first rotation (default True: Algorithm 1 runs ``SetPageBitFlags``, line 7,
+        after ``AllocateToDRAMBuffer``, line 5). False: a page's first rotation starts after the access that
+        placed it (for a miss and a move up alike; before the clean-room review, False spared only misses).
+    evaluate_first : bool
+        Whether the DRAM hand applies Table 2 to a page before testing it as a victim (default True) or only to
+        the pages it passes over (False: a page leaves at the level it had).
+    migrated_referenced : bool
+        Whether a page moved from DRAM to NVM arrives with its reference bit set (default False: a move is not
+        an access). The bit is the one line 8 tests and the NVM hand's second chance reads.
+    migrated_read : bool
+        Whether a page moved from DRAM to NVM counts as read in its first NVM rotation, i.e. is a migration
+        candidate when the NVM hand first passes it (default False: the NVM classes follow "whether a read
+        occurred" after allocation, Sec. III, and a move is a write into NVM, not a read). The clean-room
+        review's reading "a migrated page arrives referenced" is ``migrated_referenced=True`` with this.
+    insert_referenced : bool
+        With ``dram_ref_bit``: whether the access that brings a page into DRAM (a miss, or a write moving it up)
+        sets its DRAM reference bit (default True, as every access does: ``SetPageBitFlags``). Pages that enter
+        NVM directly (only with ``dram_pages=0``) are always referenced.
+    promote_write_tier : str
+        Where the write that moves an NVM page up is counted: ``"dram"`` (default: in the DRAM frame the page
+        takes, ``writes_dram``) or ``"nvm"`` (``writes_nvm``: Algorithm 1 sets the page's bits, line 7, while it
+        is still in NVM, then moves it, line 10). Only the per-tier write counters change.
+    incoming_first : bool
+        The order of one reference's rows in the I/O log (no count depends on it). False (default, Algorithm 1):
+        the DRAM victim's rows (the NVM eviction it needs, its migration) come before the incoming page's read
+        or move up, since ``MigrateToNVMsBuffer`` (line 3) frees the frame ``AllocateToDRAMBuffer`` (line 5)
+        fills. True: the incoming page's row first (the order before the clean-room review).
     """
 
     dram_pages: int | None = C.tier(0.2, "DRAM pages (Table 3: 6.4 MB, 20%)")
@@ -125,10 +157,14 @@ class ClockHBMParams:
     miss_write_counts: bool = True
     evaluate_first: bool = True
     migrated_referenced: bool = False
+    migrated_read: bool = False
+    insert_referenced: bool = True
+    promote_write_tier: str = "dram"
+    incoming_first: bool = False
 
     def __post_init__(self):
         for name, allowed in (("rotation", ROTATIONS), ("nvm_classes", NVM_CLASSES),
-                              ("promote_test", PROMOTE_TESTS)):
+                              ("promote_test", PROMOTE_TESTS), ("promote_write_tier", PROMOTE_WRITE_TIERS)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"clock_hbm: {name} must be one of {allowed}, got {getattr(self, name)!r}")
         for name in ("read_level", "write_level", "promote_level"):
@@ -160,7 +196,8 @@ COUNTERS = C.BASE + H.TIER_COUNTERS + (
 @njit(cache=True)
 def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, levels, sweep, read_level, write_level,
               promote_level, l1_class, l2_class, promote_before, dram_ref, nvm_to_dram, second_chance,
-              write_miss_read, miss_write_counts, evaluate_first, migrated_ref):
+              write_miss_read, miss_write_counts, evaluate_first, migrated_ref, migrated_read, insert_ref, promote_nvm,
+              incoming_first):
     # Written out in one function: helpers that take the state's arrays (even inlined ones) cost this loop half
     # its speed (measured), so each step of Algorithm 1 appears once, with flags saying which case it serves.
     unit, event = refs.unit, refs.event
@@ -178,6 +215,9 @@ def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, le
     eval_first = per_page and evaluate_first
     eval_after = per_page and not evaluate_first
     mref = np.uint8(1 if migrated_ref else 0)
+    mread = np.uint8(1 if migrated_read else 0)
+    iref = np.uint8(1 if insert_ref else 0)
+    own = np.uint8(1 if miss_write_counts else 0)
     n = unit.shape[0]
     stop = n
     for i in range(start, n):
@@ -206,6 +246,7 @@ def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, le
                 dirty[f] = 1
             continue
         src = -1  # p's NVM frame when a write moves it to DRAM (lines 8-11)
+        late = -1  # the cause of p's own row when it is logged after the victim's (Algorithm 1's order)
         if hit:
             hits_n += 1
             was_referenced = ref[f]
@@ -222,12 +263,18 @@ def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, le
             src = f  # MigrateToDRAMBuffer
             mig_nd += 1
             if do_log:
-                nlog = C.row(log, nlog, base + i, C.IO_READ, C.MIGRATION, p, 1, H.DRAM)
+                if incoming_first:
+                    nlog = C.row(log, nlog, base + i, C.IO_READ, C.MIGRATION, p, 1, H.DRAM)
+                else:
+                    late = C.MIGRATION
         elif not w or write_miss_read:  # a miss that reads the page from flash: a swap
             dev_reads += 1
             fills += 1
             if do_log:
-                nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, H.DRAM if D > 0 else H.NVM)
+                if incoming_first:
+                    nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, H.DRAM if D > 0 else H.NVM)
+                else:
+                    late = C.DEMAND
         # --- p needs a DRAM frame g (lines 1-6 and 10); the DRAM hand's victim leaves g when DRAM is full ----
         g = -1
         victim = -1  # the DRAM page leaving g
@@ -327,7 +374,7 @@ def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, le
                 where[victim] = t
                 dirty[t] = dirty[g]
                 ref[t] = mref
-                cnt[t] = 0
+                cnt[t] = mread
                 lvl[t] = l1_class if lvl[g] <= 1 else l2_class
                 mig_dn += 1
                 if do_log:
@@ -340,19 +387,24 @@ def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, le
                     wb_d += 1
                     if do_log:
                         nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, victim, 1, H.DRAM)
+        if do_log and late >= 0:  # p's read (or move up) after the victim's rows: Algorithm 1 line 5 after 3
+            nlog = C.row(log, nlog, base + i, C.IO_READ, late, p, 1, H.DRAM if D > 0 else H.NVM)
         # --- p takes its frame, with this access's bits set ----------------------------------------------------
         if g >= 0:
             funit[g] = p
             where[p] = g
-            ref[g] = 1
+            ref[g] = iref
             if src >= 0:  # moved up by this write
                 dirty[g] = 1
-                cnt[g] = 1
+                cnt[g] = own
                 lvl[g] = pl_
-                writes_d += 1
+                if promote_nvm:
+                    writes_n += 1
+                else:
+                    writes_d += 1
             else:
                 dirty[g] = w
-                cnt[g] = w if miss_write_counts else 0
+                cnt[g] = w & own
                 lvl[g] = wl if w else rl
                 writes_d += w
                 dirtyings += w
@@ -401,7 +453,8 @@ class ClockHBM(Kernel):
         return _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, p.levels,
                          p.rotation == "sweep", p.read_level, p.write_level, p.promote_level, l1, l2,
                          p.promote_test == "before", p.dram_ref_bit, p.nvm_to_dram, p.nvm_second_chance,
-                         p.write_miss_read, p.miss_write_counts, p.evaluate_first, p.migrated_referenced)
+                         p.write_miss_read, p.miss_write_counts, p.evaluate_first, p.migrated_referenced,
+                         p.migrated_read, p.insert_referenced, p.promote_write_tier == "nvm", p.incoming_first)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         return H.finish_tiers(state, counters, log, nlog, do_log, flush_at_end, last_ref)

@@ -133,12 +133,14 @@ class Caps:
     (writes back on a timer or a sync, may drop deleted pages). ``tiers``: holds pages in more than one
     memory (migrations).
     ``evicts_without_miss``: pages may leave at a flush or a delete, so evictions need not equal
-    misses - capacity."""
+    misses - capacity. ``drops_with_room``: may drop a page while it has free space (its paper's rule, e.g.
+    CLOCK-DNV's clean DRAM victims), so a cache larger than the footprint can miss more than once per page."""
 
     prefetches: bool = False
     flushes: bool = False
     tiers: bool = False
     evicts_without_miss: bool = False
+    drops_with_room: bool = False
 
 
 # --- tiers -----------------------------------------------------------------------------------------------

@@ -3,8 +3,9 @@
 Both keep their pages in one array of frames: frames ``0 .. D-1`` are DRAM and ``D .. D+N-1`` NVM, so every
 per-page bit (dirty, reference, counts) is one random access per reference whichever tier holds the page.
 Each tier has its own clock hand. DRAM frames are filled in order and never freed (a page leaves DRAM only
-to make room for another); NVM frames are filled in order, and a frame freed by a move to DRAM or by a block
-eviction goes on a stack that the next page takes before the NVM hand runs.
+to make room for another, except under CLOCK-DNV's ``padding="buffer_evict"``); NVM frames are filled in order,
+and a frame freed by a move to DRAM or by a block eviction goes on a stack that the next page takes before the
+NVM hand runs (the frame freed last, or with CLOCK-DNV's ``nvm_free="lowest"`` the lowest numbered).
 
 Counters, after :data:`~flashrepro.cache.contract.BASE` and the contract's per-tier set
 (:func:`~flashrepro.cache.contract.tier_counters`), are the ones paper 3's figures need to count buffer
@@ -71,7 +72,8 @@ def nvm_room(sc):
 
 @njit(cache=True, inline="always")
 def nvm_free_frame(free, sc):
-    """Take a free NVM frame (the stack first, then the next never-used one); -1 if there is none."""
+    """Take a free NVM frame (the stack first: the one freed last; then the next never-used one); -1 if there is
+    none."""
     if sc[NFREE] > 0:
         sc[NFREE] -= 1
         return free[sc[NFREE]]
@@ -79,6 +81,23 @@ def nvm_free_frame(free, sc):
         sc[NFILL] += 1
         return sc[DCAP] + sc[NFILL] - 1
     return -1
+
+
+@njit(cache=True)
+def nvm_free_frame_lowest(free, sc):
+    """:func:`nvm_free_frame`, but of the freed frames the lowest numbered (CLOCK-DNV's ``nvm_free="lowest"``; not
+    inlined, so the default path's loop stays as it was)."""
+    n = sc[NFREE]
+    if n > 0:
+        k = 0
+        for j in range(1, n):
+            if free[j] < free[k]:
+                k = j
+        f = free[k]
+        free[k] = free[n - 1]
+        sc[NFREE] = n - 1
+        return f
+    return nvm_free_frame(free, sc)
 
 
 def hand_order(funit: np.ndarray, first: int, size: int, hand: int) -> np.ndarray:

@@ -429,36 +429,69 @@ def flash_geometry(physical_bytes: int = 20 * 2**30, pages_per_block: int = 64, 
 
 
 # --- the open choices ------------------------------------------------------------------------------------------
+# Who is right on each row of the ambiguity table: the paper's text settles the point for the default (the row's
+# reading is not the paper's: the clean-room review found one such default, CLOCK-DNV's clean victims, and the
+# default now follows the text), or the text allows both the default and the row's reading.
+TEXT = "the text (the default)"
+BOTH = "both allowed"
+# parameters that order the I/O log and change no count (tests/test_clock_hbm.py shows it on every rule): their
+# rows are the default runs' numbers, not re-run (the runs here keep no log)
+LOG_ONLY = frozenset({"incoming_first", "pad_order"})
+LOG_NOTE = "log order only: no count depends on it, so the default run's numbers (not re-run)"
 HBM_CHOICES = [
     ("default: rotation=page, levels 1/2 (read/write miss), promote 2, respectively, test before, no DRAM bit, "
-     "a write miss's write counted, Table 2 before the victim test, migrated pages unreferenced", {}),
-    ("rotation=sweep (all DRAM pages re-evaluated when the hand wraps)", {"rotation": "sweep"}),
-    ("read and write misses both start at level 1", {"read_level": 1, "write_level": 1}),
-    ("read miss level 2, write miss level 3", {"read_level": 2, "write_level": 3}),
-    ("pages moved up from NVM start at level 4", {"promote_level": 4}),
-    ("nvm_classes=swapped (level 1 eviction, level 2 migration candidate)", {"nvm_classes": "swapped"}),
-    ("promote_test=after (every write to an NVM page moves it)", {"promote_test": "after"}),
-    ("DRAM pages have a reference bit too", {"dram_ref_bit": True}),
-    ("levels off (Table 2 not applied)", {"levels": False}),
-    ("no NVM -> DRAM migration", {"nvm_to_dram": False}),
+     "a write miss's write counted, Table 2 before the victim test, migrated pages unreferenced, Algorithm 1's "
+     "log order", {}, ""),
+    ("rotation=sweep (all DRAM pages re-evaluated when the hand wraps)", {"rotation": "sweep"}, BOTH),
+    ("read and write misses both start at level 1", {"read_level": 1, "write_level": 1}, BOTH),
+    ("read miss level 2, write miss level 3", {"read_level": 2, "write_level": 3}, BOTH),
+    ("pages moved up from NVM start at level 4", {"promote_level": 4}, BOTH),
+    ("nvm_classes=swapped (level 1 eviction, level 2 migration candidate)", {"nvm_classes": "swapped"}, BOTH),
+    ("promote_test=after (every write to an NVM page moves it)", {"promote_test": "after"}, BOTH),
+    ("DRAM pages have a reference bit too", {"dram_ref_bit": True}, BOTH),
+    ("DRAM pages enter unreferenced (insert_referenced=False with a DRAM reference bit, against the row above: "
+     "SetPageBitFlags, line 7, sets the bits of the page just allocated)",
+     {"dram_ref_bit": True, "insert_referenced": False}, TEXT),
+    ("levels off (Table 2 not applied)", {"levels": False}, TEXT),
+    ("no NVM -> DRAM migration", {"nvm_to_dram": False}, TEXT),
     ("nvm_second_chance=False (the NVM victim ignores writes: only reads spare a page)",
-     {"nvm_second_chance": False}),
+     {"nvm_second_chance": False}, BOTH),
     ("write_miss_read (a write miss reads its page first, read-modify-write; in every policy)",
-     {"write_miss_read": True}),
-    ("miss_write_counts=False (a write miss's own write does not count toward its first rotation)",
-     {"miss_write_counts": False}),
+     {"write_miss_read": True}, BOTH),
+    ("miss_write_counts=False (the write that brings a page into DRAM, a miss or a move up, does not count toward "
+     "its first rotation)", {"miss_write_counts": False}, BOTH),
     ("evaluate_first=False (Table 2 applied after the victim test: a page leaves at the level it had)",
-     {"evaluate_first": False}),
-    ("migrated_referenced=True (a page moved to NVM arrives referenced)", {"migrated_referenced": True}),
+     {"evaluate_first": False}, BOTH),
+    ("migrated_referenced=True (a page moved to NVM arrives referenced)", {"migrated_referenced": True}, BOTH),
+    ("migrated_referenced and migrated_read (a page moved to NVM arrives referenced and counted as read: the "
+     "clean-room review's reading; the NVM classes follow reads after allocation, and a move is no read)",
+     {"migrated_referenced": True, "migrated_read": True}, TEXT),
+    ("promote_write_tier=nvm (the write that moves a page up counted in NVM, where line 7 sets its bits)",
+     {"promote_write_tier": "nvm"}, BOTH),
+    ("incoming_first=True (the new page's row logged before the victim's; Algorithm 1 frees the frame, line 3, "
+     "before it allocates it, line 5)", {"incoming_first": True}, TEXT),
 ]
+DNV_CLEAN_CHOICE = ("CLOCK-DNV keeps clean DRAM victims in free NVM frames (clean_to_free_nvm=True, the default "
+                    "before the clean-room review; the text: it discards them)")
 DNV_CHOICES = [
-    ("CLOCK-DNV padding=nvm (NVM block-mates only)", {"padding": "nvm"}),
-    ("CLOCK-DNV padding=none", {"padding": "none"}),
-    ("CLOCK-DNV drops clean DRAM victims even with NVM room", {"clean_to_free_nvm": False}),
-    ("CLOCK-DNV cache_reads=False (a write buffer: read misses are not kept)", {"cache_reads": False}),
+    ("CLOCK-DNV padding=nvm (NVM block-mates only)", {"padding": "nvm"}, BOTH),
+    ("CLOCK-DNV padding=buffer_evict (the DRAM block-mates leave too, as BPLRU evicts whole blocks)",
+     {"padding": "buffer_evict"}, BOTH),
+    ("CLOCK-DNV padding=none", {"padding": "none"}, TEXT),
+    (DNV_CLEAN_CHOICE, {"clean_to_free_nvm": True}, TEXT),
+    ("CLOCK-DNV cache_reads=False (a write buffer: read misses are not kept)", {"cache_reads": False}, BOTH),
+    ("CLOCK-DNV insert_referenced=False (a new page enters unreferenced)", {"insert_referenced": False}, BOTH),
+    ("CLOCK-DNV migrated_referenced=True (a page moved to NVM arrives referenced)", {"migrated_referenced": True},
+     BOTH),
+    ("CLOCK-DNV nvm_free=lowest (a page moving into NVM takes the lowest free frame, not the one freed last)",
+     {"nvm_free": "lowest"}, BOTH),
+    ("CLOCK-DNV pad_order=page (a padded block's writes logged in page order, not the victim first)",
+     {"pad_order": "page"}, BOTH),
+    ("CLOCK-DNV incoming_first=True (the new page's read logged before the victim's rows; the text: it migrates, "
+     "then allocates)", {"incoming_first": True}, TEXT),
 ]
 BASELINE_CHOICES = [
-    ("CLOCK baselines insert pages referenced (as CLOCK-DNV and CLOCK-HBM do)", {"insert_referenced": True}),
+    ("CLOCK baselines insert pages referenced (as CLOCK-DNV and CLOCK-HBM do)", {"insert_referenced": True}, BOTH),
 ]
 SWAP_CHOICES = {"miss": "swap = every miss, read or write (the text's reading)",
                 "read_miss": "swap = a miss read from flash (a read miss; the reading before issue 21)",
@@ -504,7 +537,10 @@ def ambiguities(traces: dict[str, Trace], scale: str = "paper", tier_reading: st
     default runs (:func:`costed`). Runs on the first :data:`AMBIGUITY_REQUESTS` requests of each workload (the
     rows stay comparable with each other), at ci on :data:`~.workloads.CI_SUBSET` only.
     ``hbm_params``/``dnv_params``/``swap``/``pricing`` change the default the rows start from (each row's own
-    choice on top)."""
+    choice on top). Each row says who is right on it (``who_is_right``: :data:`TEXT`, the paper's text settles
+    the point for the default, or :data:`BOTH`) and gives CLOCK-HBM's and CLOCK-DNV's mean hit ratios over the
+    models (``hit_clock_hbm``, ``hit_clock_dnv``); a choice that only orders the I/O log (:data:`LOG_ONLY`) is
+    not re-run (``note``)."""
     requests = AMBIGUITY_REQUESTS[scale]
     keep = [f"clockhbm/{w}" for w in W.CI_SUBSET] if scale == "ci" else list(traces)
     tr = {k: (v.head(requests) if requests else v) for k, v in traces.items() if W.group(k) in GROUPS and k in keep}
@@ -512,9 +548,12 @@ def ambiguities(traces: dict[str, Trace], scale: str = "paper", tier_reading: st
     share = dram_share(tier_reading)
     cost = {"swap": swap, "pricing": pricing}
     base = compare(tr, PAPER_VARIANTS, tier_reading, dnv_params, **cost, **hbm_params)
-    rows = [{"choice": "default", **_summary(base)}]
+    rows = [_amb_row("default", "", base)]
     others = base.filter(pl.col("policy") != "clock_hbm")
-    for label, params in HBM_CHOICES[1:]:
+    for label, params, right in HBM_CHOICES[1:]:
+        if set(params) <= LOG_ONLY:
+            rows.append(_amb_row(f"CLOCK-HBM {label}", right, base, LOG_NOTE))
+            continue
         hbm = compare(tr, (("clock_hbm", None),), tier_reading, **cost, **{**hbm_params, **params})
         d = pl.concat([others, hbm])
         if "write_miss_read" in params:  # in every policy: CLOCK-DNV runs with it; LRU and CLOCK have no switch,
@@ -523,13 +562,16 @@ def ambiguities(traces: dict[str, Trace], scale: str = "paper", tier_reading: st
                            compare(tr, (("clock_dnv", None),), tier_reading, {**dnv_params, **params}, **cost)])
             d = costed(d.with_columns(device_reads=pl.when(pl.col("policy").is_in(ONE_POOL)).then(pl.col("misses"))
                                       .otherwise(pl.col("device_reads"))), swap, pricing, share)
-        rows.append({"choice": f"CLOCK-HBM {label}", **_summary(d)})
+        rows.append(_amb_row(f"CLOCK-HBM {label}", right, d))
     keep = base.filter(pl.col("policy") != "clock_dnv")
-    for label, params in DNV_CHOICES:
+    for label, params, right in DNV_CHOICES:
+        if set(params) <= LOG_ONLY:
+            rows.append(_amb_row(label, right, base, LOG_NOTE))
+            continue
         dnv = compare(tr, (("clock_dnv", None),), tier_reading, {**dnv_params, **params}, **cost)
-        rows.append({"choice": label, **_summary(pl.concat([keep, dnv]))})
+        rows.append(_amb_row(label, right, pl.concat([keep, dnv])))
     keep = base.filter(pl.col("policy") != "clock")
-    for label, params in BASELINE_CHOICES:
+    for label, params, right in BASELINE_CHOICES:
         raw = []
         for t in tr.values():
             for cr in (True, False):
@@ -537,17 +579,25 @@ def ambiguities(traces: dict[str, Trace], scale: str = "paper", tier_reading: st
                 raw.append({k: row[k] for k in ("workload", "group", "policy", "cache_reads", "label")}
                            | counts(res.counters, "clock", cr))
         clk = costed(pl.DataFrame(raw), swap, pricing, share)
-        rows.append({"choice": label, **_summary(pl.concat([keep, clk]))})
+        rows.append(_amb_row(label, right, pl.concat([keep, clk])))
     for other, label in SWAP_CHOICES.items():
         if other != swap:
-            rows.append({"choice": label, **_summary(costed(base, other, pricing, share))})
+            rows.append(_amb_row(label, BOTH, costed(base, other, pricing, share)))
     for other, label in PRICING_CHOICES.items():
         if other != pricing:
-            rows.append({"choice": label, **_summary(costed(base, swap, other, share))})
+            rows.append(_amb_row(label, BOTH, costed(base, swap, other, share)))
     if tiers(tier_reading) == tiers(W.TIER_READING):
-        rows.append({"choice": "Table 3 sizes read in decimal units (1,600 + 6,400 pages; pool 8,000)",
-                     **_summary(compare(tr, PAPER_VARIANTS, "decimal", dnv_params, **cost, **hbm_params))})
+        rows.append(_amb_row("Table 3 sizes read in decimal units (1,600 + 6,400 pages; pool 8,000)", BOTH,
+                             compare(tr, PAPER_VARIANTS, "decimal", dnv_params, **cost, **hbm_params)))
     return pl.DataFrame(rows)
+
+
+def _amb_row(choice: str, right: str, runs: pl.DataFrame, note: str = "") -> dict:
+    """One row of :func:`ambiguities`: the choice, who is right on it (:data:`TEXT` or :data:`BOTH`), the headline
+    numbers of ``runs`` and, as the choice's own measured effect, CLOCK-HBM's and CLOCK-DNV's mean hit ratios."""
+    h = hit_ratios(runs)
+    return {"choice": choice, "who_is_right": right, **_summary(runs),
+            "hit_clock_hbm": h.get("hit_clock_hbm_n/a"), "hit_clock_dnv": h.get("hit_clock_dnv_n/a"), "note": note}
 
 
 SWEEP_REQUESTS = {"ci": 5_000, "quick": 50_000, "paper": 100_000}

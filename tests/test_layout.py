@@ -74,3 +74,10 @@ def test_every_relative_import_resolves(package):
             if isinstance(node, ast.ImportFrom) and node.level:
                 base = importlib.util.resolve_name("." * node.level + (node.module or ""), sub.__package__)
                 importlib.import_module(base)
+
+
+def test_stored_outputs_name_no_machine_path():
+    """A checked output that prints a path under this clone (e.g. a function returning where it wrote) would fail
+    on any other clone, as CI's: the notebooks must not store one."""
+    for nb in sorted(paths.notebooks.glob("*.ipynb")):
+        assert str(paths.root) not in nb.read_text(), f"{nb.name} stores a path under {paths.root}"

@@ -45,9 +45,10 @@ def write_claims(claims, notebook: str, measured: bool = False) -> str:
     return str(paths.results / name)
 
 
-def write_text(text: str, name: str) -> str:
+def write_text(text: str, name: str) -> None:
     """Write a notebook's generated prose (:mod:`flashrepro.prose`) to ``results/<name>_text.md`` atomically
-    and show it: rendered as Markdown in a notebook, printed elsewhere. Returns the path."""
+    and show it: rendered as Markdown in a notebook, printed elsewhere. Returns nothing, so a notebook cell
+    ending with it shows the text, not a path (which differs from machine to machine)."""
     target = paths.results / f"{name}_text.md"
     with atomic_path(target) as tmp:
         tmp.write_text(text if text.endswith("\n") else text + "\n")
@@ -61,7 +62,6 @@ def write_text(text: str, name: str) -> str:
         display(Markdown(text))
     else:
         print(text)
-    return str(target)
 
 
 def show(df: pl.DataFrame, decimals: int = 4) -> None:

@@ -33,14 +33,14 @@ def test_package_layout(package):
     assert len(mod.FIGURES) > 0
     for out in mod.FIGURES:
         assert callable(out.function) and out.function.__module__.startswith(mod.__name__ + "."), out
-        assert out.file.startswith(mod.NOTEBOOK) and out.file.endswith((".csv", ".png")), out
+        assert out.file.startswith(mod.NOTEBOOK) and out.file.endswith((".csv", ".png", "_text.md")), out
 
 
 def _written_names(source: str) -> set[str]:
     """File names a notebook writes: savefig(..., "name"), write_table(..., "name"), write_claims(..., "nb"),
-    write_timings(..., "nb")."""
+    write_timings(..., "nb"), write_text(..., "nb")."""
     suffix = {"savefig": ".png", "write_table": ".csv", "write_claims": "_claims.csv",
-              "write_timings": "_timings.csv"}
+              "write_timings": "_timings.csv", "write_text": "_text.md"}
     out = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in suffix:

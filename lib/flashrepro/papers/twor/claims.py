@@ -42,6 +42,16 @@ def _fb(s: pl.DataFrame, w: str, p: str, t: str) -> str:
     return "" if share is None else f" (fallback victims: {share:.1%} of first victims)"
 
 
+def _stop_control(s: pl.DataFrame, w: str, row: L.Claim) -> L.Claim:
+    """``row`` (2R++ below 2R) against a trivially different 2R: 2R with 2R++'s multi-victim stop rule (where that
+    variant ran), the part of 2R++ that is not the second chance."""
+    a, b = s.filter(workload=w, policy="2r")["waf"], s.filter(workload=w, policy="2r/invalid-stop")["waf"]
+    if not a.len() or not b.len():
+        return row
+    control = L.direction(PAPER, row.claim, w, "positive", improvement(a[0], b[0]), unit=row.unit)
+    return L.against_control(row, control, "2R with 2R++'s stop rule, against 2R")
+
+
 ORACLE_NOTE = ("a bound, not a claim of the paper. our_value: the lowest WAF of any placement run on this stream "
                "under this trigger: the oracle (each page's last write in a line of its own, GC copies apart, "
                "with greedy, cost-benefit or 2R's victims) or our policies. 'holds': the paper's WAF is reachable "
@@ -75,9 +85,10 @@ def claims(s: pl.DataFrame, fit: pl.DataFrame, rw: pl.DataFrame, trigger: str = 
         out.append(L.value(PAPER, "Table 3: 2R++ improvement over 2R (Eq. 1)", w, r["paper_improvement_pct"],
                            r["improvement_pct"], L.APPROX, "percent", source="Table 3",
                            detail=f"WAF {r['2r']:.4f} vs {r['2r++']:.4f}"))
-        out.append(L.direction(PAPER, "Table 3: 2R++ has a lower WAF than 2R", w, "positive", r["improvement_pct"],
-                               paper_value=r["paper_improvement_pct"], unit="percent (Eq. 1)", source="Table 3",
-                               detail=f"WAF {r['2r']:.4f} vs {r['2r++']:.4f}"))
+        out.append(_stop_control(s, w, L.direction(
+            PAPER, "Table 3: 2R++ has a lower WAF than 2R", w, "positive", r["improvement_pct"],
+            paper_value=r["paper_improvement_pct"], unit="percent (Eq. 1)", source="Table 3",
+            detail=f"WAF {r['2r']:.4f} vs {r['2r++']:.4f}")))
     if t3.height > 1:
         out.append(L.direction(PAPER, "Table 3: the improvement grows with skew", "fio", "increasing",
                                t3["improvement_pct"].to_list(), x=t3["workload"].to_list(), source="Table 3"))
@@ -114,10 +125,10 @@ def claims(s: pl.DataFrame, fit: pl.DataFrame, rw: pl.DataFrame, trigger: str = 
         out.append(L.value(PAPER, "Secs. 5.2-5.3: 2R++ improvement over greedy (Eq. 1)", w,
                            r["paper_improvement_vs_greedy_pct"], r["improvement_vs_greedy_pct"], L.APPROX, "percent",
                            source="Secs. 5.2, 5.3", detail=f"WAF {r['greedy']:.4f} vs {r['2r++']:.4f}"))
-        out.append(L.direction(PAPER, "Table 4: 2R++ has a lower WAF than 2R", w, "positive",
-                               r["improvement_pct"], paper_value=r["paper_improvement_pct"],
-                               unit="percent (Eq. 1)", source="Table 4",
-                               detail=f"WAF {r['2r']:.4f} vs {r['2r++']:.4f}"))
+        out.append(_stop_control(s, w, L.direction(
+            PAPER, "Table 4: 2R++ has a lower WAF than 2R", w, "positive", r["improvement_pct"],
+            paper_value=r["paper_improvement_pct"], unit="percent (Eq. 1)", source="Table 4",
+            detail=f"WAF {r['2r']:.4f} vs {r['2r++']:.4f}")))
     if "tpcc" in s["workload"].to_list():
         def rises(p):
             run_p = _running(rw, "tpcc", p, trigger)

@@ -288,9 +288,11 @@ def run_grids(scale: str, default: Setup, grids: dict[str, list[Setup]], names=t
               progress: bool = False) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Run every setup of every grid once: fio at each theta, and the life-cycle OLTP models ``oltp`` for the
     grids whose setting applies to them (:data:`OLTP_GRIDS`). A setup that differs from ``default`` only in
-    the fallback runs 2R and 2R++ alone; the copy grid runs :data:`COPY_VARIANTS` alone. Returns the summary
-    and the running WAFs, each with a ``grid`` column (a setup in several grids appears once per grid)."""
+    the fallback runs 2R and 2R++ alone; the default setup's runs carry :data:`COPY_VARIANTS` too (the same
+    streams), whose rows make the copy grid. Returns the summary and the running WAFs, each with a ``grid``
+    column (a setup in several grids appears once per grid)."""
     done: dict[tuple, tuple[pl.DataFrame, pl.DataFrame]] = {}
+    variants = [v.name for v in COPY_VARIANTS]
 
     def go(key, fn):
         if key not in done:
@@ -301,20 +303,19 @@ def run_grids(scale: str, default: Setup, grids: dict[str, list[Setup]], names=t
     out, rws = [], []
     for grid, setups in grids.items():
         for st in setups:
-            if grid == "copy":
-                fio_names, extra = (), COPY_VARIANTS
-            else:
-                fio_names = [p for p in names if p in ("2r", "2r++")] if st.fallback != default.fallback else names
-                extra = ()
-            parts = [go(("fio", grid == "copy", st), lambda st=st, n=fio_names, x=extra: [
+            fio_names = [p for p in names if p in ("2r", "2r++")] if st.fallback != default.fallback else names
+            extra = COPY_VARIANTS if st == default else ()
+            parts = [go(("fio", st), lambda st=st, n=fio_names, x=extra: [
                 run_one(fio_stream(t, scale, st.seed, prefilled=st.prefilled), n, geometry("8GB", scale, st.spare),
                         st, threads, progress, x) for t in thetas])]
             if grid in OLTP_GRIDS and oltp:
-                parts.append(go(("oltp", grid == "copy", st), lambda st=st, n=fio_names, x=extra: [
+                parts.append(go(("oltp", st), lambda st=st, n=fio_names, x=extra: [
                     run_one(oltp_model(w, scale, st.seed), n, geometry("10GB", scale, st.spare), st, threads,
                             progress, x) for w in oltp]))
-            out += [a.with_columns(grid=pl.lit(grid)) for a, _ in parts]
-            rws += [b.with_columns(grid=pl.lit(grid)) for _, b in parts]
+            mine = pl.col("policy").is_in(variants)
+            keep = mine if grid == "copy" else ~mine
+            out += [a.filter(keep).with_columns(grid=pl.lit(grid)) for a, _ in parts]
+            rws += [b.filter(keep).with_columns(grid=pl.lit(grid)) for _, b in parts]
     return pl.concat(out, how="diagonal_relaxed"), pl.concat(rws, how="diagonal_relaxed")
 
 
@@ -469,7 +470,8 @@ def ambiguity(s: pl.DataFrame, g: pl.DataFrame | None, default: Setup, scale: st
     setting, workload and policy, with the WAF, the default setting's WAF at the same scale, the relative
     change, the paper's value and 2R's / 2R++'s fallback share. The GC trigger, the stop rule and fio's
     generator come from the main runs; the fallback rule, fio's prefill and spare space and greedy's copy
-    destination from the grids (``grid_scale``)."""
+    destination from the grids (``grid_scale``). ``scale_bias``: the default setting's WAF at the row's scale
+    against the main runs' (0 for the main runs' rows), so a grid row says how far its scale is from full."""
     rows = []
     tags = default.tags()
     main = s.filter(**{k: v for k, v in tags.items() if k != "trigger"})
@@ -510,7 +512,12 @@ def ambiguity(s: pl.DataFrame, g: pl.DataFrame | None, default: Setup, scale: st
             d = g.filter(grid="copy", policy=v.name).with_columns(policy=pl.lit("greedy"))
             rows += _headline_rows(d, "copy destinations", "greedy's copies on a write pointer of their own", False,
                                    grid_scale, gref, ("greedy",))
-    return pl.DataFrame(rows)
+    out = pl.DataFrame(rows)
+    if not out.height:
+        return out
+    main_waf = ref.select("workload", "policy", main_waf=pl.col("waf"))
+    return (out.join(main_waf, on=["workload", "policy"], how="left", maintain_order="left")
+            .with_columns(scale_bias=pl.col("waf_default") / pl.col("main_waf") - 1).drop("main_waf"))
 
 
 def ambiguity_wide(amb: pl.DataFrame) -> pl.DataFrame:

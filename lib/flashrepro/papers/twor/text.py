@@ -189,8 +189,11 @@ def closing(claims: pl.DataFrame, s: pl.DataFrame, amb: pl.DataFrame, ot: pl.Dat
         big = _largest_change(amb, choice)
         if big is None:
             continue
-        sc = big["scale"]
-        out.append(f"* **{choice}** (at {sc} scale): the largest change of a headline WAF is {pct(big['change'])} "
+        d = amb.filter(choice=choice)
+        bias = float(d["scale_bias"].abs().max())
+        where = f"at {big['scale']} scale" + (f", whose default point is up to {pct(bias, signed=False)} off the main "
+                                              f"runs" if bias > 0 else "")
+        out.append(f"* **{choice}** ({where}): the largest change of a headline WAF is {pct(big['change'])} "
                    f"({big['setting']}: {big['workload']} {_name(big['policy'])} {num(big['waf'])} against "
                    f"{num(big['waf_default'])}).")
     # scale and seeds

@@ -234,11 +234,13 @@ class FTLReference:
             moved += m
         return moved
 
-    def write(self, lpn):
+    def write(self, lpn, kind=0):
+        """A host write of ``lpn`` into frontier ``kind`` (0, the host frontier, unless a placement oracle
+        tags it otherwise); the reserve rule applies when that frontier needs a line."""
         moved = 0
         if self.forced is not None:
             moved += self.gc_while(self.forced, "forced_gc_passes")
-        if 0 not in self.front:
+        if kind not in self.front:
             moved += self.gc_while(self.reserve)
         self.c["host_writes"] += 1
         if lpn in self.l2p:
@@ -253,7 +255,7 @@ class FTLReference:
             self.c["first_writes"] += 1
         self.l2p.pop(lpn, None)
         self.host_clock += 1
-        self.place(0, lpn)
+        self.place(kind, lpn)
         if self.background is not None and len(self.free) <= self.background:
             m = self.gc(self.bg_min_invalid, background=True)
             if m is None:

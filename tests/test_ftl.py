@@ -10,6 +10,7 @@ from reference_ftl import RULES, FTLReference
 
 from flashrepro.ftl import FTL, POLICIES, TRIGGERS, ArrayStream, GCTrigger, Geometry, run, running_waf
 from flashrepro.ftl import _kernel as K
+from flashrepro.ftl.oracle import ORACLE
 
 
 def skewed_writes(seed, n, logical, hot=0.1, hot_share=0.8):
@@ -67,7 +68,14 @@ def policy_id(p):
 @pytest.mark.parametrize("policy", VARIANTS, ids=policy_id)
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_kernel_matches_reference_write_by_write(policy, trigger, seed):
+    compare_with_reference(policy, trigger, seed)
+
+
+def compare_with_reference(policy, trigger, seed, kinds=None):
+    """The kernel against the reference on :func:`comparison_case` ``seed``, with host writes tagged to
+    frontiers by ``kinds`` (a function of the writes) if given."""
     g, w = comparison_case(seed)
+    tags = None if kinds is None else kinds(w)
     ftl = FTL(g, policy, trigger)
     ref = reference_for(ftl)
     log = np.zeros(len(w), np.int32)
@@ -75,10 +83,10 @@ def test_kernel_matches_reference_write_by_write(policy, trigger, seed):
     # in chunks of several sizes, so the state carried between calls is exercised too
     cuts = np.sort(np.random.default_rng(seed).choice(np.arange(1, len(w)), 2 + 3 * seed, replace=False))
     for part in np.split(np.arange(len(w)), cuts):
-        ftl.write(w[part], log[part[0]:part[-1] + 1], victims)
+        ftl.write(w[part], log[part[0]:part[-1] + 1], victims, None if tags is None else tags[part])
     ftl.check()
-    for lpn in w:
-        ref.write(int(lpn))
+    for i, lpn in enumerate(w):
+        ref.write(int(lpn), 0 if tags is None else int(tags[i]))
     assert log.tolist() == ref.copies_before
     n_v = int(ftl.state.sc[K.NLOG_V])
     assert victims[:n_v].tolist() == ref.victims
@@ -88,6 +96,28 @@ def test_kernel_matches_reference_write_by_write(policy, trigger, seed):
     P = g.pages_per_line
     assert {lpn: (int(l2p[lpn]) // P, int(l2p[lpn]) % P) for lpn in range(g.logical_pages) if l2p[lpn] >= 0} == ref.l2p
     assert ftl.counters["gc_passes"] > 20  # the comparison covered garbage collection
+
+
+def random_kinds(seed):
+    """Host writes tagged at random: most to the host frontier, some to each other frontier."""
+    return lambda w: np.random.default_rng(seed + 100).choice(3, len(w), p=[0.6, 0.2, 0.2]).astype(np.int8)
+
+
+def final_kinds(w):
+    """The placement oracle's tags: a page's last write to the cold frontier."""
+    last = np.full(w.max() + 1, -1)
+    last[w] = np.arange(len(w))
+    return np.where(last[w] == np.arange(len(w)), 2, 0).astype(np.int8)
+
+
+@pytest.mark.parametrize("trigger", TRIGGER_VARIANTS, ids=lambda t: t.name)
+@pytest.mark.parametrize("policy", [POLICIES["greedy"], POLICIES["2r"], POLICIES["2r++"], ORACLE,
+                                    POLICIES["random"].with_(copy_dest=(1, 2, 2))], ids=policy_id)
+@pytest.mark.parametrize("seed,tagger", [(1, "random"), (2, "final")])
+def test_kernel_matches_reference_with_tagged_host_writes(policy, trigger, seed, tagger):
+    """``kinds``: each host write placed in the frontier its tag names (a placement oracle), the reserve
+    rule applied to whichever frontier needs a line."""
+    compare_with_reference(policy, trigger, seed, random_kinds(seed) if tagger == "random" else final_kinds)
 
 
 def test_every_victim_rule_has_a_reference_and_is_compared():

@@ -417,9 +417,64 @@ def _background_pass(s, pick, bg_min, log_victims, log_copies, write, do_log):
             log_copies[write] += c
 
 
-@njit(types.void(types.int32[::1], STATE_T, types.FunctionType(VICTIM_SIG), types.int32[::1], types.int32[::1]),
-      cache=True, nogil=True)
-def write_chunk(lpns, s, pick, log_copies, log_victims):
+@njit(cache=True)
+def _host_write_to(s, pick, k, lpn, clock, log_victims):
+    """One host write placed in frontier ``k`` instead of the host frontier (a placement oracle's tagged
+    writes, :func:`write_chunk`'s ``kinds``): the reserve rule when that frontier needs a line, then the
+    write as the host path does it (the same steps, with the state's fields instead of registers). The
+    caller has stored the host path's registers in ``sc``. Returns ``(pages GC copied, 1 if the page's
+    old copy was in a cold line, 1 if this is the page's first write)``."""
+    sc = s.sc
+    P = s.prm[P_PAGES]
+    L = s.prm[P_LINES]
+    copies = 0
+    if sc[FRONT_LINE + k] < 0:
+        if sc[FREE_COUNT] <= s.prm[RESERVE]:
+            sc[CLOCK] = clock
+            copies = _gc_until(s, pick, s.prm[RESERVE], False, log_victims)
+        if sc[FRONT_LINE + k] < 0:  # GC copies may have opened it
+            _open_line(s, k)
+    returned = 0
+    first = 0
+    old = s.l2p[lpn]
+    if old >= 0:
+        ln = old // P
+        v = s.valid[ln] - 1
+        s.valid[ln] = v
+        returned = 1 if s.kind[ln] == COLD else 0
+        s.entered[ln] = sc[TICK]
+        sc[TICK] += 1
+        if s.prm[EAGER_BUCKETS] and s.status[ln] == CLOSED:
+            jk.list_unlink(s.buckets, ln)
+            jk.list_push_back(s.buckets, L + v, ln)
+            if v < sc[BMIN]:
+                sc[BMIN] = v
+        if v == P - 1:
+            _cand_add(s, ln)
+        if s.prm[BACKGROUND] >= 0 and v == _bg_valid_max(s) and s.status[ln] == CLOSED:
+            sc[N_BG_OK] += 1
+            sc[BG_GEN] += 1
+    else:
+        first = 1
+    fl = sc[FRONT_LINE + k]
+    fo = sc[FRONT_OFF + k]
+    ppn = fl * P + fo
+    s.p2l[ppn] = lpn
+    s.l2p[lpn] = ppn
+    s.valid[fl] += 1
+    fo += 1
+    if fo == P:
+        sc[CLOCK] = clock + 1
+        _close_line(s, fl)
+        sc[FRONT_LINE + k] = -1
+        fo = 0
+    sc[FRONT_OFF + k] = fo
+    return copies, returned, first
+
+
+@njit(types.void(types.int32[::1], STATE_T, types.FunctionType(VICTIM_SIG), types.int32[::1], types.int32[::1],
+                 types.int8[::1]), cache=True, nogil=True)
+def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
     """Apply host writes to the device ``s``.
 
     Parameters
@@ -436,6 +491,10 @@ def write_chunk(lpns, s, pick, log_copies, log_victims):
         iteration, or after the loop for the last write, which is the same moment). Otherwise unused.
     log_victims : int32 array
         Receives the victims, in order, while it has room; ``sc[NLOG_V]`` counts them all.
+    kinds : int8 array
+        If it has one slot per write, write ``i`` goes to frontier ``kinds[i]`` (0 = the host frontier,
+        as without it; 1 or 2 = that frontier, with the reserve rule applied when it needs a line): a
+        placement oracle's tags (:mod:`flashrepro.ftl.oracle`). Otherwise unused.
     """
     n = lpns.shape[0]
     P = s.prm[P_PAGES]
@@ -450,6 +509,7 @@ def write_chunk(lpns, s, pick, log_copies, log_victims):
     l2p, p2l, valid, kind, status, buckets, entered, sc = (s.l2p, s.p2l, s.valid, s.kind, s.status, s.buckets,
                                                            s.entered, s.sc)
     do_log = log_copies.shape[0] == n
+    tagged = kinds.shape[0] == n
     if do_log:
         log_copies[:] = 0  # GC adds to a write's slot
     trigger = max(forced, background)  # -1 under the reserve rule alone: one test per write
@@ -477,6 +537,15 @@ def write_chunk(lpns, s, pick, log_copies, log_victims):
                 if do_log:
                     log_copies[i] += c
             tick, fl, fo = sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF]  # copies may have filled the frontier
+        if tagged and kinds[i] != 0:  # a tagged write to another frontier
+            sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = tick, fl, fo
+            c, r, f1 = _host_write_to(s, pick, kinds[i], lpns[i], clock0 + i, log_victims)
+            if do_log:
+                log_copies[i] += c
+            returned += r
+            first += f1
+            tick, fl, fo = sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF]
+            continue
         if fl < 0:
             sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = tick, fl, fo
             if sc[FREE_COUNT] <= reserve:

@@ -260,13 +260,26 @@ class FTL:
         self.state = K.new_state(g.pages_per_line, g.n_lines, g.logical_pages, prm, p.copy_dest, p.seed)
         self.prm = self.state.prm
         self._no_log = np.zeros(0, np.int32)
+        self._no_kinds = np.zeros(0, np.int8)
 
     def write(self, lpns: np.ndarray, log_copies: np.ndarray | None = None,
-              log_victims: np.ndarray | None = None) -> None:
-        """Apply host writes (logical page numbers). Optional int32 logs: see :func:`_kernel.write_chunk`."""
+              log_victims: np.ndarray | None = None, kinds: np.ndarray | None = None) -> None:
+        """Apply host writes (logical page numbers). Optional int32 logs: see :func:`_kernel.write_chunk`.
+        ``kinds``: the frontier each write goes to (int8, one per write; 0 = the host frontier, the
+        default): a placement oracle's tags (:mod:`flashrepro.ftl.oracle`)."""
         lpns = np.ascontiguousarray(lpns, dtype=np.int32)
         if not lpns.flags.writeable:  # the compiled signature takes writeable arrays (never written)
             lpns = lpns.copy()
+        if kinds is None:
+            kinds = self._no_kinds
+        else:
+            kinds = np.ascontiguousarray(kinds, dtype=np.int8)
+            if kinds.shape != lpns.shape:
+                raise ValueError(f"kinds needs one frontier per write ({lpns.shape}), got {kinds.shape}")
+            if kinds.size and (kinds.min() < 0 or kinds.max() >= K.N_KINDS):
+                raise ValueError(f"kinds must be frontiers 0..{K.N_KINDS - 1}")
+            if not kinds.flags.writeable:
+                kinds = kinds.copy()
         if lpns.size and (lpns.min() < 0 or lpns.max() >= self.geometry.logical_pages):
             bad = lpns[(lpns < 0) | (lpns >= self.geometry.logical_pages)][0]
             raise ValueError(f"logical page {bad} outside 0..{self.geometry.logical_pages - 1}")
@@ -274,7 +287,7 @@ class FTL:
         for a in logs:
             if a.dtype != np.int32 or a.ndim != 1 or not a.flags.c_contiguous or not a.flags.writeable:
                 raise ValueError(f"logs must be writeable 1-D contiguous int32 arrays, got {a.dtype} {a.shape}")
-        K.write_chunk(lpns, self.state, self._pick, *logs)
+        K.write_chunk(lpns, self.state, self._pick, *logs, kinds)
 
     @property
     def counters(self) -> dict[str, int]:

@@ -54,16 +54,22 @@ class FTLRun:
     workload: str
     geometry: Geometry
     slices: pl.DataFrame  # workload, policy, slice, progress, host_writes, ... (cumulative)
-    erase_counts: dict[str, np.ndarray]
+    erase_counts: dict[str, np.ndarray]  # by policy (``policy@trigger`` when the triggers differ by policy)
     seconds: float
     tap: object = None  # the ``tap`` the run fed every chunk to, if any
 
 
 def run(stream, policies: Sequence[str | Policy], geometry: Geometry, slices: int = 10,
-        chunk: int = 1 << 22, threads: int = 2, trigger: str | GCTrigger = "reserve",
-        progress: bool = True, tap=None) -> FTLRun:
+        chunk: int = 1 << 22, threads: int = 2, trigger: str | GCTrigger | Sequence = "reserve",
+        progress: bool = True, tap=None, kinds=None) -> FTLRun:
     """Feed ``stream`` to one FTL per policy, all under GC ``trigger``; return cumulative counters at each
     of ``slices`` equal parts.
+
+    ``trigger`` may also be a sequence of one trigger per policy: the rows then carry a ``trigger`` column
+    (the trigger's name), and two FTLs may share a policy name under different triggers. ``kinds``: a
+    placement oracle's tagger (:class:`flashrepro.ftl.oracle.FinalWrites`): ``kinds.prefill(n)`` tags the
+    prefill and ``kinds(chunk)`` each chunk, in order, on the generator's thread; every FTL of the run
+    places its host writes by those tags.
 
     The stream is generated once, chunk by chunk, on its own thread. Each FTL has a thread of its own and
     a short queue of chunks, and at most ``threads`` FTL kernels run at once (they release the GIL). The
@@ -76,10 +82,15 @@ def run(stream, policies: Sequence[str | Policy], geometry: Geometry, slices: in
                          f"{geometry.logical_pages}")
     pols = [get_policy(p) for p in policies]
     names = [p.name for p in pols]
-    if len(set(names)) != len(names):
-        raise ValueError(f"policy names must differ within a run, got {names}")
-    trigger = get_trigger(trigger)
-    ftls = [FTL(geometry, p, trigger) for p in pols]
+    per_policy = not isinstance(trigger, (str, GCTrigger))
+    triggers = [get_trigger(t) for t in trigger] if per_policy else [get_trigger(trigger)] * len(pols)
+    if len(triggers) != len(pols):
+        raise ValueError(f"{len(triggers)} triggers for {len(pols)} policies")
+    keys = list(zip(names, [t.name for t in triggers], strict=True))
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"policy names must differ within a run (under one trigger), got {names}")
+    ftls = [FTL(geometry, p, t) for p, t in zip(pols, triggers, strict=True)]
+    extra = [{"trigger": t.name} if per_policy else {} for t in triggers]
     t0 = time.perf_counter()
     n = stream.n_writes
     bounds = [(k * n) // slices for k in range(1, slices + 1)]
@@ -90,9 +101,9 @@ def run(stream, policies: Sequence[str | Policy], geometry: Geometry, slices: in
     lock = threading.Lock()
     failed = threading.Event()
 
-    def write(f, arr):
+    def write(f, arr, tags=None):
         with cores:
-            f.write(arr)
+            f.write(arr, kinds=tags)
 
     def take_next(i):  # the next chunk, or None at the end or once another thread has failed
         while not failed.is_set():
@@ -106,16 +117,18 @@ def run(stream, policies: Sequence[str | Policy], geometry: Geometry, slices: in
         f, pos, k = ftls[i], 0, 0
         try:
             if stream.prefill:
-                write(f, np.arange(stream.prefill, dtype=np.int32))
+                write(f, np.arange(stream.prefill, dtype=np.int32), prefill_tags)
                 f.reset_counters()
-            while (arr := take_next(i)) is not None:
+            while (item := take_next(i)) is not None:
+                arr, tags = item
                 while len(arr):
                     take = min(len(arr), bounds[k] - pos) if k < slices else len(arr)
-                    write(f, arr[:take])
+                    write(f, arr[:take], None if tags is None else tags[:take])
                     arr, pos = arr[take:], pos + take
+                    tags = None if tags is None else tags[take:]
                     while k < slices and pos == bounds[k]:
                         k += 1
-                        rows[i].append({"workload": stream.name, "policy": names[i], "slice": k,
+                        rows[i].append({"workload": stream.name, "policy": names[i], **extra[i], "slice": k,
                                         "progress": k / slices, **f.counters})
                         with lock:
                             reached[k] += 1
@@ -137,6 +150,7 @@ def run(stream, policies: Sequence[str | Policy], geometry: Geometry, slices: in
                 except queue.Full:
                     continue
 
+    prefill_tags = kinds.prefill(stream.prefill) if kinds is not None and stream.prefill else None
     with ThreadPoolExecutor(len(ftls)) as pool:
         workers = [pool.submit(consume, i) for i in range(len(ftls))]
         try:
@@ -145,16 +159,16 @@ def run(stream, policies: Sequence[str | Policy], geometry: Geometry, slices: in
                     break
                 if tap is not None:
                     tap(arr)
-                feed(arr)
+                feed((arr, None if kinds is None else kinds(arr)))
         finally:
             feed(None)
         done = [w.result() for w in workers]  # raises the first FTL's error
     if any(pos != n for pos in done):
         raise RuntimeError(f"{stream.name}: stream produced {max(done)} writes, announced {n}")
     ordered = [r for k in range(slices) for per_ftl in rows for r in per_ftl[k:k + 1]]  # slice, then policy
-    return FTLRun(stream.name, geometry, pl.DataFrame(ordered), {p.name: f.state.erase_count.copy()
-                                                                 for p, f in zip(pols, ftls, strict=False)},
-                  time.perf_counter() - t0, tap)
+    erase_counts = {(f"{p.name}@{t.name}" if per_policy else p.name): f.state.erase_count.copy()
+                    for p, t, f in zip(pols, triggers, ftls, strict=True)}
+    return FTLRun(stream.name, geometry, pl.DataFrame(ordered), erase_counts, time.perf_counter() - t0, tap)
 
 
 def _run_keys(slices: pl.DataFrame) -> list[str]:

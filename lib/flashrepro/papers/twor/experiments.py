@@ -13,6 +13,7 @@ import numpy as np
 import polars as pl
 
 from ...ftl import POLICIES, ArrayStream, Geometry, run, summarize
+from ...ftl import oracle as ftl_oracle
 from ...ftl import running_waf as ftl_running_waf
 from ...traces import catalog
 from ...traces.oltp import StatsTap
@@ -23,6 +24,8 @@ FEMU_POLICIES = ["cost-benefit", "fifo", "random", "d-choice"]  # FEMU's other g
 RUN_POLICIES = PAPER_POLICIES + FEMU_POLICIES
 TRIGGERS = ["femu", "reserve"]  # flashrepro.ftl.TRIGGERS: FEMU's bbssd thresholds, and GC at one free line
 FALLBACK_RULES = ["least-valid", "fifo", "global"]  # flashrepro.ftl.FALLBACKS
+FALLBACK_LABELS = {"least-valid": "least-valid eligible line", "fifo": "first eligible line from the cursor",
+                   "global": "least-valid line of all"}
 TAGS = ["trigger", "fallback", "prefilled", "spare", "seed"]
 
 
@@ -83,10 +86,14 @@ def run_one(stream, names, g: Geometry, setup: Setup, threads: int = 2, progress
                        tap=StatsTap(stream) if stats else None), setup)
 
 
+FIGS_1_2_FIO = "fio-zipf0.9"  # the fio stream beside the models in Figs. 1-2
+
+
 def gathered_stats(runs) -> list:
-    """``(workload, StreamStats)`` of the runs that gathered them (the main trigger's fio zipf 0.9 and OLTP
-    runs), for :func:`flashrepro.papers.twor.workloads.stats_tables` (Figs. 1-2)."""
-    got = [(r.workload, r.tap.stats()) for r in runs if r.tap is not None]
+    """``(workload, StreamStats)`` of the runs that gathered them for Figs. 1-2 (the main trigger's OLTP
+    runs and fio zipf 0.9), for :func:`flashrepro.papers.twor.workloads.stats_tables`."""
+    got = [(r.workload, r.tap.stats()) for r in runs if r.tap is not None
+           and (not r.workload.startswith("fio") or r.workload == FIGS_1_2_FIO)]
     return sorted(got, key=lambda x: x[0].startswith("fio"))  # the models first, as in skew_and_frozen
 
 
@@ -256,39 +263,64 @@ def fallback_counts(s: pl.DataFrame) -> pl.DataFrame:
 
 
 # --- the grids of open settings ---------------------------------------------------------------------------------
-def grid_setups(default: Setup, triggers=tuple(TRIGGERS), fallbacks=tuple(FALLBACK_RULES), seeds=range(5),
+GRIDS = ("fallback", "prefill_spare", "seed", "copy")
+OLTP_GRIDS = ("fallback", "seed", "copy")  # the settings that apply to the OLTP models (prefill and spare are fio's)
+# the copy-destination reading: greedy's GC copies to a frontier of their own instead of the host's write pointer
+COPY_VARIANTS = [POLICIES["greedy"].with_(name="greedy/own-copy-frontier", copy_dest=(1, 1, 1),
+                                          description="greedy with its GC copies on a write pointer of their own")]
+WITHIN = 0.02  # a grid scale is read as full scale where the default point agrees within this
+
+
+def grid_setups(default: Setup, fallbacks=tuple(FALLBACK_RULES), seeds=range(5),
                 spares=(None, 0.10)) -> dict[str, list[Setup]]:
-    """One-at-a-time departures from ``default``: the other triggers, the fallback rules, prefill x spare,
-    and the seeds. Each list holds the default too."""
+    """One-at-a-time departures from ``default``: the fallback rules, prefill x spare, the seeds, and the
+    copy destinations (``"copy"``: the default setup, where :data:`COPY_VARIANTS` run). Each list holds the
+    default too. (The GC trigger is not a grid: the main runs have every trigger at full scale.)"""
     rep = dataclasses.replace
-    return {"trigger": [rep(default, trigger=t) for t in triggers],
-            "fallback": [rep(default, fallback=f) for f in fallbacks],
+    return {"fallback": [rep(default, fallback=f) for f in fallbacks],
             "prefill_spare": [rep(default, prefilled=p, spare=sp) for p in (True, False) for sp in spares],
-            "seed": [rep(default, seed=k) for k in seeds]}
+            "seed": [rep(default, seed=k) for k in seeds],
+            "copy": [default]}
 
 
 def run_grids(scale: str, default: Setup, grids: dict[str, list[Setup]], names=tuple(PAPER_POLICIES),
-              thetas=tuple(THETAS), oltp=tuple(OLTP_WRITES), threads: int = 2, progress: bool = False) -> pl.DataFrame:
-    """Run every setup of every grid once (fio at each theta; the OLTP life-cycle models ``oltp`` for the
-    trigger and seed grids, whose settings apply to them) and return the summary with a ``grid`` column
-    (a setup in several grids appears once per grid)."""
-    done: dict[tuple, pl.DataFrame] = {}
-    out = []
+              thetas=tuple(THETAS), oltp=tuple(OLTP_WRITES), threads: int = 2,
+              progress: bool = False) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Run every setup of every grid once: fio at each theta, and the life-cycle OLTP models ``oltp`` for the
+    grids whose setting applies to them (:data:`OLTP_GRIDS`). A setup that differs from ``default`` only in
+    the fallback runs 2R and 2R++ alone; the default setup's runs carry :data:`COPY_VARIANTS` too (the same
+    streams), whose rows make the copy grid. Returns the summary and the running WAFs, each with a ``grid``
+    column (a setup in several grids appears once per grid)."""
+    done: dict[tuple, tuple[pl.DataFrame, pl.DataFrame]] = {}
+    variants = [v.name for v in COPY_VARIANTS]
+
+    def go(key, fn):
+        if key not in done:
+            rs = fn()
+            done[key] = (summary(rs), running_waf(rs))
+        return done[key]
+
+    out, rws = [], []
     for grid, setups in grids.items():
         for st in setups:
-            # the fallback rule changes only 2R and 2R++: the other policies run once, at the default
             fio_names = [p for p in names if p in ("2r", "2r++")] if st.fallback != default.fallback else names
-            fio_key = ("fio", st)
-            if fio_key not in done:
-                done[fio_key] = summary(run_fio(scale, st, fio_names, thetas, threads, progress, extras=False))
-            parts = [done[fio_key]]
-            if grid in ("trigger", "seed") and oltp:
-                key = ("oltp", st)
-                if key not in done:
-                    done[key] = summary(run_oltp(scale, st, names, oltp, MODELS[:1], threads, progress, extras=False))
-                parts.append(done[key])
-            out += [p.with_columns(grid=pl.lit(grid)) for p in parts]
-    return pl.concat(out, how="diagonal_relaxed")
+            extra = COPY_VARIANTS if st == default else ()
+            parts = [go(("fio", st), lambda st=st, n=fio_names, x=extra: [
+                run_one(fio_stream(t, scale, st.seed, prefilled=st.prefilled), n, geometry("8GB", scale, st.spare),
+                        st, threads, progress, x) for t in thetas])]
+            if grid in OLTP_GRIDS and oltp:
+                parts.append(go(("oltp", st), lambda st=st, n=fio_names, x=extra: [
+                    run_one(oltp_model(w, scale, st.seed), n, geometry("10GB", scale, st.spare), st, threads,
+                            progress, x) for w in oltp]))
+            mine = pl.col("policy").is_in(variants)
+            keep = mine if grid == "copy" else ~mine
+            out += [a.filter(keep).with_columns(grid=pl.lit(grid)) for a, _ in parts]
+            rws += [b.filter(keep).with_columns(grid=pl.lit(grid)) for _, b in parts]
+    return pl.concat(out, how="diagonal_relaxed"), pl.concat(rws, how="diagonal_relaxed")
+
+
+def _fallback_share():
+    return (pl.col("fallbacks") + pl.col("global_fallbacks")) / pl.col("gc_passes")
 
 
 def grid_table(g: pl.DataFrame, grid: str) -> pl.DataFrame:
@@ -296,16 +328,19 @@ def grid_table(g: pl.DataFrame, grid: str) -> pl.DataFrame:
     d = g.filter(grid=grid)
     keys = ["workload", *TAGS]
     wide = d.pivot(on="policy", index=keys, values="waf")
-    fb = d.filter(policy="2r").select(*keys, fallback_share_2r=(pl.col("fallbacks") + pl.col("global_fallbacks"))
-                                      / pl.col("gc_passes"))
-    out = wide.join(fb, on=keys, how="left")
+    out = wide
+    for p in ("2r", "2r++"):
+        if p in d["policy"].to_list():
+            fb = d.filter(policy=p).select(*keys, _fallback_share().alias(f"fallback_share_{p}"))
+            out = out.join(fb, on=keys, how="left")
     if {"2r", "2r++"} <= set(out.columns):
         out = out.with_columns(improvement_pct=100 * ((pl.col("2r") - 1) / (pl.col("2r++") - 1) - 1))
     return out.sort(keys)
 
 
 def fallback_band(g: pl.DataFrame) -> pl.DataFrame:
-    """Table 3 as a band over the fallback rules: the smallest and largest WAF of 2R and 2R++ and of Eq. (1)."""
+    """Tables 3 and 4 as a band over the fallback rules: the smallest and largest WAF of 2R and 2R++ and of
+    Eq. (1)."""
     t = grid_table(g, "fallback")
     return (t.group_by("workload", maintain_order=True)
             .agg(*[f(c).alias(f"{c}_{f.__name__}") for c in ("2r", "2r++", "improvement_pct")
@@ -327,12 +362,175 @@ def seed_spread(g: pl.DataFrame) -> pl.DataFrame:
 
 
 def scale_check(g: pl.DataFrame, s: pl.DataFrame, default: Setup, grid_scale: str, scale: str) -> pl.DataFrame:
-    """The default setting at the grids' scale against the main runs' scale: the grids' scale is valid
-    where these agree."""
+    """The default setting at the grids' scale against the main runs' scale: the grids' values are read as
+    full-scale values where these agree within :data:`WITHIN` (``within``), and as what a setting changes
+    (a difference at one scale) elsewhere."""
     keys = default.tags()
     a = g.filter(grid="seed", **keys).select("workload", "policy", waf_grid=pl.col("waf"))
     b = s.filter(**keys).select("workload", "policy", waf_main=pl.col("waf"))
     return (a.join(b, on=["workload", "policy"], how="inner")
             .with_columns(grid_scale=pl.lit(grid_scale), main_scale=pl.lit(scale),
                           relative_difference=pl.col("waf_grid") / pl.col("waf_main") - 1)
+            .with_columns(within=pl.col("relative_difference").abs() <= WITHIN)
             .sort("workload", "policy"))
+
+
+def first_tenth_gaps(rw: pl.DataFrame, workload: str = "linkbench", trigger: str = "femu") -> pl.DataFrame:
+    """Fig. 11's early gap per seed of the seed grid: 2R's running WAF minus 2R++'s in the first tenth, and
+    2R's copies per host write there (how much GC there is to separate)."""
+    d = rw.filter(grid="seed", workload=workload, trigger=trigger, slice=1)
+    a = d.filter(policy="2r").select("seed", r2=pl.col("running_waf"))
+    b = d.filter(policy="2r++").select("seed", r2pp=pl.col("running_waf"))
+    return a.join(b, on="seed").with_columns(gap=pl.col("r2") - pl.col("r2pp")).sort("seed")
+
+
+# --- the placement oracle ---------------------------------------------------------------------------------
+def oracle_streams(scale: str, setup: Setup, thetas=tuple(THETAS), oltp=tuple(OLTP_WRITES)) -> list:
+    """``(stream, geometry)`` of the main runs' fio streams and life-cycle OLTP models at ``scale``."""
+    return ([(fio_stream(t, scale, setup.seed, prefilled=setup.prefilled), geometry("8GB", scale, setup.spare))
+             for t in thetas]
+            + [(oltp_model(w, scale, setup.seed), geometry("10GB", scale, setup.spare)) for w in oltp])
+
+
+def run_oracles(scale: str, setup: Setup, triggers=tuple(TRIGGERS), thetas=tuple(THETAS), oltp=tuple(OLTP_WRITES),
+                lasts: dict | None = None, threads: int = 2, progress: bool = False) -> pl.DataFrame:
+    """The placement oracle (:mod:`flashrepro.ftl.oracle`: each page's last write to a frontier of its own,
+    with each of its victim rules) on the streams of :func:`oracle_streams` under every trigger, one pass over
+    each stream; ``lasts``: each page's last write by workload where a main run already gathered it (its
+    :class:`~flashrepro.traces.oltp.StreamStats`), else a first pass finds it. Returns the summary with a
+    ``scale`` column and the setup's other tags."""
+    lasts = lasts or {}
+    pols = ftl_oracle.policies(threshold=setup.threshold, fallback=setup.fallback)
+    out = []
+    for st, g in oracle_streams(scale, setup, thetas, oltp):
+        r = ftl_oracle.run_oracle(st, g, list(triggers), last=lasts.get(st.name), policy=pols, threads=threads,
+                                  progress=progress)
+        tags = {k: v for k, v in setup.tags().items() if k != "trigger"}
+        out.append(summary([r]).with_columns(scale=pl.lit(scale), **{k: pl.lit(v) for k, v in tags.items()}))
+    return pl.concat(out, how="diagonal_relaxed")
+
+
+def main_lasts(runs) -> dict:
+    """Each page's last write, by workload, from the main runs that gathered their stream's statistics."""
+    return {r.workload: r.tap.last for r in runs if r.tap is not None}
+
+
+def oracle_table(o: pl.DataFrame, s: pl.DataFrame) -> pl.DataFrame:
+    """Per stream, trigger and scale: the oracle's WAF with each victim rule, the lowest (``oracle``) and its
+    rule, beside ours (greedy, 2R, 2R++ under the same trigger, at the main runs' scale) and the paper's 2R
+    and 2R++. ``best`` is the lowest WAF of any placement run here on that stream and trigger (the oracle's
+    or one of ours), ``best_by`` the one that reached it: a witness that the WAF is reachable."""
+    rows = []
+    for (w, t, sc), d in o.group_by("workload", "trigger", "scale", maintain_order=True):
+        waf = dict(zip(d["policy"], d["waf"], strict=True))
+        best = min(waf, key=waf.get)
+        base = w.split("/")[0]
+        row = {"workload": w, "trigger": t, "scale": sc, **{p.split("/")[1]: v for p, v in waf.items()},
+               "oracle": waf[best], "oracle_victim": best.split("/")[1]}
+        for p in PAPER_POLICIES:
+            row[f"ours_{p}"] = _waf(s, w, p, t)
+        cand = {f"oracle/{row['oracle_victim']}": row["oracle"],
+                **{p: row[f"ours_{p}"] for p in PAPER_POLICIES if row[f"ours_{p}"] == row[f"ours_{p}"]}}
+        row["best_by"] = min(cand, key=cand.get)
+        row["best"] = cand[row["best_by"]]
+        for p in PAPER_POLICIES:
+            try:
+                row[f"paper_{p}"] = paper_value("waf", base, p)
+            except KeyError:
+                row[f"paper_{p}"] = None
+        rows.append(row)
+    return pl.DataFrame(rows).sort("workload", "trigger", "scale")
+
+
+# --- the open choices, one table ---------------------------------------------------------------------------
+HEADLINE = [(f"fio-zipf{t:g}", p) for t in THETAS for p in ("2r", "2r++")] + [
+    (w, p) for w in OLTP_WRITES for p in PAPER_POLICIES]  # Tables 3 and 4
+
+
+def _headline_rows(d: pl.DataFrame, choice: str, setting: str, is_default: bool, scale: str, ref: pl.DataFrame,
+                   policies=None, workloads=None) -> list[dict]:
+    rows = []
+    for w, p in HEADLINE:
+        if (policies and p not in policies) or (workloads and w not in workloads):
+            continue
+        x = d.filter(workload=w, policy=p)
+        r = ref.filter(workload=w, policy=p)
+        if not x.height or not r.height:
+            continue
+        x, r = x.row(0, named=True), r.row(0, named=True)
+        fb = None if p not in ("2r", "2r++") else (x["fallbacks"] + x["global_fallbacks"]) / x["gc_passes"]
+        rows.append({"choice": choice, "setting": setting, "default": is_default, "scale": scale, "workload": w,
+                     "policy": p, "waf": x["waf"], "waf_default": r["waf"], "change": x["waf"] / r["waf"] - 1,
+                     "paper": paper_value("waf", w, p), "fallback_share": fb})
+    return rows
+
+
+def ambiguity(s: pl.DataFrame, g: pl.DataFrame | None, default: Setup, scale: str, grid_scale: str) -> pl.DataFrame:
+    """What each setting the paper leaves open does to the headline WAFs (Tables 3 and 4): one row per choice,
+    setting, workload and policy, with the WAF, the default setting's WAF at the same scale, the relative
+    change, the paper's value and 2R's / 2R++'s fallback share. The GC trigger, the stop rule and fio's
+    generator come from the main runs; the fallback rule, fio's prefill and spare space and greedy's copy
+    destination from the grids (``grid_scale``). ``scale_bias``: the default setting's WAF at the row's scale
+    against the main runs' (0 for the main runs' rows), so a grid row says how far its scale is from full."""
+    rows = []
+    tags = default.tags()
+    main = s.filter(**{k: v for k, v in tags.items() if k != "trigger"})
+    ref = main.filter(trigger=default.trigger)
+    trig = list(main["trigger"].unique(maintain_order=True))
+    for t in trig:
+        rows += _headline_rows(main.filter(trigger=t), "GC trigger", f"{t}" + (" (default)" if t == default.trigger
+                               else ""), t == default.trigger, scale, ref)
+    if "reserve" in trig and "femu" in trig:  # Fig. 7's GET_NEW_BLOCK: 2R++ collects when no block is free
+        mixed = pl.concat([main.filter(trigger="femu", policy="greedy"),
+                           main.filter(trigger="reserve").filter(pl.col("policy").is_in(["2r", "2r++"]))])
+        rows += _headline_rows(mixed, "GC trigger", "Fig. 7: 2R/2R++ at one free line, greedy FEMU's", False, scale,
+                               ref)
+    for name, label in (("2r/invalid-stop", "2R with 2R++'s stop rule"), ("2r++/valid-stop",
+                                                                          "2R++ with 2R's stop rule")):
+        d = ref.filter(policy=name).with_columns(policy=pl.lit(name.split("/")[0]))
+        rows += _headline_rows(d, "stop rule", label, False, scale, ref)
+    d = ref.filter(workload="fio-zipf0.9-true").with_columns(workload=pl.lit("fio-zipf0.9"))
+    rows += _headline_rows(d, "fio's generator", "true Zipf ranks", False, scale, ref)
+    if g is not None:
+        gref = g.filter(grid="seed", **tags)
+        rows += _headline_rows(gref, "fallback rule", FALLBACK_LABELS[default.fallback] + " (default)", True,
+                               grid_scale, gref, ("2r", "2r++"))
+        for f in FALLBACK_RULES:
+            if f != default.fallback:
+                d = g.filter(grid="fallback", **{**tags, "fallback": f})
+                rows += _headline_rows(d, "fallback rule", FALLBACK_LABELS[f], False, grid_scale, gref, ("2r", "2r++"))
+        fio = [w for w, _ in HEADLINE if w.startswith("fio")]
+        rows += _headline_rows(gref, "fio prefill and spare", "prefilled, Table 1's spare (default)", True,
+                               grid_scale, gref, workloads=fio)
+        for pre, sp, label in ((False, "table1", "not prefilled"), (True, "0.1", "Table 2's 10% spare"),
+                               (False, "0.1", "not prefilled, 10% spare")):
+            d = g.filter(grid="prefill_spare", **{**tags, "prefilled": pre, "spare": sp})
+            rows += _headline_rows(d, "fio prefill and spare", label, False, grid_scale, gref, workloads=fio)
+        rows += _headline_rows(gref, "copy destinations", "greedy's copies on the host's write pointer (default)",
+                               True, grid_scale, gref, ("greedy",))
+        for v in COPY_VARIANTS:
+            d = g.filter(grid="copy", policy=v.name).with_columns(policy=pl.lit("greedy"))
+            rows += _headline_rows(d, "copy destinations", "greedy's copies on a write pointer of their own", False,
+                                   grid_scale, gref, ("greedy",))
+    out = pl.DataFrame(rows)
+    if not out.height:
+        return out
+    main_waf = ref.select("workload", "policy", main_waf=pl.col("waf"))
+    return (out.join(main_waf, on=["workload", "policy"], how="left", maintain_order="left")
+            .with_columns(scale_bias=pl.col("waf_default") / pl.col("main_waf") - 1).drop("main_waf"))
+
+
+def ambiguity_wide(amb: pl.DataFrame) -> pl.DataFrame:
+    """:func:`ambiguity` as one row per choice and setting, a column per headline WAF (``<workload> <policy>``)."""
+    d = amb.with_columns(col=pl.col("workload").str.replace("fio-zipf", "zipf") + " " + pl.col("policy"))
+    order = [f"{w.replace('fio-zipf', 'zipf')} {p}" for w, p in HEADLINE]
+    wide = d.pivot(on="col", index=["choice", "setting", "scale"], values="waf")
+    return wide.select("choice", "setting", "scale", *[c for c in order if c in wide.columns])
+
+
+def fallback_share(s: pl.DataFrame, workload: str, policy: str, trigger: str) -> float | None:
+    """The share of a run's GC passes whose first victim a fallback chose (nothing under the threshold)."""
+    d = s.filter(workload=workload, policy=policy, trigger=trigger)
+    if not d.height or not d["gc_passes"][0]:
+        return None
+    return float(d.select(_fallback_share())[0, 0])

@@ -33,9 +33,21 @@ def plot_skew_frozen(cdf: pl.DataFrame, frozen: pl.DataFrame):
     return fig
 
 
-def plot_running_waf(rw: pl.DataFrame, workloads: list[str], title: str):
+def fallback_labels(s: pl.DataFrame, trigger: str) -> dict[tuple[str, str], str]:
+    """Legend labels for 2R and 2R++ under ``trigger``: ``"2r (fallback 99.9%)"``, the share of their GC passes
+    whose first victim a fallback chose (the paper gives no rule for it), so a figure says what it measures."""
+    d = s.filter(trigger=trigger).filter(pl.col("policy").is_in(["2r", "2r++"]) & (pl.col("gc_passes") > 0))
+    share = (d["fallbacks"] + d["global_fallbacks"]) / d["gc_passes"]
+    return {(w, p): f"{p} (fallback {x:.1%})" for w, p, x in zip(d["workload"], d["policy"], share, strict=True)}
+
+
+def plot_running_waf(rw: pl.DataFrame, workloads: list[str], title: str,
+                     labels: dict[tuple[str, str], str] | None = None):
+    """Running WAF per tenth of each run of ``workloads``, one panel each; ``labels`` names a (workload,
+    policy) line in the legend (e.g. :func:`fallback_labels`)."""
     import matplotlib.pyplot as plt
 
+    labels = labels or {}
     fig, axes = plt.subplots(1, len(workloads), figsize=(3.3 * len(workloads), 3.2), squeeze=False)
     for ax, w in zip(axes[0], workloads, strict=False):
         d = rw.filter(workload=w)
@@ -43,7 +55,7 @@ def plot_running_waf(rw: pl.DataFrame, workloads: list[str], title: str):
             e = d.filter(policy=p)
             femu = p in FEMU_POLICIES  # FEMU's policies, for comparison: thinner, dashed
             ax.plot(e["progress"], e["running_waf"], marker="" if femu else ".", ls="--" if femu else "-",
-                    lw=1 if femu else 1.5, color=COLORS.get(p), label=p)
+                    lw=1 if femu else 1.5, color=COLORS.get(p), label=labels.get((w, p), p))
         ax.set(xlabel="progress", ylabel="running WAF", title=w)
         ax.legend(fontsize=7)
     fig.suptitle(title)

@@ -29,6 +29,10 @@ def test_rows_are_found_exactly_or_not_at_all():
         prose.row(df, "Fig. 6: 8 KiB")
     with pytest.raises(KeyError, match="0 ledger rows"):
         prose.row(df, "Fig. 7")
+    both = L.table([L.value(4, "Table 3: WAF of 2R", "zipf", 4.2, 4.1, L.PRINTED, "WAF"),
+                    L.value(4, "Table 3: WAF of 2R++", "zipf", 3.9, 3.8, L.PRINTED, "WAF")])
+    assert prose.row(both, "Table 3: WAF of 2R")["paper_value"] == 4.2  # the exact claim, not its prefix
+    assert prose.row(both, "Table 3: WAF of 2R+")["paper_value"] == 3.9
 
 
 def test_table_and_write_text(tmp_path, monkeypatch, capsys):

@@ -39,11 +39,12 @@ def counts(claims: pl.DataFrame) -> str:
 
 
 def row(claims: pl.DataFrame, claim: str, workload: str | None = None) -> dict:
-    """The one ledger row whose claim starts with ``claim`` (and whose workload is ``workload``); an error
-    naming what was asked when there is none or more than one, so a renamed row cannot go unnoticed."""
-    d = claims.filter(pl.col("claim").str.starts_with(claim))
-    if workload is not None:
-        d = d.filter(pl.col("workload") == workload)
+    """The one ledger row whose claim is ``claim`` or, failing that, starts with it (and whose workload is
+    ``workload``); an error naming what was asked when there is none or more than one, so a renamed row
+    cannot go unnoticed. (An exact match wins: "Table 3: WAF of 2R" is not also "... of 2R++".)"""
+    d = claims if workload is None else claims.filter(pl.col("workload") == workload)
+    exact = d.filter(pl.col("claim") == claim)
+    d = exact if exact.height else d.filter(pl.col("claim").str.starts_with(claim))
     if d.height != 1:
         raise KeyError(f"{d.height} ledger rows match claim {claim!r}, workload {workload!r} (expected one)")
     return d.row(0, named=True)

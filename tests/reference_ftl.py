@@ -12,7 +12,9 @@ from collections import deque
 from fractions import Fraction
 
 M64 = 2**64 - 1
-RULES = ("greedy", "fifo_threshold", "fifo", "random", "d-choice", "cost-benefit")  # the victim rules stated here
+RULES = ("greedy", "greedy-heap", "greedy-heap-stale", "fifo_threshold", "fifo", "random", "d-choice",
+         "cost-benefit")  # the victim rules stated here
+PENDING = "the next line to close"  # the cursor after the newest closed line was a victim (cursor="resume")
 
 
 def splitmix64(state):
@@ -31,15 +33,25 @@ class FTLReference:
     copies out of a kind-``kind`` line go. Trigger: ``reserve`` lines (GC when the host frontier needs a
     line), ``forced`` lines (GC before each write while free <= forced; None = off), ``background``
     lines (one pass after each write when free <= background, taking a first victim only with at least
-    ``bg_min_invalid`` invalid pages; None = off)."""
+    ``bg_min_invalid`` invalid pages; None = off). ``select``: "upfront" (a pass's victims are all chosen
+    before any is copied) or "interleaved". ``cursor``: after a victim that was the newest closed line, the
+    scan starts at the head ("wrap") or at the next line to close ("resume"). ``host_eager``: the host
+    frontier takes its next line as soon as its line fills (FEMU's write pointer), else when the next
+    host write needs it."""
 
     def __init__(self, P, L, N, victim, copy_dest, limit=0, recent=0, stop="one", reserve=1, max_victims=0,
-                 d=4, seed=0, forced=None, background=None, bg_min_invalid=0, fallback="least-valid"):
+                 d=4, seed=0, forced=None, background=None, bg_min_invalid=0, fallback="least-valid",
+                 select="upfront", cursor="wrap", host_eager=False):
         self.P, self.L, self.N = P, L, N
         self.victim, self.copy_dest, self.limit, self.recent = victim, copy_dest, limit, recent
         self.stop, self.reserve, self.max_victims, self.d = stop, reserve, max_victims, d
         self.forced, self.background, self.bg_min_invalid = forced, background, bg_min_invalid
-        self.fallback = fallback
+        self.fallback, self.select, self.cursor_mode, self.host_eager = fallback, select, cursor, host_eager
+        # FEMU's victim_line_pq (hw/femu/lib/pqueue.c): a 1-based binary heap of lines on their valid counts;
+        # "greedy-heap-stale": FEMU before 2021-10-04, which did not move a line that lost a page
+        self.heap_mode = {"greedy-heap": "kept", "greedy-heap-stale": "stale"}.get(victim)
+        self.pq = [None]
+        self.pos = {}
         self.note = None  # the counter of the fallback that chose the last first victim
         self.rng = seed
         self.l2p = {}  # lpn -> (line, offset)
@@ -63,6 +75,8 @@ class FTLReference:
                   "returned_from_cold": 0, "fallbacks": 0, "global_fallbacks": 0, "forced_gc_passes": 0,
                   "background_gc_passes": 0, "skipped_background_gc": 0}
         self.copy = [[0] * 3 for _ in range(3)]
+        if host_eager:  # FEMU's write pointer holds a line from the start
+            self.open_line(0)
 
     # --- state, recomputed ---------------------------------------------------------------------------
     def valid(self, ln):
@@ -93,17 +107,61 @@ class FTLReference:
         assert sorted(self.cands) == sorted(self.candidates()), "candidate set"
         return self.cands
 
+    # --- FEMU's pqueue, as pqueue.c writes it (cmppri(next, curr) = next > curr, on valid counts) ------------
+    def _pq_set(self, i, ln):
+        self.pq[i] = ln
+        self.pos[ln] = i
+
+    def _bubble_up(self, i):
+        moving = self.pq[i]
+        while i > 1 and self.valid(self.pq[i // 2]) > self.valid(moving):
+            self._pq_set(i, self.pq[i // 2])
+            i //= 2
+        self._pq_set(i, moving)
+
+    def _percolate_down(self, i):
+        moving = self.pq[i]
+        size = len(self.pq)  # pqueue's q->size: one more than the lines held
+        while True:
+            child = 2 * i
+            if child >= size:
+                break
+            if child + 1 < size and self.valid(self.pq[child]) > self.valid(self.pq[child + 1]):
+                child += 1
+            if not self.valid(moving) > self.valid(self.pq[child]):
+                break
+            self._pq_set(i, self.pq[child])
+            i = child
+        self._pq_set(i, moving)
+
+    def _pq_insert(self, ln):
+        self.pq.append(ln)
+        self._bubble_up(len(self.pq) - 1)
+
+    def _pq_pop(self, ln):
+        """pqueue_pop: the victim is the root; the last line moves there and percolates down."""
+        assert self.pq[1] == ln, "a heap rule's victim is the heap's root"
+        last = self.pq.pop()
+        del self.pos[ln]
+        if len(self.pq) > 1:
+            self._pq_set(1, last)
+            self._percolate_down(1)
+
     # --- writing and erasing -----------------------------------------------------------------------------
     def _tick(self, ln):
         self.tick += 1
         self.entered[ln] = self.tick
 
-    def place(self, k, lpn):
+    def open_line(self, k):
+        if not self.free:
+            raise RuntimeError("no free line")
+        ln = self.free.popleft()
+        self.front[k], self.kind[ln], self.pages[ln] = ln, k, []
+
+    def place(self, k, lpn, copy=False):
+        """Program one page into frontier ``k`` (``copy``: a GC copy)."""
         if k not in self.front:
-            if not self.free:
-                raise RuntimeError("no free line")
-            ln = self.free.popleft()
-            self.front[k], self.kind[ln], self.pages[ln] = ln, k, []
+            self.open_line(k)
         ln = self.front[k]
         self.pages[ln].append(lpn)
         self.l2p[lpn] = (ln, len(self.pages[ln]) - 1)
@@ -115,19 +173,31 @@ class FTLReference:
             self._tick(ln)
             if self.valid(ln) < self.P:
                 self._cand_add(ln)
+                if self.heap_mode:
+                    self._pq_insert(ln)
+            if self.cursor is PENDING:
+                self.cursor = ln
+            if copy and k == 0 and self.host_eager and self.free:  # FEMU's write pointer, filled by GC copies
+                self.open_line(0)
 
-    def erase(self, ln):
+    def detach(self, ln):
+        """A chosen victim leaves the FIFO, the candidates and the heap; the scan's cursor moves past it."""
         order = self.fifo()
         i = order.index(ln)
-        self.cursor = order[i + 1] if i + 1 < len(order) else None
+        self.cursor = order[i + 1] if i + 1 < len(order) else (PENDING if self.cursor_mode == "resume" else None)
         self._cand_remove(ln)
+        if ln in self.pos:
+            self._pq_pop(ln)
         del self.closed_seq[ln]
         self.entered.pop(ln, None)
+
+    def collect(self, ln):
+        """Copy a detached victim's valid pages, erase it."""
         moved = 0
         src = self.kind[ln]
         for off, lpn in enumerate(list(self.pages[ln])):
             if self.l2p.get(lpn) == (ln, off):
-                self.place(self.copy_dest[src], lpn)
+                self.place(self.copy_dest[src], lpn, copy=True)
                 moved += 1
         self.copy[src][self.copy_dest[src]] += moved
         self.kind[ln], self.pages[ln] = None, []
@@ -175,10 +245,14 @@ class FTLReference:
         cands = self.candidates()  # in close order
         if self.victim == "fifo_threshold":
             return self.fifo_threshold(first)
+        if self.heap_mode:
+            assert sorted(self.pq[1:]) == sorted(cands), "the heap holds the candidates"
         if not cands:
             return None
         if self.victim == "greedy":
             return min(cands, key=lambda ln: (self.valid(ln), self.entered[ln]))
+        if self.heap_mode:
+            return self.pq[1]  # the root, a least-valid line when the heap is kept
         if self.victim == "fifo":
             return cands[0]
         if self.victim == "cost-benefit":
@@ -211,16 +285,23 @@ class FTLReference:
         if self.note:
             self.c[self.note] += 1
         got_valid = got_invalid = n = moved = 0
+        chosen = []
         while v is not None:
             nv = self.valid(v)
             got_valid, got_invalid, n = got_valid + nv, got_invalid + self.P - nv, n + 1
             self.victims.append(v)
             self.c["victims"] += 1
-            moved += self.erase(v)
+            self.detach(v)
+            if self.select == "upfront":
+                chosen.append(v)  # copied once every victim is chosen
+            else:
+                moved += self.collect(v)
             done = {"one": True, "valid": got_valid > self.P, "invalid": got_invalid >= self.P}[self.stop]
             if done or (self.max_victims and n >= self.max_victims):
                 break
             v = self.pick(False)
+        for v in chosen:
+            moved += self.collect(v)
         return moved
 
     def gc_while(self, limit, counter=None):
@@ -238,24 +319,37 @@ class FTLReference:
         """A host write of ``lpn`` into frontier ``kind`` (0, the host frontier, unless a placement oracle
         tags it otherwise); the reserve rule applies when that frontier needs a line."""
         moved = 0
+        eager = self.host_eager and kind == 0
         if self.forced is not None:
             moved += self.gc_while(self.forced, "forced_gc_passes")
-        if kind not in self.front:
+        if kind not in self.front and not eager:  # the next line, GC first: before the old copy is invalidated
             moved += self.gc_while(self.reserve)
         self.c["host_writes"] += 1
         if lpn in self.l2p:
             ln = self.l2p[lpn][0]
             if self.kind[ln] == 2:
                 self.c["returned_from_cold"] += 1
+            was_full = False
             if ln in self.closed_seq:
                 self._tick(ln)
-                if self.valid(ln) == self.P:  # about to lose its first page
+                was_full = self.valid(ln) == self.P
+                if was_full:  # about to lose its first page
                     self._cand_add(ln)
+            self.l2p.pop(lpn)
+            if ln in self.pos and self.heap_mode == "kept":  # FEMU's mark_page_invalid
+                self._bubble_up(self.pos[ln])
+            elif was_full and self.heap_mode:
+                self._pq_insert(ln)
         else:
             self.c["first_writes"] += 1
-        self.l2p.pop(lpn, None)
+        if eager and kind not in self.front:  # FEMU's write pointer found none (GC copies filled it, none free)
+            moved += self.gc_while(self.reserve)
         self.host_clock += 1
         self.place(kind, lpn)
+        if eager and kind not in self.front:  # FEMU's write pointer: the next line now, GC first
+            moved += self.gc_while(self.reserve)
+            if kind not in self.front:
+                self.open_line(kind)
         if self.background is not None and len(self.free) <= self.background:
             m = self.gc(self.bg_min_invalid, background=True)
             if m is None:

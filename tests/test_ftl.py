@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference_ftl import RULES, FTLReference
 
-from flashrepro.ftl import FTL, POLICIES, TRIGGERS, ArrayStream, GCTrigger, Geometry, run, running_waf
+from flashrepro.ftl import FTL, POLICIES, TRIGGERS, ArrayStream, GCTrigger, Geometry, Policy, run, running_waf
 from flashrepro.ftl import _kernel as K
 from flashrepro.ftl.oracle import ORACLE
 
@@ -25,21 +25,34 @@ def _floor(fraction, n):
     return int(Fraction(str(fraction)) * n)
 
 
+def _limit(policy, P):
+    """The most valid pages a victim under the threshold may hold: at most threshold * P, or strictly less."""
+    x = Fraction(str(policy.threshold)) * P
+    return -(-x.numerator // x.denominator) - 1 if policy.strict_threshold else int(x)
+
+
 def reference_for(ftl: FTL) -> FTLReference:
     """The reference configured from the policy and trigger settings themselves (not from the kernel's
     parameter array), so a wrong translation of a setting is caught too."""
     g, p, t = ftl.geometry, ftl.policy, ftl.trigger
     P, L = g.pages_per_line, g.n_lines
-    return FTLReference(P, L, g.logical_pages, p.victim, p.copy_dest, limit=_floor(p.threshold, P),
+    return FTLReference(P, L, g.logical_pages, p.victim, p.copy_dest, limit=_limit(p, P),
                         recent=_floor(p.recent_fraction, L), stop=p.stop, reserve=t.reserve_lines,
                         max_victims=p.max_victims, d=p.d, seed=p.seed,
                         forced=None if t.forced_free is None else _floor(t.forced_free, L),
                         background=None if t.background_free is None else _floor(t.background_free, L),
-                        bg_min_invalid=_floor(t.background_min_invalid, P), fallback=p.fallback)
+                        bg_min_invalid=_floor(t.background_min_invalid, P), fallback=p.fallback,
+                        select=p.select, cursor=p.cursor, host_eager=t.host_line == "eager")
 
 
 VARIANTS = [POLICIES["greedy"], POLICIES["2r"], POLICIES["2r++"],
             POLICIES["2r"].with_(stop="invalid"), POLICIES["2r++"].with_(stop="valid"),
+            POLICIES["2r"].with_(select="interleaved"), POLICIES["2r++"].with_(select="interleaved", threshold=0.5),
+            POLICIES["2r++"].with_(strict_threshold=False, threshold=0.5),
+            POLICIES["2r"].with_(recent_fraction=0.0, cursor="resume"),
+            POLICIES["2r++"].with_(fallback="global", cursor="resume", threshold=0.2),
+            POLICIES["greedy"].with_(victim="greedy-heap"), POLICIES["greedy"].with_(victim="greedy-heap-stale"),
+            POLICIES["greedy"].with_(victim="greedy-heap", stop="valid", copy_dest=(2, 2, 2)),
             POLICIES["2r++"].with_(stop="one", threshold=0.9, recent_fraction=0.0),
             POLICIES["2r"].with_(threshold=0.1, max_victims=2), POLICIES["2r++"].with_(threshold=0.0),
             POLICIES["2r"].with_(fallback="fifo"), POLICIES["2r++"].with_(fallback="global", threshold=0.2),
@@ -52,7 +65,9 @@ VARIANTS = [POLICIES["greedy"], POLICIES["2r"], POLICIES["2r++"],
 # reserve rule with a background rule
 TRIGGER_VARIANTS = [TRIGGERS["reserve"], TRIGGERS["femu"],
                     TRIGGERS["femu"].with_(name="femu-choosy", background_min_invalid=0.75),
-                    GCTrigger("reserve+background", background_free=0.3, background_min_invalid=0.5)]
+                    GCTrigger("reserve+background", background_free=0.3, background_min_invalid=0.5),
+                    TRIGGERS["femu"].with_(name="femu-lazy", host_line="lazy"),
+                    TRIGGERS["reserve"].with_(name="reserve-eager", host_line="eager")]
 
 
 def comparison_case(seed):
@@ -61,7 +76,8 @@ def comparison_case(seed):
 
 
 def policy_id(p):
-    return f"{p.name}-{p.stop}-{p.threshold}-{p.max_victims}-{p.copy_dest}-{p.seed}-{p.d}"
+    return (f"{p.name}-{p.victim}-{p.stop}-{p.threshold}-{p.max_victims}-{p.copy_dest}-{p.seed}-{p.d}-{p.select}-"
+            f"{p.strict_threshold}-{p.cursor}-{p.fallback}-{p.recent_fraction}")
 
 
 @pytest.mark.parametrize("trigger", TRIGGER_VARIANTS, ids=lambda t: t.name)
@@ -118,6 +134,33 @@ def test_kernel_matches_reference_with_tagged_host_writes(policy, trigger, seed,
     """``kinds``: each host write placed in the frontier its tag names (a placement oracle), the reserve
     rule applied to whichever frontier needs a line."""
     compare_with_reference(policy, trigger, seed, random_kinds(seed) if tagger == "random" else final_kinds)
+
+
+def _outcome(policy, trigger, seed):
+    g, w = comparison_case(seed)
+    f = FTL(g, policy, trigger)
+    victims = np.zeros(20000, np.int32)
+    f.write(w, log_victims=victims)
+    return f.counters, victims[:f.counters["victims"]].tolist()
+
+
+@pytest.mark.parametrize("policy,trigger,other", [
+    (POLICIES["2r"], TRIGGERS["reserve"], POLICIES["2r"].with_(select="interleaved")),
+    (POLICIES["2r++"].with_(threshold=0.5), TRIGGERS["reserve"],
+     POLICIES["2r++"].with_(threshold=0.5, strict_threshold=False)),
+    (POLICIES["2r"].with_(recent_fraction=0.0, cursor="resume"), TRIGGERS["femu"],
+     POLICIES["2r"].with_(recent_fraction=0.0)),
+    (POLICIES["greedy"].with_(victim="greedy-heap"), TRIGGERS["reserve"], POLICIES["greedy"]),
+    (POLICIES["greedy"].with_(victim="greedy-heap-stale"), TRIGGERS["femu"],
+     POLICIES["greedy"].with_(victim="greedy-heap")),
+    (POLICIES["greedy"], TRIGGERS["femu"], TRIGGERS["femu"].with_(host_line="lazy")),
+])
+def test_the_comparison_tells_each_setting_apart(policy, trigger, other):
+    """Each setting of the selection order, 2R++'s strict threshold, the cursor, greedy's ties (FEMU's heap,
+    kept or stale) and FEMU's write pointer changes what some case of the write-by-write comparison does,
+    so that comparison can catch an error in it."""
+    pol2, trig2 = (other, trigger) if isinstance(other, Policy) else (policy, other)
+    assert any(_outcome(policy, trigger, seed) != _outcome(pol2, trig2, seed) for seed in range(3))
 
 
 def test_every_victim_rule_has_a_reference_and_is_compared():
@@ -290,8 +333,15 @@ def test_out_of_range_and_bad_settings_are_errors():
         FTL(g, "lru")
     with pytest.raises(ValueError, match="stop"):
         POLICIES["2r"].with_(stop="never")
-    with pytest.raises(ValueError, match="valid: cost-benefit, d-choice, fifo, fifo_threshold, greedy, random"):
+    with pytest.raises(ValueError, match="valid: cost-benefit, d-choice, fifo, fifo_threshold, greedy, greedy-heap, "
+                       "greedy-heap-stale, random"):
         POLICIES["greedy"].with_(victim="lru")
+    with pytest.raises(ValueError, match="select must be one of"):
+        POLICIES["2r"].with_(select="later")
+    with pytest.raises(ValueError, match="cursor must be one of"):
+        POLICIES["2r"].with_(cursor="restart")
+    with pytest.raises(ValueError, match="host_line must be one of"):
+        TRIGGERS["femu"].with_(host_line="never")
     with pytest.raises(ValueError, match="unknown GC trigger 'eager'; known: reserve, femu"):
         FTL(g, "greedy", "eager")
     # FEMU's 5% of 10 lines is no line: nothing would keep a line free for the host and the copies

@@ -158,6 +158,49 @@ def test_ambiguity_rows_are_the_runs_they_name(tiny):
     assert wide.height == amb.select("choice", "setting").unique().height
 
 
+def test_settled_rows_are_the_runs_they_name(tiny):
+    """The points the clean-room review raised: the selection order, the write pointer and greedy's ties ran in
+    the settled grid (their rows are those runs, against the default setup's); 2R++'s threshold at equality
+    and the cursor did not run, and the setting indeed cannot change those runs."""
+    import polars as pl
+
+    from flashrepro.ftl import POLICIES, ArrayStream, run
+
+    g, amb, s = tiny["g"], tiny["amb"], tiny["s"]
+    settled = amb.filter(pl.col("settled_by") != E.OPEN)
+    assert set(settled["choice"]) == set(E.SETTLED) and (amb.filter(settled_by=E.OPEN)["note"].is_null()).all()
+    assert amb.filter(choice="the host's write pointer")["settled_by"][0].startswith("FEMU's code")
+    gref = g.filter(grid="seed", seed=0)
+    for choice, suffixes, n in (("multi-victim selection", ["/interleaved"], 8),
+                                ("the host's write pointer", ["/other-pointer"], 10),
+                                ("greedy's ties", ["/heap"], 2), ("FEMU's version of greedy", ["/heap-stale"], 2)):
+        rows = amb.filter(choice=choice, default=False)
+        assert rows.height == n and rows["note"].is_null().all()
+        for r in rows.iter_rows(named=True):
+            got = {g.filter(grid="settled", workload=r["workload"], policy=r["policy"] + x)["waf"][0] for x in suffixes}
+            assert r["waf"] in got
+            assert r["waf_default"] == gref.filter(workload=r["workload"], policy=r["policy"])["waf"][0]
+    # the host's write pointer the other way is the package before: lazy under FEMU's trigger
+    lazy = g.filter(grid="settled", policy="greedy/other-pointer", workload="tpcc")["waf"][0]
+    assert lazy != gref.filter(workload="tpcc", policy="greedy")["waf"][0]
+    # no runs: 40% of a line is never a whole page count here, and no run took a global fallback
+    for choice, pols in (("2R++'s threshold at equality", {"2r++"}), ("2R's cursor after the newest line",
+                                                                      {"2r", "2r++"})):
+        rows = amb.filter(choice=choice, default=False)
+        assert set(rows["policy"]) == pols and rows["note"].str.starts_with("not run").all()
+        assert (rows["change"] == 0).all() and rows["scale"].to_list() == ["tiny"] * rows.height
+        assert (rows["waf"] == s.filter(trigger="femu").join(rows.select("workload", "policy"), on=["workload",
+                                                                                                     "policy"])["waf"]).all()
+    st = E.fio_stream(1.1, "tiny")
+    pols = [POLICIES["2r++"], POLICIES["2r++"].with_(name="le", strict_threshold=False),
+            POLICIES["2r"], POLICIES["2r"].with_(name="resume", cursor="resume")]
+    r = E.summary([run(ArrayStream(st.name, np.concatenate(list(st.chunks(1 << 20))), st.logical_pages, st.prefill),
+                       pols, W.geometry("8GB", "tiny"), threads=1, trigger="femu", progress=False)])
+    waf = dict(zip(r["policy"], r["waf"], strict=True))
+    assert waf["le"] == waf["2r++"] and waf["resume"] == waf["2r"]
+    assert waf["2r++"] == s.filter(workload="fio-zipf1.1", policy="2r++", trigger="femu")["waf"][0]
+
+
 def test_oracle_table_names_its_witness(tiny):
     ot = tiny["ot"]
     assert set(ot["scale"]) == {"tiny", "ci"} and ot.filter(scale="ci")["workload"].to_list() == ["tpcc", "tpcc"]

@@ -12,12 +12,14 @@ reference's paper reading, expected to fail (xfail strict) until the package cha
 
 from __future__ import annotations
 
+import inspect
+
 import cleanroom_twor as ref
 import numpy as np
 import pytest
 from cleanroom_twor import COUNTER_NAMES, PACKAGE_READING, RefFTL, run_ref
 
-from flashrepro.ftl import FTL, POLICIES, ArrayStream, GCTrigger, Geometry, run
+from flashrepro.ftl import FTL, POLICIES, ArrayStream, GCTrigger, Geometry, get_trigger, run
 
 # ---------------------------------------------------------------------------------------------------------
 # write streams
@@ -43,8 +45,29 @@ def stream(kind: str, n: int, logical: int, seed: int) -> np.ndarray:
     return out
 
 
-def package(P, L, N, policy, trigger, lpns, prefill=0, **policy_changes):
-    """The package's counters, per-write GC copies and victim lines."""
+REF_DEFAULTS = {k: v.default for k, v in inspect.signature(RefFTL.__init__).parameters.items()
+                if v.default is not inspect.Parameter.empty}
+
+
+def package_settings(switches, policy):
+    """The package's settings for the reference's switches, where the package exposes the point: Policy
+    changes (selection order, strict threshold, cursor, greedy's ties) and the trigger's host_line."""
+    sw = {**REF_DEFAULTS, **switches}
+    pol = {"select": sw["select"], "cursor": {"resume-wrap": "wrap", "resume": "resume"}[sw["cursor"]]}
+    if sw["threshold_strict"] is not None:
+        pol["strict_threshold"] = sw["threshold_strict"]
+    if policy == "greedy":
+        pol["victim"] = {"lrc": "greedy", "heap": "greedy-heap"}[sw["greedy_tie"]]
+    return pol, {"host_line": sw["host_alloc"]}
+
+
+def package(P, L, N, policy, trigger, lpns, prefill=0, switches=None, **policy_changes):
+    """The package's counters, per-write GC copies and victim lines (with the settings of the reference's
+    ``switches`` if given, else the package's defaults)."""
+    if switches is not None:
+        pol_sw, trig_sw = package_settings(switches, policy)
+        policy_changes = {**pol_sw, **policy_changes}
+        trigger = get_trigger(trigger).with_(**trig_sw)
     pol = POLICIES[policy].with_(**policy_changes) if policy_changes else POLICIES[policy]
     f = FTL(Geometry(P, L, N), pol, trigger)
     if prefill:
@@ -64,7 +87,7 @@ def reference(P, L, N, policy, trigger, lpns, prefill=0, **kw) -> RefFTL:
 
 
 def assert_same(P, L, N, policy, trigger, lpns, prefill=0, switches=PACKAGE_READING, **policy_changes):
-    c, copies, victims, waf = package(P, L, N, policy, trigger, lpns, prefill, **policy_changes)
+    c, copies, victims, waf = package(P, L, N, policy, trigger, lpns, prefill, switches, **policy_changes)
     kw = dict(switches)
     if "fallback" in policy_changes:  # a package Policy field; a switch of the reference
         kw["fallback"] = policy_changes.pop("fallback")
@@ -282,7 +305,7 @@ def test_package_trigger_parameters(trig):
     P, L, N = 16, 40, 460
     for policy in ["greedy", "2r", "2r++"]:
         lp = stream("zipf", 2000, N, 8)
-        c, copies, victims, _ = package(P, L, N, policy, GCTrigger(name="t", **trig), lp)
+        c, copies, victims, _ = package(P, L, N, policy, GCTrigger(name="t", **trig), lp, switches=PACKAGE_READING)
         r = reference(P, L, N, policy, full, lp, **PACKAGE_READING)
         assert {k: c[k] for k in COUNTER_NAMES} == r.counters
         assert (copies, victims) == (r.copy_log, r.victim_log)
@@ -302,8 +325,10 @@ def test_package_run_prefill(trigger):
     """run(): an ArrayStream's prefill is written in order first and not counted (run_ref's prefill)."""
     P, L, N = 16, 40, 460
     lp = stream("zipf", 3000, N, 5)
-    res = run(ArrayStream("t", lp, N, prefill=N), ["greedy", "2r", "2r++"], Geometry(P, L, N), slices=3,
-              threads=1, trigger=trigger, progress=False)
+    settings = {p: package_settings(PACKAGE_READING, p) for p in ["greedy", "2r", "2r++"]}
+    res = run(ArrayStream("t", lp, N, prefill=N), [POLICIES[p].with_(**pol) for p, (pol, _) in settings.items()],
+              Geometry(P, L, N), slices=3, threads=1, trigger=get_trigger(trigger).with_(**settings["2r"][1]),
+              progress=False)
     last = res.slices.filter(res.slices["slice"] == 3)
     for row in last.to_dicts():
         r = reference(P, L, N, row["policy"], trigger, lp, prefill=N, **PACKAGE_READING)
@@ -315,41 +340,28 @@ def test_package_run_prefill(trigger):
 # package changes. Each case is one known to differ; the others in the grid above agree.
 
 
-@pytest.mark.xfail(strict=True, reason="package bug vs §2.3/§3.1: it picks each additional victim after copying "
-                                       "the previous one (lines closed by those copies move the 20% boundary); the "
-                                       "paper selects all victims, then copies")
 @pytest.mark.parametrize("policy,seed", [("2r", 1), ("2r++", 1)])
 def test_divergence_multi_victim_selection_upfront(policy, seed):
     assert_same(16, 32, 352, policy, "reserve", stream("zipf", 6000, 352, seed),
                 switches=PACKAGE_READING | dict(select="upfront", extra_wrap=True))
 
 
-@pytest.mark.xfail(strict=True, reason="package has no parameter for FEMU's write pointer: under 'femu' FEMU "
-                                       "holds the host's next line as soon as one fills (one free line fewer for "
-                                       "the 5%/25% tests; Fig. 7 text: GET_NEW_BLOCK when CurBlk fills)")
 @pytest.mark.parametrize("policy", ["greedy", "2r", "2r++"])
 def test_divergence_femu_write_pointer_eager(policy):
     assert_same(16, 40, 448, policy, "femu", stream("zipf", 3000, 448, 1),
                 switches=PACKAGE_READING | dict(host_alloc="eager", invalidate_first=True))
 
 
-@pytest.mark.xfail(strict=True, reason="package bug vs §3.1 ('임계값보다 낮을 경우' = lower than): 2R++ takes a "
-                                       "line at exactly 40% utilization (only when 0.4 * pages_per_line is whole)")
 def test_divergence_2rpp_strict_threshold():
     assert_same(20, 40, 576, "2r++", "reserve", stream("zipf", 4000, 576, 5),
                 switches=PACKAGE_READING | dict(threshold_strict=None))
 
 
-@pytest.mark.xfail(strict=True, reason="package has no parameter for FEMU's victim-queue order among equally "
-                                       "valid lines (pqueue heap); it takes the least recently changed line")
 def test_divergence_greedy_femu_heap_ties():
     assert_same(16, 32, 352, "greedy", "reserve", stream("zipf", 3000, 352, 1),
                 switches=PACKAGE_READING | dict(greedy_tie="heap"))
 
 
-@pytest.mark.xfail(strict=True, reason="package has no parameter for resuming after a victim that was the newest "
-                                       "closed line (it wraps to the oldest); only with recent_fraction 0 or the "
-                                       "'global' fallback")
 def test_divergence_cursor_after_newest_line():
     assert_same(16, 40, 460, "2r++", "femu", stream("zipf", 4000, 460, 21),
                 switches=PACKAGE_READING | dict(cursor="resume"), recent_fraction=0.0)
@@ -384,7 +396,6 @@ def test_minimal_traces_package_reading(name):
     assert_same(P, L, N, policy, trigger, lpns, **changes)
 
 
-@pytest.mark.xfail(strict=True, reason="the divergences above, on their shortest traces")
 @pytest.mark.parametrize("name", list(MINIMAL))
 def test_minimal_traces_paper_reading(name):
     (P, L, N), policy, trigger, changes, paper, lpns = MINIMAL[name]

@@ -32,14 +32,25 @@ victim's valid pages to the frontier ``copy_dest[kind]``.
   into its slot. Uniform sampling is ``cands[r % n]``.
 * ``close_seq`` (close number) and ``close_time`` (the host-write clock ``sc[CLOCK]`` when the line
   closed: host writes since the device was created, never reset).
-* ``sc[CURSOR]``: the closed line after the last victim in close order (the FIFO sentinel ``L`` if
-  none), where 2R's scan resumes.
+* ``sc[CURSOR]``: the closed line after the last victim in close order, where 2R's scan resumes: the
+  FIFO sentinel ``L`` (the head) if the victim was the newest closed line, or with ``prm[CURSOR_RESUME]``
+  -1 until the next line closes, which then becomes the cursor.
+* ``heap[1:sc[HEAP_SIZE] + 1]``: with ``prm[HEAP]`` (a rule registered ``reads_heap``), FEMU's victim
+  priority queue (``victim_line_pq``, ``hw/femu/lib/pqueue.c``): a binary min-heap on valid counts of
+  the candidates, ``hpos[line]`` a line's slot (0 = not in it), with pqueue's exact moves (a line is
+  inserted when it closes with an invalid page or when a closed full line loses its first page, bubbles
+  up whenever it loses a page, and leaves by pqueue's pop), so ties fall as they do in FEMU.
+  ``prm[HEAP] == HEAP_STALE`` is FEMU before its commit fe007e336 (2021-10-04): a line that loses a page
+  keeps its slot (its count drops in place), so the root need not be the least valid line.
 
 **Garbage collection.** A *GC pass* asks the victim rule for a first victim, then, until the stop rule
 holds ("one" victim, the victims' valid pages exceed a line, their invalid pages reach a line, or
-``max_victims``), for follow-up victims. Each victim is taken off every structure, its valid pages are
-copied, and it is erased and queued as free. Passes are triggered by up to three rules (``prm``, from
-:class:`flashrepro.ftl.GCTrigger`):
+``max_victims``), for follow-up victims. Each victim is taken off every structure (*detached*), its
+valid pages are copied, and it is erased and queued as free. With ``prm[SELECT_UPFRONT]`` (paper 4's
+reading: "희생 블록을 여러 개 선정한 후 ... 병합", victims are all chosen, then copied) every victim of
+the pass is detached before the first copy, so lines the copies close cannot change the choice;
+otherwise (*interleaved*) each follow-up is chosen after the previous victim was copied and erased.
+Passes are triggered by up to three rules (``prm``, from :class:`flashrepro.ftl.GCTrigger`):
 
 * *reserve*: when the host frontier needs a new line and free lines <= ``RESERVE``, passes run until
   free lines > ``RESERVE`` (paper 4's runs: 1);
@@ -51,6 +62,12 @@ copied, and it is erased and queued as free. Passes are triggered by up to three
 
 A victim with ``v`` valid pages opens at most one copy line and frees one, so GC never needs more than
 one free line at a time; the Python wrapper refuses triggers that keep none free.
+
+**The host's write pointer.** With ``prm[HOST_EAGER]`` the host frontier takes its next line as soon as
+its line fills, by a host write (after the reserve rule's GC) or by GC copies that share it (if a line
+is free then): FEMU's ``ssd_advance_write_pointer`` and Fig. 7's GET_NEW_BLOCK(), so FEMU's thresholds
+count that line as taken. Otherwise (*lazy*) the next host write takes it, the reserve rule's GC running
+before that write invalidates its page's old copy.
 
 References
 ----------
@@ -78,8 +95,9 @@ COLD = 2
 
 # prm (int64 parameters)
 (P_PAGES, P_LINES, LIMIT, RECENT, STOP, MAX_VICTIMS, RESERVE, FORCED, BACKGROUND, BG_MIN_INVALID,
- D_CHOICES, EAGER_BUCKETS, DIV_MAGIC, DIV_SHIFT, FALLBACK, STABLE_SKIP) = range(16)
-N_PRM = 16
+ D_CHOICES, EAGER_BUCKETS, DIV_MAGIC, DIV_SHIFT, FALLBACK, STABLE_SKIP, SELECT_UPFRONT, HOST_EAGER, CURSOR_RESUME,
+ HEAP) = range(20)
+N_PRM = 20
 STOP_VALID, STOP_INVALID, STOP_ONE = 0, 1, 2  # more than a line of valid / a line of invalid / one victim
 
 # sc (int64 scalar state kept between chunks)
@@ -90,7 +108,10 @@ PICK_NOTE = 17  # set by a victim rule: how it chose the last first victim (0 = 
 N_BG_OK = 18  # closed lines with at least max(1, BG_MIN_INVALID) invalid pages (kept only with background GC)
 BG_GEN = 19  # events that can change a stable rule's background choice: closes, erases, lines reaching N_BG_OK
 BG_SKIP_GEN = 20  # BG_GEN at the last skipped background pass (-1: none)
-N_SC = 21
+HEAP_SIZE = 21  # lines in the victim heap (prm[HEAP])
+N_SC = 22
+CURSOR_PENDING = -1  # sc[CURSOR]: the next line to close (prm[CURSOR_RESUME], after the newest line was a victim)
+HEAP_KEPT, HEAP_STALE = 1, 2  # prm[HEAP]: FEMU's heap moved on every lost page, or (before Oct 2021) not
 
 # counters
 (HOST, FIRST_WRITES, ERASES, GC_PASSES, VICTIMS, RETURNED, FALLBACKS, GLOBAL_FALLBACKS, FORCED_PASSES,
@@ -125,6 +146,9 @@ class FTLState(NamedTuple):
     counters: np.ndarray  # int64[N_COUNTERS]
     prm: np.ndarray  # int64[N_PRM]: parameters
     copy_dest: np.ndarray  # int64[N_KINDS]: destination kind of copies out of each kind
+    pass_victims: np.ndarray  # int32[L]: the victims of the GC pass being selected (prm[SELECT_UPFRONT])
+    heap: np.ndarray  # int32[L + 1]: FEMU's victim heap in heap[1:sc[HEAP_SIZE] + 1] (prm[HEAP])
+    hpos: np.ndarray  # int32[L]: a line's slot in heap (0 = not in it)
 
 
 def division_magic(d: int) -> tuple[int, int]:
@@ -159,7 +183,8 @@ def new_state(pages_per_line: int, n_lines: int, logical_pages: int, prm: np.nda
         cands=np.zeros(L, np.int32), cand_pos=np.full(L, -1, np.int32), close_seq=np.zeros(L, np.int64),
         close_time=np.zeros(L, np.int64), entered=np.zeros(L, np.int64), erase_count=np.zeros(L, np.int64),
         sc=sc, rng=np.array([seed], np.uint64), counters=np.zeros(N_COUNTERS, np.int64), prm=prm,
-        copy_dest=np.asarray(copy_dest, np.int64))
+        copy_dest=np.asarray(copy_dest, np.int64), pass_victims=np.zeros(L, np.int32),
+        heap=np.zeros(L + 1, np.int32), hpos=np.zeros(L, np.int32))
 
 
 STATE_T = numba.typeof(new_state(2, 8, 4))
@@ -187,6 +212,79 @@ def _cand_remove(s, ln):
         s.cand_pos[last] = i
         s.cand_pos[ln] = -1
         s.sc[N_CANDS] = n
+
+
+@njit(cache=True, inline="always")
+def _heap_up(heap, hpos, valid, i):
+    """pqueue.c's bubble_up: move ``heap[i]`` towards the root while its parent has more valid pages."""
+    moving = heap[i]
+    v = valid[moving]
+    while i > 1:
+        p = heap[i >> 1]
+        if valid[p] <= v:
+            break
+        heap[i] = p
+        hpos[p] = i
+        i >>= 1
+    heap[i] = moving
+    hpos[moving] = i
+
+
+@njit(cache=True)
+def _heap_down(heap, hpos, valid, n, i):
+    """pqueue.c's percolate_down over ``heap[1:n + 1]``: move ``heap[i]`` down while its smaller child (the
+    left one on ties) has fewer valid pages."""
+    moving = heap[i]
+    v = valid[moving]
+    while True:
+        c = i << 1
+        if c > n:
+            break
+        if c + 1 <= n and valid[heap[c]] > valid[heap[c + 1]]:
+            c += 1
+        if v <= valid[heap[c]]:
+            break
+        heap[i] = heap[c]
+        hpos[heap[i]] = i
+        i = c
+    heap[i] = moving
+    hpos[moving] = i
+
+
+@njit(cache=True)
+def _heap_insert(s, ln):
+    n = s.sc[HEAP_SIZE] + 1
+    s.sc[HEAP_SIZE] = n
+    s.heap[n] = ln
+    _heap_up(s.heap, s.hpos, s.valid, n)
+
+
+@njit(cache=True)
+def _heap_remove(s, ln):
+    """pqueue.c's pqueue_pop for the root (the last line moves there and percolates down), its
+    pqueue_remove elsewhere (the last line takes ``ln``'s slot and moves up or down from there)."""
+    heap, hpos, valid = s.heap, s.hpos, s.valid
+    i = hpos[ln]
+    n = s.sc[HEAP_SIZE] - 1
+    s.sc[HEAP_SIZE] = n
+    hpos[ln] = 0
+    if i <= n:
+        heap[i] = heap[n + 1]
+        if i > 1 and valid[ln] > valid[heap[i]]:
+            _heap_up(heap, hpos, valid, i)
+        else:
+            _heap_down(heap, hpos, valid, n, i)
+
+
+@njit(cache=True, inline="always")
+def _heap_lost_page(s, ln, v):
+    """A closed line went down to ``v`` valid pages (FEMU's mark_page_invalid): it moves up (not in
+    ``HEAP_STALE``), or joins the heap when it was full."""
+    if s.hpos[ln] > 0:
+        if s.prm[HEAP] == HEAP_KEPT:
+            _heap_up(s.heap, s.hpos, s.valid, s.hpos[ln])
+    elif v == s.prm[P_PAGES] - 1:
+        _heap_insert(s, ln)
 
 
 @njit(cache=True)
@@ -225,9 +323,13 @@ def _close_line(s, ln):
             sc[BMIN] = v
     if v < s.prm[P_PAGES]:
         _cand_add(s, ln)
+        if s.prm[HEAP]:
+            _heap_insert(s, ln)
     if v <= _bg_valid_max(s):
         sc[N_BG_OK] += 1
     sc[BG_GEN] += 1
+    if sc[CURSOR] == CURSOR_PENDING:
+        sc[CURSOR] = ln
 
 
 @njit(cache=True, inline="always")
@@ -260,20 +362,34 @@ def rebuild_buckets(s):
 
 
 @njit(cache=True)
-def _collect(s, victim):
-    """Take the victim off every list, copy its valid pages to their frontier, erase it, free it."""
-    P = s.prm[P_PAGES]
+def _detach(s, victim):
+    """Take a chosen victim off every list (its pages stay until :func:`_copy_erase`); the cursor moves
+    past it."""
     L = s.prm[P_LINES]
     sc = s.sc
-    l2p, p2l, valid = s.l2p, s.p2l, s.valid
-    sc[CURSOR] = jk.list_next(s.fifo, victim)
+    nxt = jk.list_next(s.fifo, victim)
+    if nxt == L and s.prm[CURSOR_RESUME]:
+        nxt = CURSOR_PENDING  # the newest closed line: resume at the next line to close
+    sc[CURSOR] = nxt
     jk.list_unlink(s.fifo, victim)
     if jk.list_contains(s.buckets, victim):  # lazy buckets: it may not be linked yet
         jk.list_unlink(s.buckets, victim)
     _cand_remove(s, victim)
-    if valid[victim] <= _bg_valid_max(s):
+    if s.prm[HEAP] and s.hpos[victim] > 0:
+        _heap_remove(s, victim)
+    if s.valid[victim] <= _bg_valid_max(s):
         sc[N_BG_OK] -= 1
     sc[BG_GEN] += 1
+
+
+@njit(cache=True)
+def _copy_erase(s, victim):
+    """Copy a detached victim's valid pages to their frontier, erase it, free it."""
+    P = s.prm[P_PAGES]
+    L = s.prm[P_LINES]
+    sc = s.sc
+    l2p, p2l, valid = s.l2p, s.p2l, s.valid
+    eager = s.prm[HOST_EAGER] != 0
     src = s.kind[victim]
     dst = s.copy_dest[src]
     base = victim * P
@@ -305,6 +421,8 @@ def _collect(s, victim):
             _close_line(s, dl)
             dl = -1
             do = 0
+            if dst == 0 and eager and sc[FREE_COUNT] > 0:  # FEMU's write pointer takes its next line now
+                dl = _open_line(s, 0)
         elif off >= P:
             break
         else:
@@ -348,6 +466,7 @@ def _gc_pass(s, pick, min_invalid, log_victims):
         s.counters[s.sc[PICK_NOTE]] += 1
     stop = s.prm[STOP]
     max_victims = s.prm[MAX_VICTIMS]
+    upfront = s.prm[SELECT_UPFRONT] != 0 and stop != STOP_ONE
     sum_valid = 0
     sum_invalid = 0
     n = 0
@@ -356,16 +475,23 @@ def _gc_pass(s, pick, min_invalid, log_victims):
         v = s.valid[victim]
         sum_valid += v
         sum_invalid += P - v
-        n += 1
         _log_victim(victim, s.sc, log_victims)
         s.counters[VICTIMS] += 1
-        copies += _collect(s, victim)
+        _detach(s, victim)
+        if upfront:
+            s.pass_victims[n] = victim
+        else:
+            copies += _copy_erase(s, victim)
+        n += 1
         if stop == STOP_ONE or (stop == STOP_VALID and sum_valid > P) or (
                 stop == STOP_INVALID and sum_invalid >= P) or (max_victims > 0 and n >= max_victims):
             break
         victim = pick(s, False)
         if victim < 0:
             break
+    if upfront:  # every victim chosen: now the copies
+        for j in range(n):
+            copies += _copy_erase(s, s.pass_victims[j])
     return copies
 
 
@@ -418,22 +544,32 @@ def _background_pass(s, pick, bg_min, log_victims, log_copies, write, do_log):
 
 
 @njit(cache=True)
-def _host_write_to(s, pick, k, lpn, clock, log_victims):
-    """One host write placed in frontier ``k`` instead of the host frontier (a placement oracle's tagged
-    writes, :func:`write_chunk`'s ``kinds``): the reserve rule when that frontier needs a line, then the
-    write as the host path does it (the same steps, with the state's fields instead of registers). The
-    caller has stored the host path's registers in ``sc``. Returns ``(pages GC copied, 1 if the page's
-    old copy was in a cold line, 1 if this is the page's first write)``."""
+def _host_needs_line(s, pick, k, log_victims):
+    """Frontier ``k`` has no line: the reserve rule's GC, then a line (unless GC copies opened one).
+    Returns the pages copied."""
+    copies = 0
+    if s.sc[FREE_COUNT] <= s.prm[RESERVE]:
+        copies = _gc_until(s, pick, s.prm[RESERVE], False, log_victims)
+    if s.sc[FRONT_LINE + k] < 0:
+        _open_line(s, k)
+    return copies
+
+
+@njit(cache=True)
+def _host_write_to(s, pick, k, lpn, clock, log_victims, eager):
+    """One host write placed in frontier ``k`` by the state's fields instead of the host path's registers
+    (the same steps): a placement oracle's tagged writes (:func:`write_chunk`'s ``kinds``), lazy, and with
+    ``eager`` (FEMU's write pointer, ``k = 0``) a host write that finds no host line (GC copies filled it
+    when no line was free), which invalidates the old copy first and takes the next line as soon as it
+    fills. The caller has stored the host path's registers in ``sc``. Returns ``(pages GC copied, 1 if
+    the page's old copy was in a cold line, 1 if this is the page's first write)``."""
     sc = s.sc
     P = s.prm[P_PAGES]
     L = s.prm[P_LINES]
     copies = 0
-    if sc[FRONT_LINE + k] < 0:
-        if sc[FREE_COUNT] <= s.prm[RESERVE]:
-            sc[CLOCK] = clock
-            copies = _gc_until(s, pick, s.prm[RESERVE], False, log_victims)
-        if sc[FRONT_LINE + k] < 0:  # GC copies may have opened it
-            _open_line(s, k)
+    if sc[FRONT_LINE + k] < 0 and not eager:
+        sc[CLOCK] = clock
+        copies = _host_needs_line(s, pick, k, log_victims)
     returned = 0
     first = 0
     old = s.l2p[lpn]
@@ -451,11 +587,18 @@ def _host_write_to(s, pick, k, lpn, clock, log_victims):
                 sc[BMIN] = v
         if v == P - 1:
             _cand_add(s, ln)
+        if s.prm[HEAP] and s.status[ln] == CLOSED:
+            _heap_lost_page(s, ln, v)
         if s.prm[BACKGROUND] >= 0 and v == _bg_valid_max(s) and s.status[ln] == CLOSED:
             sc[N_BG_OK] += 1
             sc[BG_GEN] += 1
+        if eager:
+            s.l2p[lpn] = -1  # the old copy is invalid before GC runs below
     else:
         first = 1
+    if sc[FRONT_LINE + k] < 0:  # eager: after the invalidation, as FEMU's ssd_write
+        sc[CLOCK] = clock
+        copies += _host_needs_line(s, pick, k, log_victims)
     fl = sc[FRONT_LINE + k]
     fo = sc[FRONT_OFF + k]
     ppn = fl * P + fo
@@ -463,12 +606,14 @@ def _host_write_to(s, pick, k, lpn, clock, log_victims):
     s.l2p[lpn] = ppn
     s.valid[fl] += 1
     fo += 1
+    sc[FRONT_OFF + k] = fo
     if fo == P:
         sc[CLOCK] = clock + 1
         _close_line(s, fl)
         sc[FRONT_LINE + k] = -1
-        fo = 0
-    sc[FRONT_OFF + k] = fo
+        sc[FRONT_OFF + k] = 0
+        if eager:
+            copies += _host_needs_line(s, pick, k, log_victims)
     return copies, returned, first
 
 
@@ -508,11 +653,15 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
     shift = s.prm[DIV_SHIFT]
     l2p, p2l, valid, kind, status, buckets, entered, sc = (s.l2p, s.p2l, s.valid, s.kind, s.status, s.buckets,
                                                            s.entered, s.sc)
+    heap_a, hpos = s.heap, s.hpos
     do_log = log_copies.shape[0] == n
     tagged = kinds.shape[0] == n
     if do_log:
         log_copies[:] = 0  # GC adds to a write's slot
     trigger = max(forced, background)  # -1 under the reserve rule alone: one test per write
+    heap = s.prm[HEAP] != 0
+    heap_kept = s.prm[HEAP] == HEAP_KEPT
+    eager_host = s.prm[HOST_EAGER] != 0
     bg_max = _bg_valid_max(s) if background >= 0 else -1  # the valid count at which a line becomes a bg victim
     stable = s.prm[STABLE_SKIP] != 0
     skipped = 0  # background passes skipped without asking the rule
@@ -526,20 +675,24 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
         if i + PREFETCH < n:
             prefetch(l2p, lpns[i + PREFETCH])
         if sc[FREE_COUNT] <= trigger:
-            sc[CLOCK], sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = clock0 + i, tick, fl, fo
-            if i > 0 and sc[FREE_COUNT] <= background:  # the background pass after write i - 1
-                if _background_skips(sc, stable):
-                    skipped += 1
-                else:
+            bg = i > 0 and sc[FREE_COUNT] <= background  # the background pass after write i - 1
+            if bg and _background_skips(sc, stable):
+                skipped += 1
+                bg = False
+            if bg or sc[FREE_COUNT] <= forced:  # most writes skip both: the registers stay put
+                sc[CLOCK], sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = clock0 + i, tick, fl, fo
+                if bg:
                     _background_pass(s, pick, bg_min, log_victims, log_copies, i - 1, do_log)
-            if sc[FREE_COUNT] <= forced:
-                c = _gc_until(s, pick, forced, True, log_victims)
-                if do_log:
-                    log_copies[i] += c
-            tick, fl, fo = sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF]  # copies may have filled the frontier
-        if tagged and kinds[i] != 0:  # a tagged write to another frontier
+                if sc[FREE_COUNT] <= forced:
+                    c = _gc_until(s, pick, forced, True, log_victims)
+                    if do_log:
+                        log_copies[i] += c
+                tick, fl, fo = sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF]  # copies may have filled the frontier
+        if (tagged and kinds[i] != 0) or (fl < 0 and eager_host):  # a tagged write to another frontier, or
+            # FEMU's write pointer found no line (GC copies filled the host's when none was free)
             sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = tick, fl, fo
-            c, r, f1 = _host_write_to(s, pick, kinds[i], lpns[i], clock0 + i, log_victims)
+            k = kinds[i] if tagged else 0
+            c, r, f1 = _host_write_to(s, pick, k, lpns[i], clock0 + i, log_victims, eager_host and k == 0)
             if do_log:
                 log_copies[i] += c
             returned += r
@@ -573,6 +726,12 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
                     sc[BMIN] = v
             if v == P - 1:  # only a closed line holds P valid pages: its first invalid page
                 _cand_add(s, ln)
+            if heap and status[ln] == CLOSED:  # FEMU's mark_page_invalid
+                if hpos[ln] > 0:
+                    if heap_kept:
+                        _heap_up(heap_a, hpos, valid, hpos[ln])
+                elif v == P - 1:
+                    _heap_insert(s, ln)
             if v == bg_max and status[ln] == CLOSED:
                 sc[N_BG_OK] += 1
                 sc[BG_GEN] += 1
@@ -586,9 +745,15 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
         if fo == P:
             sc[CLOCK], sc[TICK] = clock0 + i + 1, tick
             _close_line(s, fl)
-            tick = sc[TICK]
             fl = -1
             fo = 0
+            if eager_host:  # FEMU's write pointer: the next line now, after the reserve rule's GC
+                sc[FRONT_LINE], sc[FRONT_OFF] = fl, fo
+                c = _host_needs_line(s, pick, 0, log_victims)
+                if do_log:
+                    log_copies[i] += c
+                fl, fo = sc[FRONT_LINE], sc[FRONT_OFF]
+            tick = sc[TICK]
     sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = tick, fl, fo
     if n > 0 and sc[FREE_COUNT] <= background:  # the background pass after the last write
         sc[CLOCK] = clock0 + n

@@ -61,6 +61,9 @@ GEOMETRIES = {
 
 STOP_RULES = {"valid": K.STOP_VALID, "invalid": K.STOP_INVALID, "one": K.STOP_ONE}
 FALLBACKS = {"least-valid": 0, "fifo": 1, "global": 2}  # fifo_threshold's rule when no line is under the threshold
+SELECTIONS = ("upfront", "interleaved")  # a multi-victim pass: every victim chosen before the copies, or between
+CURSORS = ("wrap", "resume")  # fifo_threshold's scan after a victim that was the newest closed line
+HOST_LINES = ("lazy", "eager")  # when the host frontier takes its next line
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,13 +75,22 @@ class Policy:
     bits 00, 1 = normal second chance / 01, 2 = cold / 10). ``stop`` ends multi-victim selection:
     "valid" once the victims' valid pages exceed one line (2R's wording), "invalid" once their invalid
     pages reach one line (2R++'s), "one" after one victim. ``max_victims`` caps a GC (0 = no cap).
-    Rule parameters: ``threshold`` is the largest utilization a ``fifo_threshold`` victim may have and
-    ``recent_fraction`` of all lines (the most recently closed) are never its victims; ``fallback`` is
-    its first victim when no eligible line is under the threshold, which paper 4 leaves open
-    (:data:`FALLBACKS`: "least-valid" eligible line, first eligible line in "fifo" order from the cursor,
-    or the "global" least-valid closed line; see :mod:`flashrepro.ftl.victims.fifo_threshold`); ``d`` is the
-    number of draws of ``d-choice``; ``seed`` starts the splitmix64 stream of ``random`` and
-    ``d-choice`` (FEMU's ``gc_seed``).
+    ``select``: a pass with several victims chooses them all before copying any ("upfront", paper 4's
+    sections 2.3 and 3.1: "희생 블록을 여러 개 선정한 후 유효한 페이지들을 병합", "선택된 희생 블록들에 위치한
+    유효 페이지들은 빈 블록으로 카피백된다"), or each after the previous one was copied and erased
+    ("interleaved", the package before: lines those copies close can move the 20% boundary).
+    Rule parameters: ``threshold`` is the largest utilization a ``fifo_threshold`` victim may have
+    (``strict_threshold``: strictly under it, 2R++'s "임계값보다 낮을 경우" = lower than the threshold; 2R's
+    "임계값보다 높을 경우 ... 지나간다" passes over only lines above it; it matters only when threshold x
+    pages per line is whole) and ``recent_fraction`` of all lines (the most recently closed) are never its
+    victims; ``fallback`` is its first victim when no eligible line is under the threshold, which paper 4
+    leaves open (:data:`FALLBACKS`: "least-valid" eligible line, first eligible line in "fifo" order from
+    the cursor, or the "global" least-valid closed line; see :mod:`flashrepro.ftl.victims.fifo_threshold`);
+    ``cursor``: after a victim that was the newest closed line (only with ``recent_fraction`` 0 or the
+    global fallback) the scan restarts at the oldest line ("wrap") or at the first line closed after it
+    ("resume"); the paper says only that selection resumes where the last GC ended. ``d`` is the number of
+    draws of ``d-choice``; ``seed`` starts the splitmix64 stream of ``random`` and ``d-choice`` (FEMU's
+    ``gc_seed``).
     """
 
     name: str
@@ -91,6 +103,9 @@ class Policy:
     max_victims: int = 0
     d: int = 4
     seed: int = 0
+    select: str = "upfront"
+    strict_threshold: bool = False
+    cursor: str = "wrap"
     description: str = ""
 
     def __post_init__(self):
@@ -99,6 +114,10 @@ class Policy:
             raise ValueError(f"fallback must be one of {sorted(FALLBACKS)}, got {self.fallback!r}")
         if self.stop not in STOP_RULES:
             raise ValueError(f"stop must be one of {sorted(STOP_RULES)}, got {self.stop!r}")
+        if self.select not in SELECTIONS:
+            raise ValueError(f"select must be one of {list(SELECTIONS)}, got {self.select!r}")
+        if self.cursor not in CURSORS:
+            raise ValueError(f"cursor must be one of {list(CURSORS)}, got {self.cursor!r}")
         if len(self.copy_dest) != K.N_KINDS or not all(0 <= d < K.N_KINDS for d in self.copy_dest):
             raise ValueError(f"copy_dest needs {K.N_KINDS} kinds in 0..{K.N_KINDS - 1}, got {self.copy_dest}")
         if not (0 <= self.threshold <= 1 and 0 <= self.recent_fraction < 1):
@@ -115,7 +134,8 @@ class Policy:
         """What ``flashrepro ftl-policies`` prints."""
         rule = get_victim_rule(self.victim)
         return {"victim": self.victim, "victim_rule": rule.description, "copy_dest": list(self.copy_dest),
-                "stop": self.stop, "max_victims": self.max_victims, "description": self.description,
+                "stop": self.stop, "max_victims": self.max_victims, "select": self.select,
+                "description": self.description,
                 **{k: getattr(self, k) for k in rule.params}}
 
 
@@ -125,9 +145,9 @@ POLICIES = {
     "2r": Policy("2r", "fifo_threshold", (2, 2, 2), stop="valid",
                  description="2R (Kang et al., VLDB 2020) as paper 4 describes it: host writes normal, every "
                  "copy goes cold"),
-    "2r++": Policy("2r++", "fifo_threshold", (1, 2, 2), stop="invalid",
+    "2r++": Policy("2r++", "fifo_threshold", (1, 2, 2), stop="invalid", strict_threshold=True,
                    description="2R++ (paper 4): copies from 00 go to 01 (a second chance), from 01 and cold "
-                   "to cold"),
+                   "to cold; victims strictly under the threshold"),
     "cost-benefit": Policy("cost-benefit", "cost-benefit", description="FEMU's gc_policy=cost-benefit (LFS "
                            "cleaner, logical age); copies share the host's write pointer"),
     "fifo": Policy("fifo", "fifo", description="FEMU's gc_policy=fifo: oldest closed line first; copies share "
@@ -137,6 +157,15 @@ POLICIES = {
     "d-choice": Policy("d-choice", "d-choice", description="FEMU's gc_policy=d-choice: least valid of 4 random "
                        "lines (seed 0); copies share the host's write pointer"),
 }
+
+
+def threshold_pages(policy: Policy, pages_per_line: int) -> int:
+    """The most valid pages a ``fifo_threshold`` victim may hold: ``threshold`` x pages per line rounded
+    down, or with ``strict_threshold`` the largest count strictly under it."""
+    x = policy.threshold * pages_per_line
+    if policy.strict_threshold:
+        return int(np.ceil(x - 1e-9)) - 1
+    return int(np.floor(x + 1e-9))
 
 
 def get_policy(policy: str | Policy) -> Policy:
@@ -162,6 +191,14 @@ class GCTrigger:
       ``int(background_min_invalid * pages_per_line)`` invalid pages and otherwise does nothing (FEMU's
       ``gc_thres_pcent`` = 75 and ``ipc < pgs_per_line / 8``). None = off.
 
+    * ``host_line``: when the host frontier takes its next line. "eager": as soon as a write fills its line
+      (after the reserve rule's GC), and when GC copies that share it fill it (if a line is free then), as
+      FEMU's write pointer does (``ssd_advance_write_pointer``; Fig. 7's "CurBlk이 가리키는 블록이 가득 차면
+      GET_NEW_BLOCK()"), so FEMU's thresholds see that line as taken. "lazy": when the next host write
+      needs it, the reserve rule's GC running before that write invalidates its old page. Under the reserve
+      rule alone the two give 2R and 2R++ the same passes, one write apart; they differ for policies whose
+      copies share the host's line (greedy) and under FEMU's thresholds.
+
     Counters: ``gc_passes`` (every pass that collected), ``forced_gc_passes``, ``background_gc_passes``
     and ``skipped_background_gc``.
 
@@ -176,11 +213,14 @@ class GCTrigger:
     forced_free: float | None = None
     background_free: float | None = None
     background_min_invalid: float = 0.125
+    host_line: str = "lazy"
     description: str = ""
 
     def __post_init__(self):
         if self.reserve_lines < 0:
             raise ValueError(f"reserve_lines must be >= 0, got {self.reserve_lines}")
+        if self.host_line not in HOST_LINES:
+            raise ValueError(f"host_line must be one of {list(HOST_LINES)}, got {self.host_line!r}")
         for f in (self.forced_free, self.background_free):
             if f is not None and not 0 <= f < 1:
                 raise ValueError(f"GC trigger thresholds are fractions of the lines in [0, 1), got {f}")
@@ -204,9 +244,10 @@ class GCTrigger:
 TRIGGERS = {
     "reserve": GCTrigger("reserve", description="when the host frontier needs a line and at most reserve_lines "
                          "are free, GC until more are free (paper 4's runs)"),
-    "femu": GCTrigger("femu", reserve_lines=0, forced_free=0.05, background_free=0.25,
+    "femu": GCTrigger("femu", reserve_lines=0, forced_free=0.05, background_free=0.25, host_line="eager",
                       description="FEMU bbssd: forced GC before a write while free lines <= 5%, one background "
-                      "pass after a write while <= 25% that skips victims with < P/8 invalid pages"),
+                      "pass after a write while <= 25% that skips victims with < P/8 invalid pages; the host's "
+                      "write pointer takes its next line as soon as one fills"),
 }
 
 
@@ -245,7 +286,7 @@ class FTL:
         self._pick = rule.pick
         prm = np.zeros(K.N_PRM, np.int64)
         prm[K.P_PAGES], prm[K.P_LINES] = g.pages_per_line, g.n_lines
-        prm[K.LIMIT] = int(np.floor(p.threshold * g.pages_per_line + 1e-9))
+        prm[K.LIMIT] = threshold_pages(p, g.pages_per_line)
         prm[K.RECENT] = int(np.floor(p.recent_fraction * g.n_lines + 1e-9))
         prm[K.STOP] = STOP_RULES[p.stop]
         prm[K.MAX_VICTIMS] = p.max_victims
@@ -257,7 +298,13 @@ class FTL:
         # the pure-FIFO fallback is not stable: a line the scan passed over can drop under the threshold
         # without reaching the background threshold first, and become the choice
         prm[K.STABLE_SKIP] = rule.stable_skip and not (p.victim == "fifo_threshold" and p.fallback == "fifo")
+        prm[K.SELECT_UPFRONT] = p.select == "upfront"
+        prm[K.CURSOR_RESUME] = p.cursor == "resume"
+        prm[K.HEAP] = rule.reads_heap
+        prm[K.HOST_EAGER] = t.host_line == "eager"
         self.state = K.new_state(g.pages_per_line, g.n_lines, g.logical_pages, prm, p.copy_dest, p.seed)
+        if t.host_line == "eager":  # FEMU's ssd_init_write_pointer: the host's line is taken from the start
+            K._open_line(self.state, 0)
         self.prm = self.state.prm
         self._no_log = np.zeros(0, np.int32)
         self._no_kinds = np.zeros(0, np.int8)
@@ -341,3 +388,11 @@ class FTL:
         assert np.array_equal(s.cand_pos[cands], np.arange(n)), "candidate positions"
         assert np.count_nonzero(s.cand_pos >= 0) == n, "stale candidate positions"
         assert s.sc[K.BMIN] <= (s.valid[want].min() if n else P), "BMIN above the least-valid candidate"
+        if s.prm[K.HEAP]:
+            h = int(s.sc[K.HEAP_SIZE])
+            heap = s.heap[1:h + 1]
+            assert np.array_equal(np.sort(heap), want), "the victim heap holds other lines than the candidates"
+            assert np.array_equal(s.hpos[heap], np.arange(1, h + 1)), "heap positions"
+            assert np.count_nonzero(s.hpos) == h, "stale heap positions"
+            if s.prm[K.HEAP] == K.HEAP_KEPT:
+                assert np.all(s.valid[heap[1:]] >= s.valid[heap[np.arange(2, h + 1) // 2 - 1]]), "heap order"

@@ -10,7 +10,8 @@ it as a first-class function, so adding a rule needs no change to the kernel:
    calls ``inline="always"``) and a ``register("<name>", pick, "<one line>")`` at its end;
 2. import the module below.
 
-Rules here: ``greedy`` and ``fifo_threshold`` (paper 4: greedy, 2R, 2R++) and FEMU's ``random``,
+Rules here: ``greedy-heap``, ``greedy`` and ``fifo_threshold`` (paper 4: greedy with FEMU's ties or the least
+recently changed line first, 2R, 2R++) and FEMU's ``random``,
 ``cost-benefit``, ``fifo`` and ``d-choice`` (``hw/femu/bbssd/ftl-line-gc.c`` of MoatLab/FEMU).
 
 Numba's disk cache knows only a function's own source file, while a rule compiles in the kernel's
@@ -22,7 +23,7 @@ instead of running machine code built against the old layout.
 import hashlib
 from pathlib import Path
 
-from . import cost_benefit, d_choice, fifo, fifo_threshold, greedy, random_choice  # noqa: F401  (each registers)
+from . import cost_benefit, d_choice, fifo, fifo_threshold, greedy, greedy_heap, random_choice  # noqa: F401  (each registers)
 from ._registry import VICTIM_RULES, VictimRule, get_victim_rule, register, splitmix64
 
 __all__ = ["VICTIM_RULES", "VictimRule", "get_victim_rule", "register", "splitmix64"]

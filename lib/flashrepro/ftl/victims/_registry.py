@@ -36,7 +36,9 @@ class VictimRule:
     the valid-count buckets on every change instead of rebuilding them after each chunk; ``stable_skip``
     says that a first victim refused by a background pass (too few invalid pages) stays refused until a
     line closes or is erased or a closed line reaches the background threshold, so the mechanism need
-    not ask again before then (deterministic rules whose choice moves only with those events)."""
+    not ask again before then (deterministic rules whose choice moves only with those events);
+    ``reads_heap`` asks it to keep FEMU's victim heap (``state.heap``, see :mod:`.._kernel`): 0 = no,
+    ``HEAP_KEPT`` or ``HEAP_STALE`` (the kernel's constants)."""
 
     name: str
     pick: object
@@ -44,16 +46,17 @@ class VictimRule:
     params: tuple[str, ...] = ()
     reads_buckets: bool = False
     stable_skip: bool = False
+    reads_heap: int = 0
 
 
 VICTIM_RULES: dict[str, VictimRule] = {}
 
 
 def register(name: str, pick, description: str, params: tuple[str, ...] = (), reads_buckets: bool = False,
-             stable_skip: bool = False) -> None:
+             stable_skip: bool = False, reads_heap: int = 0) -> None:
     if name in VICTIM_RULES:
         raise ValueError(f"victim rule {name!r} registered twice")
-    VICTIM_RULES[name] = VictimRule(name, pick, description, tuple(params), reads_buckets, stable_skip)
+    VICTIM_RULES[name] = VictimRule(name, pick, description, tuple(params), reads_buckets, stable_skip, reads_heap)
 
 
 def get_victim_rule(name: str) -> VictimRule:

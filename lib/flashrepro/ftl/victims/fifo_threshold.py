@@ -2,8 +2,10 @@
 
 Closed lines are visited in close order. The ``prm[RECENT]`` most recently closed are never victims;
 the others form the *eligible prefix* of the FIFO. A scan starts at the cursor (the line after the
-previous victim), visits the eligible prefix cyclically once, and takes the first line with at most
-``prm[LIMIT]`` valid pages.
+previous victim; the head when that victim was the newest closed line, or with ``Policy.cursor="resume"``
+the first line closed after it), visits the eligible prefix cyclically once, and takes the first line with
+at most ``prm[LIMIT]`` valid pages (``Policy.threshold`` x pages per line, rounded down; strictly under it
+with ``Policy.strict_threshold``, 2R++'s "lower than").
 
 * First victim of a pass: the first eligible line under the limit. The paper gives no rule for when
   there is none (section 3); ``prm[FALLBACK]`` (``Policy.fallback``) names the assumption:
@@ -41,7 +43,7 @@ def _scan(s, region, first, fifo_fallback):
     if head == L or close_seq[head] > cutoff:
         return -1  # nothing eligible
     ln = s.sc[K.CURSOR]
-    if ln == L or close_seq[ln] > cutoff:
+    if ln < 0 or ln == L or close_seq[ln] > cutoff:  # none, pending, or in the recent window: the head
         ln = head
     begin = ln
     best = -1
@@ -109,4 +111,4 @@ def pick(s, first):
 register("fifo_threshold", pick, "2R's FIFO scan from the last victim: the first line outside the recent window "
          "at or under the threshold, follow-ups from its region; when none is, a fallback (least-valid, pure "
          "FIFO or global least-valid)",
-         params=("threshold", "recent_fraction", "fallback"), stable_skip=True)
+         params=("threshold", "strict_threshold", "recent_fraction", "fallback", "cursor"), stable_skip=True)

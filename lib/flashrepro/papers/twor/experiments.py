@@ -12,9 +12,10 @@ import dataclasses
 import numpy as np
 import polars as pl
 
-from ...ftl import POLICIES, ArrayStream, Geometry, run, summarize
+from ...ftl import POLICIES, ArrayStream, GCTrigger, Geometry, get_trigger, run, summarize
 from ...ftl import oracle as ftl_oracle
 from ...ftl import running_waf as ftl_running_waf
+from ...ftl.device import threshold_pages
 from ...traces import catalog
 from ...traces.oltp import StatsTap
 from .workloads import MODELS, OLTP_WRITES, REAL_STANDINS, THETAS, fio_stream, geometry, oltp_model, paper_value
@@ -56,9 +57,9 @@ class Setup:
 
 def policies(names, fallback: str = "least-valid", extra=(), threshold: float = 0.4) -> list:
     """The named policies, 2R's and 2R++'s victim rule with ``fallback`` and ``threshold``; ``extra``
-    Policy objects appended."""
+    Policy objects appended (or ``(Policy, GCTrigger)`` pairs: a policy run under a trigger of its own)."""
     out = []
-    for p in list(names) + list(extra):
+    for p in list(names) + [x[0] if isinstance(x, tuple) else x for x in extra]:
         pol = POLICIES[p] if isinstance(p, str) else p
         if pol.victim == "fifo_threshold":
             pol = pol.with_(fallback=fallback, threshold=threshold)
@@ -79,10 +80,14 @@ def _tagged(r, setup: Setup):
 
 def run_one(stream, names, g: Geometry, setup: Setup, threads: int = 2, progress: bool = True, extra=(),
             stats: bool = False):
-    """``stream`` under ``names`` (and ``extra`` policies) with ``setup``; with ``stats`` the run also
-    gathers the stream's Figs. 1-2 statistics (``run.tap.stats()``, see :func:`gathered_stats`)."""
+    """``stream`` under ``names`` (and ``extra`` policies, or ``(policy, trigger)`` pairs) with ``setup``;
+    with ``stats`` the run also gathers the stream's Figs. 1-2 statistics (``run.tap.stats()``, see
+    :func:`gathered_stats`). A policy with a trigger of its own is tagged with the setup's trigger too (its
+    name says what differs)."""
     pols = policies(names, setup.fallback, extra, setup.threshold)
-    return _tagged(run(stream, pols, g, threads=threads, trigger=setup.trigger, progress=progress,
+    own = [None] * len(names) + [x[1] if isinstance(x, tuple) else None for x in extra]
+    trigger = setup.trigger if all(t is None for t in own) else [t or setup.trigger for t in own]
+    return _tagged(run(stream, pols, g, threads=threads, trigger=trigger, progress=progress,
                        tap=StatsTap(stream) if stats else None), setup)
 
 
@@ -263,24 +268,56 @@ def fallback_counts(s: pl.DataFrame) -> pl.DataFrame:
 
 
 # --- the grids of open settings ---------------------------------------------------------------------------------
-GRIDS = ("fallback", "prefill_spare", "seed", "copy")
-OLTP_GRIDS = ("fallback", "seed", "copy")  # the settings that apply to the OLTP models (prefill and spare are fio's)
+GRIDS = ("fallback", "prefill_spare", "seed", "copy", "settled")
+OLTP_GRIDS = ("fallback", "seed", "copy", "settled")  # the settings that apply to the OLTP models (prefill and
+# spare are fio's)
 # the copy-destination reading: greedy's GC copies to a frontier of their own instead of the host's write pointer
 COPY_VARIANTS = [POLICIES["greedy"].with_(name="greedy/own-copy-frontier", copy_dest=(1, 1, 1),
                                           description="greedy with its GC copies on a write pointer of their own")]
+
+
+def other_pointer(trigger: str | GCTrigger) -> GCTrigger:
+    """``trigger`` with the host's write pointer taking its next line the other way (eager <-> lazy)."""
+    t = get_trigger(trigger)
+    return t.with_(host_line="lazy" if t.host_line == "eager" else "eager")
+
+
+def settled_variants(trigger: str | GCTrigger, names=tuple(PAPER_POLICIES)) -> list:
+    """The readings the clean-room review found the package used where paper 4's text or FEMU's code reads
+    otherwise, and greedy with FEMU's victim heap: run beside the default setup in the grids (the
+    ``"settled"`` grid), as ``(policy, trigger or None)`` pairs named ``<policy>/<reading>``:
+
+    * ``interleaved``: 2R's and 2R++'s follow-up victims chosen after the previous victim's copies (the
+      package before; sections 2.3 and 3.1 choose them all, then copy);
+    * ``other-pointer``: the host's write pointer the other way (the package before: lazy under FEMU's
+      trigger, where FEMU's code takes the next line when one fills);
+    * ``heap`` and ``heap-stale``: greedy's ties as FEMU's victim heap leaves them, kept as FEMU has since
+      2021-10-04 or not moved on page loss as before (the default takes the least recently changed line).
+    """
+    out = [(POLICIES[p].with_(name=f"{p}/interleaved", select="interleaved"), None) for p in ("2r", "2r++")
+           if p in names]
+    if "greedy" in names:
+        out += [(POLICIES["greedy"].with_(name=f"greedy/{v.split('-', 1)[1]}", victim=v), None)
+                for v in ("greedy-heap", "greedy-heap-stale")]
+    return out + [(POLICIES[p].with_(name=f"{p}/other-pointer"), other_pointer(trigger)) for p in names]
+
+
+def _variant_names(extra) -> list[str]:
+    return [(x[0] if isinstance(x, tuple) else x).name for x in extra]
 WITHIN = 0.02  # a grid scale is read as full scale where the default point agrees within this
 
 
 def grid_setups(default: Setup, fallbacks=tuple(FALLBACK_RULES), seeds=range(5),
                 spares=(None, 0.10)) -> dict[str, list[Setup]]:
-    """One-at-a-time departures from ``default``: the fallback rules, prefill x spare, the seeds, and the
-    copy destinations (``"copy"``: the default setup, where :data:`COPY_VARIANTS` run). Each list holds the
-    default too. (The GC trigger is not a grid: the main runs have every trigger at full scale.)"""
+    """One-at-a-time departures from ``default``: the fallback rules, prefill x spare, the seeds, the copy
+    destinations (``"copy"``: the default setup, where :data:`COPY_VARIANTS` run) and the settled readings
+    (``"settled"``: the default setup, where :func:`settled_variants` run). Each list holds the default too.
+    (The GC trigger is not a grid: the main runs have every trigger at full scale.)"""
     rep = dataclasses.replace
     return {"fallback": [rep(default, fallback=f) for f in fallbacks],
             "prefill_spare": [rep(default, prefilled=p, spare=sp) for p in (True, False) for sp in spares],
             "seed": [rep(default, seed=k) for k in seeds],
-            "copy": [default]}
+            "copy": [default], "settled": [default]}
 
 
 def run_grids(scale: str, default: Setup, grids: dict[str, list[Setup]], names=tuple(PAPER_POLICIES),
@@ -288,11 +325,14 @@ def run_grids(scale: str, default: Setup, grids: dict[str, list[Setup]], names=t
               progress: bool = False) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Run every setup of every grid once: fio at each theta, and the life-cycle OLTP models ``oltp`` for the
     grids whose setting applies to them (:data:`OLTP_GRIDS`). A setup that differs from ``default`` only in
-    the fallback runs 2R and 2R++ alone; the default setup's runs carry :data:`COPY_VARIANTS` too (the same
-    streams), whose rows make the copy grid. Returns the summary and the running WAFs, each with a ``grid``
-    column (a setup in several grids appears once per grid)."""
+    the fallback runs 2R and 2R++ alone; the default setup's runs carry :data:`COPY_VARIANTS` and
+    :func:`settled_variants` too (the same streams), whose rows make the copy and settled grids. Returns the
+    summary and the running WAFs, each with a ``grid`` column (a setup in several grids appears once per
+    grid)."""
     done: dict[tuple, tuple[pl.DataFrame, pl.DataFrame]] = {}
-    variants = [v.name for v in COPY_VARIANTS]
+    settled = settled_variants(default.trigger, [p for p in PAPER_POLICIES if p in names])
+    own = {"copy": _variant_names(COPY_VARIANTS), "settled": _variant_names(settled)}
+    variants = [v for names_ in own.values() for v in names_]
 
     def go(key, fn):
         if key not in done:
@@ -304,7 +344,7 @@ def run_grids(scale: str, default: Setup, grids: dict[str, list[Setup]], names=t
     for grid, setups in grids.items():
         for st in setups:
             fio_names = [p for p in names if p in ("2r", "2r++")] if st.fallback != default.fallback else names
-            extra = COPY_VARIANTS if st == default else ()
+            extra = [*COPY_VARIANTS, *settled] if st == default else ()
             parts = [go(("fio", st), lambda st=st, n=fio_names, x=extra: [
                 run_one(fio_stream(t, scale, st.seed, prefilled=st.prefilled), n, geometry("8GB", scale, st.spare),
                         st, threads, progress, x) for t in thetas])]
@@ -312,8 +352,7 @@ def run_grids(scale: str, default: Setup, grids: dict[str, list[Setup]], names=t
                 parts.append(go(("oltp", st), lambda st=st, n=fio_names, x=extra: [
                     run_one(oltp_model(w, scale, st.seed), n, geometry("10GB", scale, st.spare), st, threads,
                             progress, x) for w in oltp]))
-            mine = pl.col("policy").is_in(variants)
-            keep = mine if grid == "copy" else ~mine
+            keep = pl.col("policy").is_in(own[grid]) if grid in own else ~pl.col("policy").is_in(variants)
             out += [a.filter(keep).with_columns(grid=pl.lit(grid)) for a, _ in parts]
             rws += [b.filter(keep).with_columns(grid=pl.lit(grid)) for _, b in parts]
     return pl.concat(out, how="diagonal_relaxed"), pl.concat(rws, how="diagonal_relaxed")
@@ -447,21 +486,112 @@ HEADLINE = [(f"fio-zipf{t:g}", p) for t in THETAS for p in ("2r", "2r++")] + [
     (w, p) for w in OLTP_WRITES for p in PAPER_POLICIES]  # Tables 3 and 4
 
 
+OPEN = "open"  # the settled_by of a choice the paper leaves open
+
+
 def _headline_rows(d: pl.DataFrame, choice: str, setting: str, is_default: bool, scale: str, ref: pl.DataFrame,
-                   policies=None, workloads=None) -> list[dict]:
+                   policies=None, workloads=None, settled_by: str = OPEN, same=None) -> list[dict]:
+    """One row per headline WAF in ``d`` against ``ref``. ``same(row of ref) -> note or None``: instead of a
+    run, rows whose setting cannot change the run (the note says why) take ``ref``'s WAF; where ``same``
+    gives None there is no run and no WAF."""
     rows = []
     for w, p in HEADLINE:
         if (policies and p not in policies) or (workloads and w not in workloads):
             continue
-        x = d.filter(workload=w, policy=p)
         r = ref.filter(workload=w, policy=p)
+        x = d.filter(workload=w, policy=p) if same is None else r
         if not x.height or not r.height:
             continue
         x, r = x.row(0, named=True), r.row(0, named=True)
+        note = None
+        if same is not None:
+            note = same(r)
+            if note is None:
+                note = "no run: this setting can change this run, and it did not run here"
+                x = {**x, "waf": None}
         fb = None if p not in ("2r", "2r++") else (x["fallbacks"] + x["global_fallbacks"]) / x["gc_passes"]
         rows.append({"choice": choice, "setting": setting, "default": is_default, "scale": scale, "workload": w,
-                     "policy": p, "waf": x["waf"], "waf_default": r["waf"], "change": x["waf"] / r["waf"] - 1,
-                     "paper": paper_value("waf", w, p), "fallback_share": fb})
+                     "policy": p, "waf": x["waf"], "waf_default": r["waf"],
+                     "change": None if x["waf"] is None else x["waf"] / r["waf"] - 1,
+                     "paper": paper_value("waf", w, p), "fallback_share": fb, "settled_by": settled_by, "note": note})
+    return rows
+
+
+SETTLED = {  # the choices the clean-room review raised: who settles them
+    "multi-victim selection": "the text: sections 2.3 and 3.1",
+    "2R++'s threshold at equality": "the text: section 3.1",
+    "the host's write pointer": "FEMU's code: ssd_advance_write_pointer",
+    "greedy's ties": "both allowed: the paper says only 'fewest valid pages'",
+    "2R's cursor after the newest line": "both allowed",
+}
+POINTER_LABELS = {"eager": "the next line taken as soon as one fills (FEMU's write pointer)",
+                  "lazy": "the next line taken by the next host write"}
+
+
+def _settled_rows(g: pl.DataFrame | None, default: Setup, scale: str, grid_scale: str, ref: pl.DataFrame) -> list[dict]:
+    """The ambiguity rows of the points the clean-room review raised (:data:`SETTLED`). The selection order,
+    the write pointer and greedy's ties ran in the ``settled`` grid (``grid_scale``); 2R++'s threshold at
+    equality and the cursor cannot change the main runs (``scale``), and the rows' notes say why."""
+    rows = []
+    tags = default.tags()
+    if g is not None and g.filter(grid="settled").height:
+        gref = g.filter(grid="seed", **tags)
+        gs = g.filter(grid="settled", **tags)
+
+        def variant(suffix):
+            return gs.filter(pl.col("policy").str.ends_with(suffix)).with_columns(
+                policy=pl.col("policy").str.split("/").list.first())
+
+        c = "multi-victim selection"
+        rows += _headline_rows(gref, c, "every victim chosen, then the copies (default)", True, grid_scale, gref,
+                               ("2r", "2r++"), settled_by=SETTLED[c])
+        rows += _headline_rows(variant("/interleaved"), c, "each follow-up chosen after the previous victim's copies",
+                               False, grid_scale, gref, ("2r", "2r++"), settled_by=SETTLED[c])
+        c = "the host's write pointer"
+        mine = get_trigger(default.trigger).host_line
+        by = SETTLED[c] if default.trigger == "femu" else OPEN
+        rows += _headline_rows(gref, c, POINTER_LABELS[mine] + " (default)", True, grid_scale, gref, settled_by=by)
+        rows += _headline_rows(variant("/other-pointer"), c, POINTER_LABELS[other_pointer(default.trigger).host_line],
+                               False, grid_scale, gref, settled_by=by)
+        c = "greedy's ties"
+        rows += _headline_rows(gref, c, "to the least recently changed line (default)", True, grid_scale, gref,
+                               ("greedy",), settled_by=SETTLED[c])
+        rows += _headline_rows(variant("/heap"), c, "as FEMU's victim heap leaves them (FEMU since 2021-10-04)", False,
+                               grid_scale, gref, ("greedy",), settled_by=SETTLED[c])
+        c = "FEMU's version of greedy"  # open: the paper does not say which FEMU it modified
+        rows += _headline_rows(gref, c, "the least valid line (default; FEMU since 2021-10-04)", True, grid_scale,
+                               gref, ("greedy",))
+        rows += _headline_rows(variant("/heap-stale"), c, "FEMU before 2021-10-04: the root of a victim heap not "
+                               "reordered when a line loses a page", False, grid_scale, gref, ("greedy",))
+    # no runs: the settings the main runs' own parameters and counters show cannot change them
+    geoms = {w: geometry("8GB" if w.startswith("fio") else "10GB", scale, default.spare) for w, _ in HEADLINE}
+    strict, loose = (POLICIES["2r++"].with_(threshold=default.threshold, strict_threshold=x) for x in (True, False))
+
+    def same_limit(r):
+        P = geoms[r["workload"]].pages_per_line
+        a, b = threshold_pages(strict, P), threshold_pages(loose, P)
+        return (f"not run: {default.threshold:g} x {P} pages is not whole, so a victim may hold at most {a} valid "
+                f"pages either way") if a == b else None
+
+    c = "2R++'s threshold at equality"
+    rows += _headline_rows(ref, c, f"strictly under {default.threshold:.0%} (default)", True, scale, ref, ("2r++",),
+                           settled_by=SETTLED[c])
+    rows += _headline_rows(ref, c, f"at most {default.threshold:.0%}", False, scale, ref, ("2r++",),
+                           settled_by=SETTLED[c], same=same_limit)
+    recent = POLICIES["2r"].recent_fraction
+
+    def same_cursor(r):
+        L = geoms[r["workload"]].n_lines
+        if int(recent * L + 1e-9) >= 1 and r["global_fallbacks"] == 0:
+            return ("not run: with the newest 20% of the lines protected, only a global fallback can make the "
+                    "newest closed line a victim, and this run took none")
+        return None
+
+    c = "2R's cursor after the newest line"
+    rows += _headline_rows(ref, c, "the scan restarts at the oldest line (default)", True, scale, ref, ("2r", "2r++"),
+                           settled_by=SETTLED[c])
+    rows += _headline_rows(ref, c, "the scan resumes at the next line to close", False, scale, ref, ("2r", "2r++"),
+                           settled_by=SETTLED[c], same=same_cursor)
     return rows
 
 
@@ -471,7 +601,10 @@ def ambiguity(s: pl.DataFrame, g: pl.DataFrame | None, default: Setup, scale: st
     change, the paper's value and 2R's / 2R++'s fallback share. The GC trigger, the stop rule and fio's
     generator come from the main runs; the fallback rule, fio's prefill and spare space and greedy's copy
     destination from the grids (``grid_scale``). ``scale_bias``: the default setting's WAF at the row's scale
-    against the main runs' (0 for the main runs' rows), so a grid row says how far its scale is from full."""
+    against the main runs' (0 for the main runs' rows), so a grid row says how far its scale is from full.
+    ``settled_by``: "open" for a choice the paper leaves open, else who settles it (the paper's text, FEMU's
+    code, or "both allowed"), for the points the clean-room review raised (:data:`SETTLED`); ``note``: why a
+    row has the default's WAF without a run of its own."""
     rows = []
     tags = default.tags()
     main = s.filter(**{k: v for k, v in tags.items() if k != "trigger"})
@@ -512,7 +645,8 @@ def ambiguity(s: pl.DataFrame, g: pl.DataFrame | None, default: Setup, scale: st
             d = g.filter(grid="copy", policy=v.name).with_columns(policy=pl.lit("greedy"))
             rows += _headline_rows(d, "copy destinations", "greedy's copies on a write pointer of their own", False,
                                    grid_scale, gref, ("greedy",))
-    out = pl.DataFrame(rows)
+    rows += _settled_rows(g, default, scale, grid_scale, ref)
+    out = pl.DataFrame(rows, infer_schema_length=None)
     if not out.height:
         return out
     main_waf = ref.select("workload", "policy", main_waf=pl.col("waf"))

@@ -40,3 +40,22 @@ def test_outputs_for_scale_keeps_paper_results_apart(monkeypatch):
     assert paths.results == paths.root / "results" / "quick" and paths.figures == paths.root / "figures" / "quick"
     paths.outputs_for("paper")
     assert paths.results == paths.root / "results" and paths.figures == paths.root / "figures"
+
+
+def test_notebook_timings_keep_the_last_time_per_notebook_and_scale(tmp_path, monkeypatch):
+    """`make` keeps each notebook's last wall time per scale in results/notebook_timings.csv (the README
+    quotes no time): a re-run replaces its own row, other notebooks and scales stay."""
+    import polars as pl
+
+    from flashrepro import notebooks, paths
+
+    monkeypatch.setattr(paths, "results", tmp_path)
+    monkeypatch.setenv("FLASHREPRO_TRACE_DIRS", "")
+    notebooks.record_time("01_x", "paper", 10.0)
+    notebooks.record_time("02_y", "paper", 20.0)
+    notebooks.record_time("01_x", "quick", 1.5)
+    notebooks.record_time("01_x", "paper", 12.25)
+    got = pl.read_csv(tmp_path / "notebook_timings.csv")
+    assert got.columns == ["notebook", "scale", "traces", "wall_s"]
+    rows = {(r["notebook"], r["scale"]): r["wall_s"] for r in got.iter_rows(named=True)}
+    assert rows == {("01_x", "paper"): 12.2, ("02_y", "paper"): 20.0, ("01_x", "quick"): 1.5}

@@ -108,7 +108,30 @@ def run(src, dst, parameters: dict, progress: bool | None = None) -> float:
     args = " ".join(f"{k}={v}" for k, v in parameters.items())
     where = f" (variant {variant}: results/variants/{variant}/)" if variant else ""
     print(f"{src.stem:<24s} {args:<20s} {dt:7.1f} s -> {dst}{where}", flush=True)
+    if not variant and dst.parent.resolve() != (paths.build / "nbval-refresh").resolve():
+        record_time(src.stem, str(parameters.get("scale", "")), dt)
     return dt
+
+
+TIMINGS = "notebook_timings"  # results/notebook_timings.csv: each notebook's last wall time per scale
+
+
+def record_time(notebook: str, scale: str, seconds: float) -> None:
+    """Keep ``notebook``'s last wall time at ``scale`` in ``results/notebook_timings.csv`` (machine-dependent,
+    so in a ``_timings`` file; the README points there instead of quoting times that go stale), with whether
+    the trace folder was present."""
+    import polars as pl
+
+    from . import report
+
+    target = paths.results / f"{TIMINGS}.csv"
+    traces = any(d.is_dir() and any(d.iterdir()) for d in paths.trace_dirs())
+    row = pl.DataFrame({"notebook": [notebook], "scale": [scale], "traces": [traces], "wall_s": [round(seconds, 1)]})
+    if target.exists():
+        old = pl.read_csv(target, schema_overrides={"scale": pl.String})
+        row = pl.concat([old.filter((pl.col("notebook") != notebook) | (pl.col("scale") != scale)), row],
+                        how="vertical_relaxed")
+    report.write_table(row.sort("scale", "notebook"), TIMINGS)
 
 
 def _checked(cell) -> bool:

@@ -230,16 +230,19 @@ def test_kernels_hit_the_exact_value_on_a_tiny_catalogue(q, C):
 
 @pytest.mark.parametrize("alpha,C", [(0.8, 100), (1.2, 100), (0.8, 1000)])
 def test_approximations_at_the_smallest_tight_size(alpha, C):
-    """10^4 items, caches of 1% and 10%: each kernel within 4 standard errors plus the model's allowance
-    (miss / C) of its approximation, warm-up 5 T and batches of at least 3 T as in cases(); FIFO and RANDOM
-    within sampling error of each other."""
+    """10^4 items, caches of 1% and 10%, warm-up 5 T and batches of at least 3 T as in cases(). FIFO and RANDOM
+    within 4 standard errors of their exact value (the product form, computable here) and of each other; each
+    kernel within 4 standard errors plus the model's allowance (miss / C) of its approximation."""
     q = tc.zipf_popularity(10_000, alpha)
     T = tc.ttl_time(q, C)
     res = _hit_runs(q, C, [7, C], length=max(25_000, math.ceil(3 * T)), warmup=math.ceil(5 * T))
+    exact = tc.exact_fifo_random(q, C)
     model = {"lru": tc.che_hit_ratio(q, C), "fifo": tc.fifo_random_hit_ratio(q, C)}
     model["random"] = model["fifo"]
     for p, r in res.items():
         assert abs(r.hit_ratio - model[p]) <= 4 * r.se + (1 - model[p]) / C, (p, r.hit_ratio, model[p], r.se)
+        if p != "lru":
+            assert abs(r.hit_ratio - exact) <= 4 * r.se, (p, r.hit_ratio, exact, r.se)
     f, r = res["fifo"], res["random"]
     assert abs(f.hit_ratio - r.hit_ratio) <= 4 * math.hypot(f.se, r.se)
 

@@ -20,9 +20,12 @@ field has near-exact approximations for the simplest policies, and exact results
   ``n * C``). LRU by King's formula over ordered ``C``-tuples (:func:`exact_lru`, ``n`` up to about 10).
 
 Both approximations are the first term of an expansion in ``1 / C``: their miss ratio is off by a relative
-``O(1 / C)``. :func:`cases` allows ``miss / C`` for it (``1 / T`` for FIFO and RANDOM);
-tests/test_theory_cache.py checks against the exact values that the actual error stays inside that
-allowance on Zipf catalogues from 8 items up.
+``O(1 / C)``, the error largest for small caches (Hasslinger, Ntougias, Hasslinger, Hohlfeld, "Scope and
+accuracy of analytic and approximate results for FIFO, clock-based and LRU caching performance", Future
+Internet 15(3):91, 2023, bound it in a worst-case study of small caches). :func:`cases` allows ``miss / C``
+for it (``1 / T`` for FIFO and RANDOM); tests/test_theory_cache.py checks against the exact values that the
+actual error stays inside that allowance: LRU on 8 items (King's formula), FIFO and RANDOM on 8 to 10^5
+items (the product form), Zipf exponents 0.6 to 1.2, every cache size tried.
 
 :func:`cases` runs the kernels on seeded IRM Zipf streams and puts them beside the models (notebook 07's
 input). The root finding is a Newton iteration kept inside an analytic bracket (both equations are
@@ -404,8 +407,8 @@ def cases(scale: str = "paper", seed: int = 0) -> pl.DataFrame:
       Martina et al. 2014 for the characteristic time): the model's miss ratio is off by a relative
       ``O(1 / C)``, allowed here as ``miss / C`` (for FIFO and RANDOM that is ``1 / T``: their model's hit ratio
       is ``1 - C / T``). tests/test_theory_cache.py checks against the exact values (King's formula, the
-      product form) that the actual error stays inside this allowance on Zipf catalogues of 8 items and more;
-      the ``exact`` column shows it at this size where the product form is computed.
+      product form) that the actual error stays inside this allowance on small Zipf catalogues; the ``exact``
+      column shows it at this size where the product form is computed.
 
     CLOCK has no model of this kind: its rows check that it lies between FIFO and LRU (ours for both, within
     ``4 * sqrt(se_clock^2 + se_bound^2)``), and between the two models (within that plus each model's

@@ -272,3 +272,75 @@ def growing_db_writes(model):
             chosen = max(c for c in live if live[c])
         out.append(live[chosen][int(u[2 * i + 1] * len(live[chosen]))])
     return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# FIFO and RANDOM replacement (issue 22): writes as in LRU (a write miss allocates without a read, a write
+# dirties the page, a dirty page is written back when it leaves or at the end).
+
+def _splitmix64(state):
+    """``(new_state, value)``: the splitmix64 stream, with C's unsigned 64-bit arithmetic spelled out."""
+    m64 = 2**64 - 1
+    state = (state + 0x9E3779B97F4A7C15) & m64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m64
+    return state, z ^ (z >> 31)
+
+
+def fifo(pages, is_write, capacity, flush_at_end=False):
+    """A queue of the resident pages in insertion order; a hit leaves it as it is, a miss in a full cache
+    takes the page at its left end (the oldest inserted)."""
+    b = _Book()
+    queue = deque()
+    dirty = {}  # page -> dirty, for the resident pages
+    for i, (p, w) in enumerate(zip(pages, is_write, strict=True)):
+        hit = p in dirty
+        b.ref(hit, w)
+        if not hit:
+            if not w:
+                b.read(i, p)
+            if len(queue) == capacity:
+                victim = queue.popleft()
+                b.c["evictions"] += 1
+                if dirty.pop(victim):
+                    b.write(i, victim, 1)
+            queue.append(p)
+            dirty[p] = False
+        if w and not dirty[p]:
+            dirty[p] = True
+            b.c["dirtyings"] += 1
+    return b.end(list(queue), {p for p, d in dirty.items() if d}, len(pages), flush_at_end)
+
+
+def random_replacement(pages, is_write, capacity, flush_at_end=False, seed=0):
+    """A list of slots holding the resident pages; a miss in a full cache draws a slot uniformly (the next
+    number of the splitmix64 stream from ``seed``, modulo the number of slots) and the new page takes it."""
+    b = _Book()
+    slots = []
+    dirty = {}  # page -> dirty, for the resident pages
+    rng = seed
+    for i, (p, w) in enumerate(zip(pages, is_write, strict=True)):
+        hit = p in dirty
+        b.ref(hit, w)
+        if not hit:
+            if not w:
+                b.read(i, p)
+            if len(slots) == capacity:
+                rng, r = _splitmix64(rng)
+                k = r % len(slots)
+                victim = slots[k]
+                b.c["evictions"] += 1
+                if dirty.pop(victim):
+                    b.write(i, victim, 1)
+                slots[k] = p
+            else:
+                slots.append(p)
+            dirty[p] = False
+        if w and not dirty[p]:
+            dirty[p] = True
+            b.c["dirtyings"] += 1
+    return b.end(list(slots), {p for p, d in dirty.items() if d}, len(pages), flush_at_end)
+
+
+REFERENCES.update({"fifo": (fifo, ()), "random": (random_replacement, ())})

@@ -32,7 +32,7 @@ def test_simulate_with_param(capsys, data_dir):
 
 
 @pytest.mark.parametrize("args,msg", [
-    (["--policy", "nope"], "registered policies: bs_clock, cflru, clock, clock_dnv, clock_hbm, linux_readahead, lru"),
+    (["--policy", "nope"], "registered policies: bs_clock, cflru, clock, clock_dnv, clock_hbm, fifo, linux_readahead"),
     (["--policy", "lru", "--format", "nope"], "known formats: android-sql, arc"),
     (["--policy", "clock", "--param", "bogus=1"], "valid: cache_reads, insert_referenced"),
     (["--policy", "clock", "--param", "insert_referenced=maybe"], "not a boolean"),

@@ -1,6 +1,6 @@
 """Buffer-cache policies (Numba kernels), their registry, the simulation driver and the LRU miss-ratio curve."""
 
-from . import cflru, clock, clock_dnv, clock_hbm, lru, readahead, segment, spatial_clock, write_once  # noqa: F401  (they register)
+from . import cflru, clock, clock_dnv, clock_hbm, fifo, lru, random_repl, readahead, segment, spatial_clock, write_once  # noqa: F401,E501  (they register)
 from .contract import CAUSES, Caps, Counter
 from .mrc import lru_mrc
 from .registry import POLICIES, Kernel, get_policy, make_params, policy_names, register

@@ -13,7 +13,7 @@ from fractions import Fraction
 
 M64 = 2**64 - 1
 RULES = ("greedy", "greedy-heap", "greedy-heap-stale", "fifo_threshold", "fifo", "random", "d-choice",
-         "cost-benefit")  # the victim rules stated here
+         "cost-benefit", "random-all")  # the victim rules stated here
 PENDING = "the next line to close"  # the cursor after the newest closed line was a victim (cursor="resume")
 
 
@@ -24,6 +24,14 @@ def splitmix64(state):
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
     return state, z ^ (z >> 31)
+
+
+def kernel_takes_full_first_victims():
+    """Whether the kernel under test lets reserve and forced passes take a first victim with no invalid page
+    (copied whole; ``_kernel.FULL_FIRST_VICTIMS``, proposed in issue 22 for ``random-all``)."""
+    from flashrepro.ftl import _kernel
+
+    return bool(getattr(_kernel, "FULL_FIRST_VICTIMS", False))
 
 
 class FTLReference:
@@ -37,16 +45,18 @@ class FTLReference:
     before any is copied) or "interleaved". ``cursor``: after a victim that was the newest closed line, the
     scan starts at the head ("wrap") or at the next line to close ("resume"). ``host_eager``: the host
     frontier takes its next line as soon as its line fills (FEMU's write pointer), else when the next
-    host write needs it."""
+    host write needs it. ``full_first``: reserve and forced passes take a first victim with no invalid page (it is
+    copied whole) instead of refusing it; None = as the kernel under test does."""
 
     def __init__(self, P, L, N, victim, copy_dest, limit=0, recent=0, stop="one", reserve=1, max_victims=0,
                  d=4, seed=0, forced=None, background=None, bg_min_invalid=0, fallback="least-valid",
-                 select="upfront", cursor="wrap", host_eager=False):
+                 select="upfront", cursor="wrap", host_eager=False, full_first=None):
         self.P, self.L, self.N = P, L, N
         self.victim, self.copy_dest, self.limit, self.recent = victim, copy_dest, limit, recent
         self.stop, self.reserve, self.max_victims, self.d = stop, reserve, max_victims, d
         self.forced, self.background, self.bg_min_invalid = forced, background, bg_min_invalid
         self.fallback, self.select, self.cursor_mode, self.host_eager = fallback, select, cursor, host_eager
+        self.full_first = kernel_takes_full_first_victims() if full_first is None else full_first
         # FEMU's victim_line_pq (hw/femu/lib/pqueue.c): a 1-based binary heap of lines on their valid counts;
         # "greedy-heap-stale": FEMU before 2021-10-04, which did not move a line that lost a page
         self.heap_mode = {"greedy-heap": "kept", "greedy-heap-stale": "stale"}.get(victim)
@@ -241,7 +251,22 @@ class FTLReference:
         self.region = 1 if self.kind[v] == 2 else 0
         return v
 
+    def random_all(self, first):
+        """Any closed line this pass has not taken, uniformly: line numbers drawn until one is closed. A first
+        victim with no invalid page is drawn again unless reserve and forced passes take one (``full_first``)."""
+        if not self.closed_seq:
+            return None
+        need_invalid = first and not self.full_first
+        if need_invalid and not self.candidates():
+            return None
+        while True:
+            ln = self.draw(self.L)
+            if ln in self.closed_seq and not (need_invalid and self.valid(ln) == self.P):
+                return ln
+
     def pick(self, first):
+        if self.victim == "random-all":
+            return self.random_all(first)
         cands = self.candidates()  # in close order
         if self.victim == "fifo_threshold":
             return self.fifo_threshold(first)
@@ -275,11 +300,12 @@ class FTLReference:
         """One pass; the pages moved, or None if it took no victim. A background pass with no closed line
         holding ``max(1, min_invalid)`` invalid pages does not ask the rule."""
         need = max(1, min_invalid)
+        first_need = min_invalid if self.full_first and not background else need  # a full first victim, copied whole
         if background and not any(self.P - self.valid(ln) >= need for ln in self.closed_seq):
             return None
         self.note = None
         v = self.pick(True)
-        if v is None or self.P - self.valid(v) < need:
+        if v is None or self.P - self.valid(v) < first_need:
             return None
         self.c["gc_passes"] += 1
         if self.note:

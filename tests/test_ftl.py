@@ -60,7 +60,8 @@ VARIANTS = [POLICIES["greedy"], POLICIES["2r"], POLICIES["2r++"],
             POLICIES["cost-benefit"], POLICIES["fifo"], POLICIES["random"], POLICIES["d-choice"],
             POLICIES["random"].with_(seed=12345, copy_dest=(1, 2, 2)), POLICIES["d-choice"].with_(d=2, seed=2**64 - 1),
             POLICIES["cost-benefit"].with_(copy_dest=(2, 2, 2), stop="invalid"),
-            POLICIES["fifo"].with_(stop="valid", max_victims=3)]
+            POLICIES["fifo"].with_(stop="valid", max_victims=3),
+            Policy("random-all", "random-all", seed=7), Policy("random-all", "random-all", stop="valid")]
 # paper 4's trigger, FEMU's, FEMU's with a background rule so choosy that forced passes run, and the
 # reserve rule with a background rule
 TRIGGER_VARIANTS = [TRIGGERS["reserve"], TRIGGERS["femu"],

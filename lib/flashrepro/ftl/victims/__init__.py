@@ -11,8 +11,9 @@ it as a first-class function, so adding a rule needs no change to the kernel:
 2. import the module below.
 
 Rules here: ``greedy-heap``, ``greedy`` and ``fifo_threshold`` (paper 4: greedy with FEMU's ties or the least
-recently changed line first, 2R, 2R++) and FEMU's ``random``,
-``cost-benefit``, ``fifo`` and ``d-choice`` (``hw/femu/bbssd/ftl-line-gc.c`` of MoatLab/FEMU).
+recently changed line first, 2R, 2R++), FEMU's ``random``,
+``cost-benefit``, ``fifo`` and ``d-choice`` (``hw/femu/bbssd/ftl-line-gc.c`` of MoatLab/FEMU), and the textbook
+``random-all`` (any closed line, for the theory checks of :mod:`flashrepro.theory.ftl`).
 
 Numba's disk cache knows only a function's own source file, while a rule compiles in the kernel's
 constants and the helpers of ``_kernel.py``, ``_registry.py`` and ``jitkit.py``. When those files change,
@@ -23,7 +24,7 @@ instead of running machine code built against the old layout.
 import hashlib
 from pathlib import Path
 
-from . import cost_benefit, d_choice, fifo, fifo_threshold, greedy, greedy_heap, random_choice  # noqa: F401  (each registers)
+from . import cost_benefit, d_choice, fifo, fifo_threshold, greedy, greedy_heap, random_all, random_choice  # noqa: F401  (each registers)
 from ._registry import VICTIM_RULES, VictimRule, get_victim_rule, register, splitmix64
 
 __all__ = ["VICTIM_RULES", "VictimRule", "get_victim_rule", "register", "splitmix64"]

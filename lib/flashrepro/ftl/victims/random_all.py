@@ -1,0 +1,53 @@
+"""``random-all``: a closed line drawn uniformly at random, whether or not it has an invalid page.
+
+This is the textbook random rule of the analytic models (a victim "selected uniformly at random" among all
+blocks): under uniform random single-page writes its write amplification tends to 1 / (1 - rho), rho the
+logical over the physical pages, as the device grows (:mod:`flashrepro.theory.ftl`). FEMU's ``random``
+(:mod:`.random_choice`) draws only among lines with an invalid page, which is not the same rule: a line
+with no invalid page, when drawn here, is copied whole and frees nothing.
+
+**The draw.** A line number ``r % L`` (``r`` the next number of the splitmix64 stream seeded with the
+policy's ``seed``, as ``random`` draws), drawn again until the line is on the FIFO of closed lines, which
+holds exactly the closed lines not yet taken by the current GC pass. The kernel keeps no array of all closed
+lines, and walking the FIFO would cost O(lines) per pick; rejection costs ``L / closed`` draws in
+expectation, O(1): GC runs only when at most the trigger's kept lines (under half of them, which
+:class:`flashrepro.ftl.FTL` enforces) are free, so at least ``L - kept - 3`` lines are closed (under the
+reserve trigger with one reserve line, all but about two).
+
+**A first victim with no invalid page.** The kernel's GC pass takes a first victim only if it has an
+invalid page (:func:`flashrepro.ftl._kernel._gc_pass`), so that each reserve or forced pass reclaims
+something. Until the kernel takes one in reserve and forced passes (``_kernel.FULL_FIRST_VICTIMS``, a
+change proposed with this rule in issue 22), a line with no invalid page drawn as a *first* victim is drawn
+again: the first victims then follow FEMU's ``random`` in law, and the rule is the textbook one only for
+follow-up victims (stop rules other than "one"). With the kernel's flag the rule is the textbook one
+throughout. A background pass refuses such a line either way (its draw is spent, as ``random``'s).
+"""
+
+from numba import njit
+
+from ... import jitkit as jk
+from .. import _kernel as K
+from ._registry import draw_below, register
+
+# Whether the kernel's reserve and forced passes take a first victim with no invalid page (and copy it
+# whole); a compile-time constant of pick (the victims package recompiles every rule when _kernel.py changes).
+TAKES_FULL_FIRST = bool(getattr(K, "FULL_FIRST_VICTIMS", False))
+
+
+@njit(K.VICTIM_SIG, cache=True)
+def pick(s, first):
+    L = s.prm[K.P_LINES]
+    P = s.prm[K.P_PAGES]
+    if jk.list_front(s.fifo, L) == L:  # no closed line left to take
+        return -1
+    need_invalid = first and not TAKES_FULL_FIRST
+    if need_invalid and s.sc[K.N_CANDS] == 0:  # only lines with no invalid page: none the kernel would take
+        return -1
+    while True:
+        ln = draw_below(s.rng, L)
+        if jk.list_contains(s.fifo, ln) and not (need_invalid and s.valid[ln] == P):
+            return ln
+
+
+register("random-all", pick, "any closed line, uniformly at random, with an invalid page or not (the textbook rule; "
+         "seeded splitmix64)", params=("seed",))

@@ -307,6 +307,10 @@ def collect_measured(results_dir=None) -> pl.DataFrame | None:
     return pl.read_csv(f, schema=SCHEMA) if f.exists() else None
 
 
+def _paper_label(paper: int) -> str:
+    return "theory (paper 0)" if paper == 0 else f"paper {paper}"
+
+
 def main(argv=None) -> int:
     import argparse
 
@@ -319,7 +323,7 @@ def main(argv=None) -> int:
     df = collect(Path(a.results) if a.results else None)
     for r in counts(df).iter_rows(named=True):
         parts = ", ".join(f"{r[v]} {v}" for v in VERDICTS)
-        print(f"paper {r['paper']}: {r['claims']} claims: {parts}")
+        print(f"{_paper_label(r['paper'])}: {r['claims']} claims: {parts}")
     m = collect_measured(Path(a.results) if a.results else None)
     if m is not None:
         for r in counts(m).iter_rows(named=True):

@@ -26,6 +26,7 @@ from . import paths
 from ._io import atomic_path
 
 PAPERS = {  # paper number in the claims ledger -> (title, notebook)
+    0: ("Theory: the kernels against the analytic models (Che; Martina et al.; Desnoyers; Van Houdt)", "07_theory"),
     1: ("BS-CLOCK: bulk-write buffer replacement for flash DB systems (Lee, Lee, Park, 2016)", "01_bs_clock"),
     2: ("Segment prefetching and adaptive cache culling for personal SSDs (Baek, 2011)", "02_ssd_prefetch"),
     3: ("CLOCK-HBM: hybrid DRAM+NVM buffer for SSDs (Kim et al., 2019)", "03_clock_hbm"),

@@ -13,7 +13,7 @@ QUICK := $(patsubst notebooks/%.ipynb,build/quick/%.ipynb,$(NOTEBOOKS))
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: all quick test lint bench lab clean nbval-refresh install lock paper0 paper1 paper2 paper3 paper4 paper5 paper6 fit4 report browser
+.PHONY: all quick test lint bench lab clean nbval-refresh install lock paper0 paper1 paper2 paper3 paper4 paper5 paper6 paper7 fit4 report browser
 
 all: results/claims.csv  ## every notebook at paper scale: results/*.csv, figures/*.png|pdf, results/claims.csv
 	@echo "done: tables in results/, figures in figures/, executed notebooks in build/paper/"
@@ -56,6 +56,7 @@ paper3: build/paper/03_clock_hbm.ipynb
 paper4: build/paper/04_2rpp.ipynb
 paper5: build/paper/05_write_once.ipynb
 paper6: build/paper/06_matrix.ipynb  ## the cross-paper matrix (every policy x every workload present)
+paper7: build/paper/07_theory.ipynb  ## the kernels against the analytic models (Che, characteristic time, Desnoyers, Van Houdt)
 
 # The browsable report from what `make` wrote (re-runs only the notebooks that are out of date; seconds if none).
 report: results/claims.csv  ## build/report/index.html: claims counts, filterable claims, figures, notebooks as HTML

@@ -47,14 +47,16 @@ LOG_COLS = 6  # ref, op, cause, first unit, units, tier
 
 
 def new_log(rows: int, do_log: bool) -> np.ndarray:
-    return np.zeros((max(int(rows), 16) if do_log else 0, LOG_COLS), dtype=np.int64)
+    """An empty log of ``rows`` rows (none without ``do_log``). Rows at ``nlog`` and beyond are never read, so
+    they are left uninitialised: zeroing them costs a write per page of a buffer that may stay mostly unused."""
+    return np.empty((max(int(rows), 16) if do_log else 0, LOG_COLS), dtype=np.int64)
 
 
 def grow_log(log: np.ndarray, need: int) -> np.ndarray:
-    """``log`` with at least ``need`` rows (doubling), the rows so far kept."""
+    """``log`` with at least ``need`` rows (doubling), the rows so far kept (the new rows uninitialised)."""
     if log.shape[0] >= need:
         return log
-    bigger = np.zeros((max(need, 2 * log.shape[0]), LOG_COLS), np.int64)
+    bigger = np.empty((max(need, 2 * log.shape[0]), LOG_COLS), np.int64)
     bigger[:log.shape[0]] = log
     return bigger
 

@@ -7,9 +7,11 @@ device I/O log (:class:`IOLog`, the after-cache trace) and the outcome of every 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import TYPE_CHECKING
 
 import numpy as np
+from numba import njit
 
 from ..traces.trace import Op, PageRefs, Trace, Units, sorted_unique, touched_segments
 from . import contract as C
@@ -19,6 +21,35 @@ if TYPE_CHECKING:
     import polars as pl
 
 DEFAULT_CHUNK = 1 << 22  # references per kernel call
+
+# --- the I/O log's buffer, kept from one run to the next (I/O log speed, issue 22) ------------------------
+# A log of a million rows is 48 MB. Writing into freshly allocated memory costs a page fault per 4 KiB, and
+# a log grown by doubling is allocated about twice over: on a 2M-reference Zipf trace LRU took 0.06 s
+# without the log and 0.37 s with it, most of the difference page faults (measured; filling a 58 MB buffer
+# that is already mapped takes 2 ms, a fresh one 30-40 ms). So simulate() hands its log buffer back here
+# once the IOLog's columns are copied out of it, and the next run's Simulator starts in it: a sweep of many
+# runs in one process writes its logs into memory that is already mapped. Only one buffer is kept, and none
+# larger than _SPARE_LOG_BYTES. list.pop and list.append are atomic, so two threads never share a buffer.
+_SPARE_LOG_BYTES = 256 << 20
+_spare_logs: list[np.ndarray] = []
+
+
+def _take_log(rows: int) -> np.ndarray:
+    """A log buffer of at least ``rows`` rows: the spare one when it is large enough, else a new one."""
+    try:
+        spare = _spare_logs.pop()
+    except IndexError:
+        spare = None
+    if spare is not None and spare.shape[0] >= rows:
+        return spare
+    return C.new_log(rows, True)
+
+
+def _give_back_log(log: np.ndarray) -> None:
+    """Keep ``log`` (no longer referenced by anything) for the next run, if it is not too large."""
+    if log.ndim == 2 and log.shape[0] >= 1024 and log.nbytes <= _SPARE_LOG_BYTES and log.flags.owndata \
+            and not _spare_logs:
+        _spare_logs.append(log)
 
 
 class Simulator:
@@ -38,7 +69,8 @@ class Simulator:
         self.state = k.new_state(units, tiers, params)
         self.counters = np.zeros(len(k.counters), np.int64)
         self.headroom = int(k.log_rows_per_ref(tiers, params))
-        self.log = C.new_log(max(1024, 2 * self.headroom), self.do_log)
+        rows = max(1024, 2 * self.headroom)
+        self.log = _take_log(rows) if self.do_log else C.new_log(rows, False)
         self.nlog = 0
         self.position = 0  # stream entries consumed
         self._outcomes: list[np.ndarray] = []
@@ -109,10 +141,23 @@ class IOLog:
     def __len__(self) -> int:
         return len(self.op)
 
-    @property
+    @functools.cached_property
     def device(self) -> np.ndarray:
-        """Rows that are device I/O (not moves between tiers)."""
-        return self.cause != C.MIGRATION
+        """Rows that are device I/O (not moves between tiers); computed once per log (read-only)."""
+        d = self.cause != C.MIGRATION
+        d.flags.writeable = False
+        return d
+
+    def device_pages(self, op: int) -> np.ndarray:
+        """``n_pages`` of the device reads (``op`` 0) or writes (1), in log order: computed once per log and op
+        (read-only), as every device-time model of a run sums over them (issue 22: the matrix's three
+        models each recomputed the masks)."""
+        cache = self.__dict__.setdefault("_device_pages", {})
+        if op not in cache:
+            pages = self.n_pages[self.device & (self.op == op)]
+            pages.flags.writeable = False
+            cache[op] = pages
+        return cache[op]
 
     def to_trace(self, time_s: np.ndarray | None = None, name: str = "after-cache") -> Trace:
         """The device I/O as a :class:`Trace` (time from the input requests when given)."""
@@ -247,7 +292,7 @@ def simulate(trace: Trace | PageRefs, policy: str, capacity_pages: int | None = 
     io_log = outcome = None
     if log_io:
         rows = sim.log_rows()
-        pos = rows[:, 0]
+        pos, op, cause, first_page, n_pages, tier = _log_columns(rows, units)
         outcome = sim.outcomes()
         if events:
             idx = np.concatenate(index)
@@ -258,15 +303,48 @@ def simulate(trace: Trace | PageRefs, policy: str, capacity_pages: int | None = 
             outcome = outcome[idx >= 0]
         else:
             ref, req = pos, refs.req[pos]
-        io_log = IOLog(ref=ref.copy(), req=req, op=rows[:, 1].astype(np.int8), cause=rows[:, 2].astype(np.int8),
-                       first_page=units.pages(rows[:, 3]), n_pages=rows[:, 4].copy(), tier=rows[:, 5].astype(np.int8),
+        io_log = IOLog(ref=ref, req=req, op=op, cause=cause, first_page=first_page, n_pages=n_pages, tier=tier,
                        page_bytes=refs.page_bytes)
+        del rows  # every column above is a copy: the buffer can serve the next run
+        _give_back_log(sim.log)
+        sim.log = C.new_log(0, False)
     trajectory = None
     if sim.trajectory:
         import polars as pl
 
         trajectory = pl.DataFrame(sim.trajectory)
     return SimResult(policy, p, sum(tiers.values()), refs.name, sim.counter_dict(), io_log, outcome, tiers, trajectory)
+
+
+def _log_columns(rows: np.ndarray, units: Units) -> tuple:
+    """The log's rows as the IOLog's columns, each a new array: ``(ref, op, cause, first_page, n_pages,
+    tier)`` with units mapped back to page numbers (``units.pages``). One pass instead of six strided copies
+    and the temporaries of ``units.pages``; the values are those of ``rows[:, j].astype(...)`` and
+    ``units.pages(rows[:, 3])``."""
+    if units.segments.dtype != np.int64:  # not met by any Units the package builds; kept exact anyway
+        return (rows[:, 0].copy(), rows[:, 1].astype(np.int8), rows[:, 2].astype(np.int8), units.pages(rows[:, 3]),
+                rows[:, 4].copy(), rows[:, 5].astype(np.int8))
+    return _split_log(rows, units.segments, units.unit_pages)
+
+
+@njit(cache=True)
+def _split_log(rows, segments, k):
+    n = rows.shape[0]
+    ref = np.empty(n, np.int64)
+    op = np.empty(n, np.int8)
+    cause = np.empty(n, np.int8)
+    first_page = np.empty(n, np.int64)
+    n_pages = np.empty(n, np.int64)
+    tier = np.empty(n, np.int8)
+    for i in range(n):
+        ref[i] = rows[i, 0]
+        op[i] = rows[i, 1]
+        cause[i] = rows[i, 2]
+        u = rows[i, 3]
+        first_page[i] = segments[u // k] * k + u % k
+        n_pages[i] = rows[i, 4]
+        tier[i] = rows[i, 5]
+    return ref, op, cause, first_page, n_pages, tier
 
 
 UNIT_BYTES = 96  # kernel state per unit, a generous bound over the registered kernels (checked before a run)

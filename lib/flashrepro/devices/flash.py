@@ -79,11 +79,18 @@ CARDS = {
 def io_time(io_log, card: FlashCard) -> dict:
     """Time of an after-cache trace (:class:`~flashrepro.cache.IOLog`) on ``card``, in seconds (device I/O
     only: moves between a cache's own tiers cost nothing here)."""
-    dev = io_log.device
-    w = dev & (io_log.op == 1)
-    r = dev & (io_log.op == 0)
-    write_s = float(card.write_time(io_log.n_pages[w]).sum())
-    read_s = float(card.read_time(io_log.n_pages[r]).sum())
+    written, read = device_pages(io_log, 1), device_pages(io_log, 0)
+    write_s = float(card.write_time(written).sum())
+    read_s = float(card.read_time(read).sum())
     return {"write_s": write_s, "read_s": read_s, "io_s": write_s + read_s,
-            "write_requests": int(w.sum()), "pages_written": int(io_log.n_pages[w].sum()),
-            "read_requests": int(r.sum())}
+            "write_requests": len(written), "pages_written": int(written.sum()),
+            "read_requests": len(read)}
+
+
+def device_pages(io_log, op: int) -> np.ndarray:
+    """The pages of each device read (``op`` 0) or write (1) of ``io_log``, in log order. An
+    :class:`~flashrepro.cache.IOLog` computes them once (``IOLog.device_pages``), so timing one run on several
+    device models selects its rows once; any other object with the IOLog's columns works too."""
+    if hasattr(io_log, "device_pages"):
+        return io_log.device_pages(op)
+    return io_log.n_pages[io_log.device & (io_log.op == op)]

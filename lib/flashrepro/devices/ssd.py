@@ -56,6 +56,15 @@ class ReadCurve:
         return np.maximum(t, b / (self.bus_mb_s * 1e6)) if self.bus_mb_s > 0 else t
 
 
+def requested_bytes(trace) -> tuple[int, int]:
+    """Bytes the trace's reads and writes request: computed once per trace (kept on it, as its page
+    expansion is), since every run on the trace and every curve divides by them."""
+    cache = trace.__dict__.setdefault("_requested_bytes", {})
+    if not cache:
+        cache["rw"] = (int(trace.size_bytes[trace.op == 0].sum()), int(trace.size_bytes[trace.op == 1].sum()))
+    return cache["rw"]
+
+
 CURVES = {f"U{u}-{shape}": ReadCurve(f"U{u}-{shape}", u, shape) for u in (16, 32) for shape in ("sqrt", "affine")}
 CURVES["U16-sqrt-bus300"] = ReadCurve("U16-sqrt-bus300", 16, "sqrt", bus_mb_s=300.0)  # a what-if (see above)
 DEFAULT_CURVE = "U16-sqrt"  # model 1 of Fig. 4, the one both facts are about
@@ -67,14 +76,12 @@ def bandwidth(io_log, trace, curve: ReadCurve) -> dict:
 
     Returns the read and write device times, the read-only bandwidth (read bytes over read time) and the
     bandwidth of all requests (all bytes over all device time), in MB/s (10^6 B/s)."""
-    dev = io_log.device
-    size = io_log.n_pages * io_log.page_bytes
-    rd = dev & (io_log.op == 0)
-    wr = dev & (io_log.op == 1)
-    read_s = float(curve.time(size[rd]).sum())
-    write_s = float(curve.time(size[wr]).sum())
-    read_bytes = int(trace.size_bytes[trace.op == 0].sum())
-    write_bytes = int(trace.size_bytes[trace.op == 1].sum())
-    return {"read_s": read_s, "write_s": write_s, "read_requests": int(rd.sum()), "write_requests": int(wr.sum()),
+    from .flash import device_pages
+
+    rd, wr = device_pages(io_log, 0), device_pages(io_log, 1)
+    read_s = float(curve.time(rd * io_log.page_bytes).sum())
+    write_s = float(curve.time(wr * io_log.page_bytes).sum())
+    read_bytes, write_bytes = requested_bytes(trace)
+    return {"read_s": read_s, "write_s": write_s, "read_requests": len(rd), "write_requests": len(wr),
             "read_mb_s": read_bytes / read_s / 1e6 if read_s else float("inf"),
             "all_mb_s": (read_bytes + write_bytes) / (read_s + write_s) / 1e6 if read_s + write_s else float("inf")}

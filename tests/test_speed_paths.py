@@ -108,11 +108,22 @@ def _columns_by_copies(trace, policy, capacity, **kw):
     sim = Simulator(policy, units, C.resolve_tiers(p, capacity), p, log_io=True, **kw)
     sim.log = C.new_log(0, True)[:0]  # its own log, grown from nothing
     events = pol.caps.flushes and refs.events is not None
-    for part, _ in refs.stream(units.unit_pages, events=events, halo=halo):
+    index = []
+    for part, idx in refs.stream(units.unit_pages, events=events, halo=halo):
         sim.feed(part)
+        index.append(idx)
     sim.finish()
     rows = sim.log_rows()
-    return {"op": rows[:, 1].astype(np.int8), "cause": rows[:, 2].astype(np.int8),
+    pos = rows[:, 0]
+    if events:
+        idx = np.concatenate(index)
+        ref = np.where(pos >= 0, idx[np.maximum(pos, 0)], -1)
+        ev_num = np.cumsum(idx < 0) - 1
+        ev_req = refs.events.req[np.maximum(ev_num[np.maximum(pos, 0)], 0)]
+        req = np.where(ref >= 0, refs.req[np.maximum(ref, 0)], ev_req)
+    else:
+        ref, req = pos.copy(), refs.req[pos]
+    return {"ref": ref, "req": req, "op": rows[:, 1].astype(np.int8), "cause": rows[:, 2].astype(np.int8),
             "first_page": units.pages(rows[:, 3]), "n_pages": rows[:, 4].copy(),
             "tier": rows[:, 5].astype(np.int8)}
 
@@ -188,3 +199,22 @@ def test_device_time_is_the_sum_over_the_masked_rows(policy, capacity, seed):
     assert got["time_ssd_s"] == (_bandwidth_by_masks(res.io_log, tr, CURVES["U16-sqrt"])["read_s"]
                                  + _bandwidth_by_masks(res.io_log, tr, CURVES["U16-sqrt"])["write_s"])
     assert all(got[f"time_{n}_s"] == _io_time_by_masks(res.io_log, c)["io_s"] for n, c in CARDS.items())
+
+
+# --- inverse-CDF draws (every Zipf model) ----------------------------------------------------------------------
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 3000), st.floats(0, 2.5), st.integers(0, 2**32 - 1), st.booleans())
+def test_inverse_cdf_is_searchsorted(n_items, alpha, seed, holes):
+    from flashrepro.traces.synthetic import inverse_cdf
+
+    rng = np.random.default_rng(seed)
+    w = np.arange(1, n_items + 1, dtype=np.float64) ** -alpha
+    if holes:  # items that are never drawn: repeated CDF values
+        w[rng.random(n_items) < 0.3] = 0.0
+        w[0] = max(w[0], 1.0)
+    cdf = np.cumsum(w)
+    cdf /= cdf[-1]
+    u = np.concatenate([rng.random(2000), cdf[:50], np.nextafter(cdf[:50], 0), np.arange(200) / 200, [0.0]])
+    u = u[u < 1.0]
+    want = np.minimum(np.searchsorted(cdf, u, side="right"), n_items - 1)
+    assert np.array_equal(inverse_cdf(cdf, u), want)

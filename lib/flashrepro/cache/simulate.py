@@ -154,9 +154,12 @@ class IOLog:
         models each recomputed the masks)."""
         cache = self.__dict__.setdefault("_device_pages", {})
         if op not in cache:
-            pages = self.n_pages[self.device & (self.op == op)]
-            pages.flags.writeable = False
-            cache[op] = pages
+            if op in (C.IO_READ, C.IO_WRITE) and self.n_pages.dtype == np.int64:  # both in one pass
+                cache[C.IO_READ], cache[C.IO_WRITE] = _device_pages(self.cause, self.op, self.n_pages)
+            else:
+                cache[op] = self.n_pages[self.device & (self.op == op)]
+            for pages in cache.values():
+                pages.flags.writeable = False
         return cache[op]
 
     def to_trace(self, time_s: np.ndarray | None = None, name: str = "after-cache") -> Trace:
@@ -292,7 +295,7 @@ def simulate(trace: Trace | PageRefs, policy: str, capacity_pages: int | None = 
     io_log = outcome = None
     if log_io:
         rows = sim.log_rows()
-        pos, op, cause, first_page, n_pages, tier = _log_columns(rows, units)
+        pos, req, op, cause, first_page, n_pages, tier = _log_columns(rows, units, None if events else refs.req)
         outcome = sim.outcomes()
         if events:
             idx = np.concatenate(index)
@@ -302,7 +305,7 @@ def simulate(trace: Trace | PageRefs, policy: str, capacity_pages: int | None = 
             req = np.where(ref >= 0, refs.req[np.maximum(ref, 0)], ev_req[np.maximum(ev_num[np.maximum(pos, 0)], 0)])
             outcome = outcome[idx >= 0]
         else:
-            ref, req = pos, refs.req[pos]
+            ref = pos  # (and req, refs.req[pos], came with the columns)
         io_log = IOLog(ref=ref, req=req, op=op, cause=cause, first_page=first_page, n_pages=n_pages, tier=tier,
                        page_bytes=refs.page_bytes)
         del rows  # every column above is a copy: the buffer can serve the next run
@@ -316,21 +319,26 @@ def simulate(trace: Trace | PageRefs, policy: str, capacity_pages: int | None = 
     return SimResult(policy, p, sum(tiers.values()), refs.name, sim.counter_dict(), io_log, outcome, tiers, trajectory)
 
 
-def _log_columns(rows: np.ndarray, units: Units) -> tuple:
-    """The log's rows as the IOLog's columns, each a new array: ``(ref, op, cause, first_page, n_pages,
-    tier)`` with units mapped back to page numbers (``units.pages``). One pass instead of six strided copies
-    and the temporaries of ``units.pages``; the values are those of ``rows[:, j].astype(...)`` and
-    ``units.pages(rows[:, 3])``."""
-    if units.segments.dtype != np.int64:  # not met by any Units the package builds; kept exact anyway
-        return (rows[:, 0].copy(), rows[:, 1].astype(np.int8), rows[:, 2].astype(np.int8), units.pages(rows[:, 3]),
-                rows[:, 4].copy(), rows[:, 5].astype(np.int8))
-    return _split_log(rows, units.segments, units.unit_pages)
+def _log_columns(rows: np.ndarray, units: Units, req_of: np.ndarray | None) -> tuple:
+    """The log's rows as the IOLog's columns, each a new array: ``(ref, req, op, cause, first_page, n_pages,
+    tier)``, with units mapped back to page numbers (``units.pages``) and, given ``req_of`` (the request of
+    each page reference), ``req = req_of[ref]`` (else None). One pass instead of six strided copies, a
+    gather and the temporaries of ``units.pages``; the values are those of ``rows[:, j].astype(...)``,
+    ``units.pages(rows[:, 3])`` and ``req_of[rows[:, 0]]``."""
+    if units.segments.dtype != np.int64 or (req_of is not None and req_of.dtype != np.int64):
+        # not met by any Units or PageRefs the package builds; kept exact anyway
+        return (rows[:, 0].copy(), None if req_of is None else req_of[rows[:, 0]], rows[:, 1].astype(np.int8),
+                rows[:, 2].astype(np.int8), units.pages(rows[:, 3]), rows[:, 4].copy(), rows[:, 5].astype(np.int8))
+    ref, req, op, cause, first_page, n_pages, tier = _split_log(
+        rows, units.segments, units.unit_pages, np.zeros(0, np.int64) if req_of is None else req_of, req_of is not None)
+    return ref, (req if req_of is not None else None), op, cause, first_page, n_pages, tier
 
 
 @njit(cache=True)
-def _split_log(rows, segments, k):
+def _split_log(rows, segments, k, req_of, with_req):
     n = rows.shape[0]
     ref = np.empty(n, np.int64)
+    req = np.empty(n if with_req else 0, np.int64)
     op = np.empty(n, np.int8)
     cause = np.empty(n, np.int8)
     first_page = np.empty(n, np.int64)
@@ -338,13 +346,42 @@ def _split_log(rows, segments, k):
     tier = np.empty(n, np.int8)
     for i in range(n):
         ref[i] = rows[i, 0]
+        if with_req:
+            req[i] = req_of[rows[i, 0]]
         op[i] = rows[i, 1]
         cause[i] = rows[i, 2]
         u = rows[i, 3]
         first_page[i] = segments[u // k] * k + u % k
         n_pages[i] = rows[i, 4]
         tier[i] = rows[i, 5]
-    return ref, op, cause, first_page, n_pages, tier
+    return ref, req, op, cause, first_page, n_pages, tier
+
+
+@njit(cache=True)
+def _device_pages(cause, op, n_pages):
+    """``n_pages`` of the device reads and of the device writes (rows not moves between tiers), in log
+    order: ``n_pages[(cause != MIGRATION) & (op == IO_READ)]`` and the same for IO_WRITE, in one pass."""
+    n_read = 0
+    n_write = 0
+    for i in range(op.shape[0]):
+        if cause[i] != C.MIGRATION:
+            if op[i] == C.IO_READ:
+                n_read += 1
+            elif op[i] == C.IO_WRITE:
+                n_write += 1
+    read = np.empty(n_read, np.int64)
+    write = np.empty(n_write, np.int64)
+    r = 0
+    w = 0
+    for i in range(op.shape[0]):
+        if cause[i] != C.MIGRATION:
+            if op[i] == C.IO_READ:
+                read[r] = n_pages[i]
+                r += 1
+            elif op[i] == C.IO_WRITE:
+                write[w] = n_pages[i]
+                w += 1
+    return read, write
 
 
 UNIT_BYTES = 96  # kernel state per unit, a generous bound over the registered kernels (checked before a run)

@@ -76,11 +76,11 @@ def bandwidth(io_log, trace, curve: ReadCurve) -> dict:
 
     Returns the read and write device times, the read-only bandwidth (read bytes over read time) and the
     bandwidth of all requests (all bytes over all device time), in MB/s (10^6 B/s)."""
-    from .flash import device_pages
+    from .flash import device_pages, per_request
 
     rd, wr = device_pages(io_log, 0), device_pages(io_log, 1)
-    read_s = float(curve.time(rd * io_log.page_bytes).sum())
-    write_s = float(curve.time(wr * io_log.page_bytes).sum())
+    read_s = float(per_request(curve.time, rd, io_log.page_bytes).sum())
+    write_s = float(per_request(curve.time, wr, io_log.page_bytes).sum())
     read_bytes, write_bytes = requested_bytes(trace)
     return {"read_s": read_s, "write_s": write_s, "read_requests": len(rd), "write_requests": len(wr),
             "read_mb_s": read_bytes / read_s / 1e6 if read_s else float("inf"),

@@ -218,3 +218,19 @@ def test_inverse_cdf_is_searchsorted(n_items, alpha, seed, holes):
     u = u[u < 1.0]
     want = np.minimum(np.searchsorted(cdf, u, side="right"), n_items - 1)
     assert np.array_equal(inverse_cdf(cdf, u), want)
+
+
+# --- ranks and distinct pages by stable sorts ------------------------------------------------------------------
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 4000), st.integers(0, 2**32 - 1), st.sampled_from([10, 1 << 20, 1 << 50]))
+def test_ranks_and_distinct_pages_are_np_unique(n, seed, span):
+    from flashrepro.traces.trace import dense_remap, sorted_unique
+
+    rng = np.random.default_rng(seed)
+    runs = np.concatenate([s + np.arange(k) for s, k in zip(rng.integers(0, span, n // 8 + 1),
+                                                            rng.integers(1, 40, n // 8 + 1), strict=True)])
+    page = np.concatenate([runs, rng.integers(0, span, n), runs[: n // 3]])  # ascending runs, repeats
+    rank, uniq = dense_remap(page)
+    u2, inv = np.unique(page, return_inverse=True)
+    assert np.array_equal(uniq, u2) and np.array_equal(rank, inv) and rank.dtype == np.int64
+    assert np.array_equal(sorted_unique(page), u2)

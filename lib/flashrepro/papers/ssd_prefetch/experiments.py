@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
+from numba import njit
 from tqdm.auto import tqdm
 
 from ...cache import simulate
@@ -85,17 +86,14 @@ def row_metrics(res, trace: Trace) -> dict:
     but are not requested bytes or references."""
     c = res.to_dict()
     row = {k: c.get(k, 0) for k in COUNTER_COLUMNS}
-    own = requested(trace)
-    ahead = readahead_mask(trace)
-    refs = trace.to_pages(res.io_log.page_bytes)
-    mine = np.ones(len(refs), bool) if ahead is None else ~ahead[refs.req]
-    reads = mine & ~refs.is_write
-    out = res.outcome
-    row["own_references"] = int(mine.sum())
-    row["hit_ratio"] = float(np.count_nonzero(out[mine] > 0) / max(mine.sum(), 1))
-    row["read_hit_ratio"] = float(np.count_nonzero(out[reads] > 0) / max(reads.sum(), 1))
-    row["prefetch_hit_ratio"] = float(np.count_nonzero(out[reads] == 2) / max(reads.sum(), 1))
-    row["readahead_pages"] = int((~mine).sum())
+    own, kind = _own_references(trace, res.io_log.page_bytes)
+    n_mine, n_reads = int(np.count_nonzero(kind > 0)), int(np.count_nonzero(kind == 2))
+    hits, read_hits, prefetch_hits = _own_hits(kind, res.outcome)
+    row["own_references"] = n_mine
+    row["hit_ratio"] = float(hits / max(n_mine, 1))
+    row["read_hit_ratio"] = float(read_hits / max(n_reads, 1))
+    row["prefetch_hit_ratio"] = float(prefetch_hits / max(n_reads, 1))
+    row["readahead_pages"] = len(kind) - n_mine
     for name, curve in CURVES.items():
         bw = bandwidth(res.io_log, own, curve)
         row[f"read_s_{name}"] = bw["read_s"]
@@ -104,7 +102,7 @@ def row_metrics(res, trace: Trace) -> dict:
         row[f"read_mb_s_{name}"] = bw["read_mb_s"]
     # device reads by size (requests of 4, 8, ..., 256 KiB; larger ones in the last column)
     log = res.io_log
-    kib = log.n_pages[log.device & (log.op == 0)] * log.page_bytes // 1024
+    kib = log.device_pages(0) * log.page_bytes // 1024
     for b in READ_SIZE_BUCKETS_KIB:
         row[f"reads_{b}kib"] = int(np.count_nonzero((kib <= b) & (kib > b // 2))) if b > 4 else int(
             np.count_nonzero(kib <= 4))
@@ -113,6 +111,36 @@ def row_metrics(res, trace: Trace) -> dict:
     row["mb_s"] = row[f"mb_s_{DEFAULT_CURVE}"]
     row["read_mb_s"] = row[f"read_mb_s_{DEFAULT_CURVE}"]
     return row
+
+
+def _own_references(trace: Trace, page_bytes: int) -> tuple[Trace, np.ndarray]:
+    """The trace's own requests (:func:`requested`) and, per page reference of ``trace``, 0 for a read-ahead
+    front's, 1 for its own write, 2 for its own read: the same for every run on the trace, so kept on it
+    (issue 22: rebuilt for each of notebook 02's runs, they cost a fifth of its non-kernel time)."""
+    cache = trace.__dict__.setdefault("_own_references", {})
+    if page_bytes not in cache:
+        ahead = readahead_mask(trace)
+        refs = trace.to_pages(page_bytes)
+        mine = np.ones(len(refs), bool) if ahead is None else ~ahead[refs.req]
+        kind = np.where(mine, np.where(refs.is_write, 1, 2), 0).astype(np.int8)
+        kind.flags.writeable = False
+        cache[page_bytes] = (requested(trace), kind)
+    return cache[page_bytes]
+
+
+@njit(cache=True)
+def _own_hits(kind, outcome):
+    """Hits among the own references, hits among the own reads, prefetch hits among the own reads
+    (``count_nonzero(outcome[mine] > 0)``, ``... outcome[reads] > 0``, ``... outcome[reads] == 2``)."""
+    hits = read_hits = prefetch_hits = 0
+    for i in range(kind.shape[0]):
+        if kind[i] > 0 and outcome[i] > 0:
+            hits += 1
+            if kind[i] == 2:
+                read_hits += 1
+                if outcome[i] == 2:
+                    prefetch_hits += 1
+    return hits, read_hits, prefetch_hits
 
 
 def _metric_names() -> list[str]:

@@ -17,6 +17,8 @@ ranks, never as Python objects. The structures here are the ones more than one k
 * **A Fenwick tree** (``fenwick_*``): prefix sums of marks at integer times in O(log n) (CFLRU's window
   test, the Mattson stack distances of the LRU miss-ratio curve).
 * :func:`prefetch`: a hint that overlaps the cache miss of a future random access with current work.
+* :func:`load` and :func:`store`: an array element by an index known to be in range, without the fix-up for
+  negative indices that Numba adds to every ``arr[i]`` with a signed ``i``.
 
 Everything is ``@njit(inline="always")`` where it sits in a hot loop, so using a helper costs nothing
 over writing its body out.
@@ -51,6 +53,43 @@ def prefetch(typingctx, arr, flat_index):
         fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
                                             "llvm.prefetch.p0i8")
         builder.call(fn, [builder.bitcast(builder.gep(ary.data, [args[1]]), i8p), i32(1), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+def _flat_array(arr):
+    return isinstance(arr, types.Array) and arr.ndim == 1 and arr.layout == "C"
+
+
+@intrinsic
+def load(typingctx, arr, index):
+    """``arr[index]`` for a 1-d contiguous array and an index known to be in ``[0, len(arr))``, without Numba's
+    fix-up for negative indices (a shift, an and and an add per access: the loops of ``lru`` and ``clock`` are
+    1.2-1.3x faster without them, measured). Like ``arr[index]`` without boundscheck, an index out of range is
+    undefined: only for indices a kernel has from its own state."""
+    if not _flat_array(arr) or not isinstance(index, types.Integer):
+        return None
+    sig = arr.dtype(arr, index)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        return context.unpack_value(builder, signature.return_type, builder.gep(ary.data, [args[1]]))
+
+    return sig, codegen
+
+
+@intrinsic
+def store(typingctx, arr, index, value):
+    """``arr[index] = value`` (cast to the array's type) with :func:`load`'s contract on ``index``."""
+    if not _flat_array(arr) or not isinstance(index, types.Integer):
+        return None
+    sig = types.void(arr, index, value)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        v = context.cast(builder, args[2], signature.args[2], signature.args[0].dtype)
+        context.pack_value(builder, signature.args[0].dtype, v, builder.gep(ary.data, [args[1]]))
         return context.get_dummy_value()
 
     return sig, codegen

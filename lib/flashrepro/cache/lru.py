@@ -52,10 +52,33 @@ def new_lru_state(n_units: int, capacity: int) -> LRUState:
     return LRUState(np.full(n_units, -1, np.int32), node, sc)
 
 
+@njit(cache=True, inline="always")
+def _unlink(node, f):
+    """jitkit.rec_unlink of frame f (which is pushed back at once, so its own links are left as they are), through
+    jk.load/jk.store: every link is a frame or the sentinel. With the unchecked accesses here and in the loop LRU
+    is 1.1-1.3x faster (measured)."""
+    a = np.int64(jk.load(node, W * f + LINKS))
+    b = np.int64(jk.load(node, W * f + LINKS + 1))
+    jk.store(node, W * a + LINKS + 1, b)
+    jk.store(node, W * b + LINKS, a)
+
+
+@njit(cache=True, inline="always")
+def _push_front(node, S, f):
+    """jitkit.rec_push_front of frame f, through jk.load/jk.store."""
+    first = np.int64(jk.load(node, W * S + LINKS + 1))
+    jk.store(node, W * f + LINKS, S)
+    jk.store(node, W * f + LINKS + 1, first)
+    jk.store(node, W * first + LINKS, f)
+    jk.store(node, W * S + LINKS + 1, f)
+
+
 @njit(cache=True)
 def _lru_step(refs, start, state, counters, log, nlog, outcome, base, do_log, no_read_alloc):
     # The list links frames, not pages: at a small capacity every list operation stays in a few cache lines,
-    # and the only random access per reference is page_frame[p] (prefetched ahead), as in CLOCK.
+    # and the only random access per reference is page_frame[p] (prefetched ahead), as in CLOCK. Every index
+    # here is in range by construction, so the hot accesses go through jk.load/jk.store (no negative-index
+    # fix-up; see jitkit).
     unit, event = refs.unit, refs.event
     page_frame, node, sc = state
     S = sc[FRAMES]  # the list's sentinel row
@@ -68,10 +91,10 @@ def _lru_step(refs, start, state, counters, log, nlog, outcome, base, do_log, no
             stop = i
             break
         if i + jk.PREFETCH_DISTANCE < n:
-            jk.prefetch(page_frame, unit[i + jk.PREFETCH_DISTANCE])
-        p = unit[i]
-        w = np.int32(event[i])
-        f = page_frame[p]
+            jk.prefetch(page_frame, jk.load(unit, i + jk.PREFETCH_DISTANCE))
+        p = jk.load(unit, i)
+        w = np.int32(jk.load(event, i))
+        f = np.int64(jk.load(page_frame, p))
         hit = f >= 0
         if do_log:
             outcome[i] = hit
@@ -79,7 +102,7 @@ def _lru_step(refs, start, state, counters, log, nlog, outcome, base, do_log, no
         write_hits += hit & w
         write_refs += w
         if hit:
-            jk.rec_unlink(node, W, f, LINKS)
+            _unlink(node, f)
         else:
             if no_read_alloc is not None:  # (pruned at compile time when None: the default keeps its code)
                 if not w:  # a read that bypasses the cache: read from the device, nothing moves
@@ -94,21 +117,22 @@ def _lru_step(refs, start, state, counters, log, nlog, outcome, base, do_log, no
                 f = used
                 used += 1
             else:
-                f = jk.rec_back(node, W, S, LINKS)  # the least recently used page's frame
-                jk.rec_unlink(node, W, f, LINKS)
-                v = node[W * f + PAGE]
-                page_frame[v] = -1
+                f = np.int64(jk.load(node, W * S + LINKS))  # the least recently used page's frame
+                _unlink(node, f)
+                v = np.int64(jk.load(node, W * f + PAGE))
+                jk.store(page_frame, v, -1)
                 evictions += 1
-                dev_write_evict += node[W * f + DIRTY]
-                if do_log and node[W * f + DIRTY]:
+                dev_write_evict += jk.load(node, W * f + DIRTY)
+                if do_log and jk.load(node, W * f + DIRTY):
                     nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, 0)
-                jk.prefetch(page_frame, node[W * jk.rec_back(node, W, S, LINKS) + PAGE])  # the next victim's entry
-            node[W * f + PAGE] = p
-            page_frame[p] = f
-            node[W * f + DIRTY] = 0
-        jk.rec_push_front(node, W, S, f, LINKS)
-        d = node[W * f + DIRTY]
-        node[W * f + DIRTY] = d | w
+                # the next victim's entry in page_frame, fetched now
+                jk.prefetch(page_frame, jk.load(node, W * np.int64(jk.load(node, W * S + LINKS)) + PAGE))
+            jk.store(node, W * f + PAGE, p)
+            jk.store(page_frame, p, f)
+            jk.store(node, W * f + DIRTY, 0)
+        _push_front(node, S, f)
+        d = jk.load(node, W * f + DIRTY)
+        jk.store(node, W * f + DIRTY, d | w)
         dirtyings += (d | w) - d
     sc[USED] = used
     C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_evict,

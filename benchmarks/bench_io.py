@@ -6,10 +6,12 @@
    MSR-format CSV of ``--msr-lines`` one-page requests (Zipf 0.9 over 1M pages, 30% writes, seed 1), in a
    fresh process with an empty parse cache, then again with the cache filled; ``libcachesim-csv`` is
    libCacheSim's CSV reader with its LRU on the same file in the same run (object = offset, sizes ignored).
-   Wall time, CPU time (user + system: the fairer figure on a busy machine) and peak resident memory
-   (``VmHWM``; not ``ru_maxrss``, which a process inherits from the parent that started it, e.g. ``make
-   bench``'s kernel benchmark) of each process, interpreter start and imports included for both; the median of
-   ``--repeat`` rounds (3), with the fastest and slowest wall time and the load average.
+   The file is read once before the rounds (the page cache warm for both), and the first run and libCacheSim
+   swap places every round, so neither always runs first. Wall time, CPU time (user + system: the fairer figure
+   on a busy machine) and peak resident memory (``VmHWM``; not ``ru_maxrss``, which a process inherits from the
+   parent that started it, e.g. ``make bench``'s kernel benchmark) of each process, interpreter start and
+   imports included for both; the median of ``--repeat`` rounds (5), with the fastest and slowest wall time and
+   the load average.
 2. ``bytes-per-request``: peak memory above an idle interpreter, per request, of parsing an SPC file
    (``open_trace``), generating a synthetic trace (``synthetic.zipf``) and simulating LRU over a stored trace
    (``simulate_stream``), each in its own process.
@@ -115,18 +117,27 @@ out = {{"miss_ratio": miss}}
 """
 
 
-def first_run_rows(lines: int, workdir: Path, repeat: int = 3) -> list[dict]:
-    """The three runs ``repeat`` times in turn (each round with an empty parse cache); each row holds the
-    median of its wall and CPU times and peak memory, the fastest and slowest wall time, and the 1-minute load
-    average when the rounds began (the machine is shared; the ratios are of the medians)."""
+def warm(path: Path) -> None:
+    """Read the file once, so that its pages are in the page cache for every run."""
+    with open(path, "rb") as f:
+        while f.read(1 << 24):
+            pass
+
+
+def first_run_rows(lines: int, workdir: Path, repeat: int = 5) -> list[dict]:
+    """``repeat`` rounds, each with an empty parse cache: the first run and libCacheSim, in turn first, then the
+    cached run; each row holds the median of its wall and CPU times and peak memory, the fastest and slowest wall
+    time, and the 1-minute load average when the rounds began (the machine is shared; the ratios are of the
+    medians)."""
     path = write_lines(workdir / f"msr-{lines}.csv", lines, msr_chunk)
     mb = path.stat().st_size / 1e6
+    warm(path)
     load = os.getloadavg()[0]
     runs: dict[str, list[dict]] = {}
-    for _ in range(repeat):
+    for k in range(repeat):
         home = Path(tempfile.mkdtemp(prefix="home.", dir=workdir))  # an empty parse cache
-        for kernel, body, h in (("flashrepro-first-run", CLI, home), ("flashrepro-cached-run", CLI, home),
-                                ("libcachesim-csv", LIBCACHESIM, None)):
+        pair = [("flashrepro-first-run", CLI, home), ("libcachesim-csv", LIBCACHESIM, None)]
+        for kernel, body, h in pair[::-1 if k % 2 else 1] + [("flashrepro-cached-run", CLI, home)]:
             r = run(body.format(path=str(path), fmt="msr", cap=10000), h)
             runs.setdefault(kernel, []).append(r)
             print(f"{kernel:<24s} {r['seconds']:7.2f} s ({r['cpu_seconds']:.2f} s CPU)  "
@@ -142,12 +153,14 @@ def first_run_rows(lines: int, workdir: Path, repeat: int = 3) -> list[dict]:
                      "peak_mib": round(med["maxrss"] / 2**20), "miss_ratio": round(rs[0]["miss_ratio"], 4),
                      "runs": len(rs), "seconds_min": round(min(r["seconds"] for r in rs), 3),
                      "seconds_max": round(max(r["seconds"] for r in rs), 3), "load_avg_1min": round(load, 2)})
-    peer = rows[-1]
+    peer = next(r for r in rows if r["kernel"] == "libcachesim-csv")
     print(f"medians of {repeat} (load average {load:.2f} at the start):", flush=True)
     for r in rows:
         print(f"  {r['kernel']:<24s} {r['seconds']:6.2f} s wall ({r['seconds_min']:.2f}-{r['seconds_max']:.2f}), "
               f"{r['cpu_seconds']:.2f} s CPU, {r['peak_mib']} MiB", flush=True)
-    for r in rows[:2]:
+    for r in rows:
+        if r is peer:
+            continue
         print(f"{r['kernel']}: {peer['seconds'] / r['seconds']:.2f}x libCacheSim's speed "
               f"({peer['cpu_seconds'] / r['cpu_seconds']:.2f}x in CPU time)", flush=True)
     return rows
@@ -191,7 +204,7 @@ def big_rows(lines: int, workdir: Path) -> list[dict]:
 def main(argv=None) -> pl.DataFrame:
     ap = argparse.ArgumentParser()
     ap.add_argument("--msr-lines", type=int, default=5_000_000, help="0 skips the first-run / cached-run rows")
-    ap.add_argument("--repeat", type=int, default=3, help="rounds of the first-run / cached-run / libCacheSim rows")
+    ap.add_argument("--repeat", type=int, default=5, help="rounds of the first-run / cached-run / libCacheSim rows")
     ap.add_argument("--per-request", type=int, default=5_000_000, help="0 skips the bytes-per-request rows")
     ap.add_argument("--big-lines", type=int, default=200_000_000, help="0 skips the big-trace row")
     a = ap.parse_args(argv)

@@ -3,25 +3,33 @@
     make bench        # writes results/bench.csv
 
 Workload: 10M one-page requests, Zipf(0.9) over 1M pages (30% writes; libCacheSim ignores the op),
-capacities 1% and 10% of the pages. Each of our kernels is timed through the public ``simulate`` (best
-of ``--repeat`` runs, after a warm-up that compiles it); libCacheSim runs its C reader over the same
-page stream in oracleGeneral format (``hashpower=18``), also best of ``--repeat``; its time includes
-its own reading of that binary file (the Python bindings offer no faster path). The ``end-to-end`` rows add the page
-expansion and the order-preserving remap to one LRU run, as a user pays it on a fresh trace.
+capacities 1% and 10% of the pages. Each of our kernels is timed through the public ``simulate`` (``--repeat``
+runs after a warm-up that compiles it); libCacheSim runs its C reader over the same page stream in
+oracleGeneral format (``hashpower=18``); its time includes its own reading of that binary file (the Python
+bindings offer no faster path). ``lru``, ``clock`` and libCacheSim's LRU and Clock run in turn, round after
+round, so that a change in the machine's load falls on both sides of their ratio. A row holds the median wall
+and CPU time (``seconds``, ``cpu_seconds``) and the fastest and slowest run's rate; rates and ratios are
+judged on CPU time (``bench_targets.py``, which also renders the README's table). The ``end-to-end`` rows add
+the page expansion and the order-preserving remap to one LRU run, as a user pays it on a fresh trace.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
+import subprocess
 import time
+from pathlib import Path
 
 import bench_io
+import bench_targets
 import numpy as np
 import polars as pl
 
 from flashrepro import paths
 from flashrepro.cache import policy_names, simulate
+from flashrepro.cache.registry import get_policy, make_params
 from flashrepro.peer import libcachesim_cache, libcachesim_reader, write_oracle_general
 from flashrepro.report import show, write_table
 from flashrepro.traces import synthetic
@@ -29,13 +37,33 @@ from flashrepro.traces import synthetic
 PEERS = {"libcachesim-lru": "LRU", "libcachesim-clock": "Clock"}
 
 
-def best_of(fn, repeat):
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+def timed(fn) -> tuple[float, float]:
+    """(wall, CPU) seconds of one call."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
+def timing_row(kernel, workload, cap, requests, walls, cpus) -> dict:
+    """A bench row from the wall and CPU seconds of its runs: the medians, and the slowest and fastest run's rate
+    (``_min``, ``_max``) by wall and by CPU time."""
+    wall, cpu = float(np.median(walls)), float(np.median(cpus))
+    return {"kernel": kernel, "workload": workload, "capacity_pages": cap, "requests": requests,
+            "seconds": round(wall, 4), "cpu_seconds": round(cpu, 4), "mreq_per_s": round(requests / wall / 1e6, 2),
+            "mreq_per_s_cpu": round(requests / cpu / 1e6, 2), "mreq_per_s_min": round(requests / max(walls) / 1e6, 2),
+            "mreq_per_s_max": round(requests / min(walls) / 1e6, 2),
+            "mreq_per_s_cpu_min": round(requests / max(cpus) / 1e6, 2),
+            "mreq_per_s_cpu_max": round(requests / min(cpus) / 1e6, 2), "runs": len(walls)}
+
+
+def run_facts() -> dict:
+    """The commit measured and the load when the run began (the machine is shared)."""
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                cwd=Path(__file__).parent, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown"
+    return {"commit": commit, "bench_load_avg_1min": round(os.getloadavg()[0], 2)}
 
 
 def bench_ftl(n_writes):
@@ -58,13 +86,14 @@ def bench_ftl(n_writes):
             f.write(np.arange(stream.prefill, dtype=np.int32))
             f.write(w[:warm])
             f.reset_counters()
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             f.write(w[warm:])
-            dt = time.perf_counter() - t0
+            dt, cpu = time.perf_counter() - t0, time.process_time() - c0
             n = len(w) - warm
             rows.append({"kernel": f"ftl-{name}", "workload": workload, "trigger": trigger,
                          "capacity_pages": g.physical_pages,
-                         "requests": n, "seconds": round(dt, 4), "mreq_per_s": round(n / dt / 1e6, 2),
+                         "requests": n, "seconds": round(dt, 4), "cpu_seconds": round(cpu, 4),
+                         "mreq_per_s": round(n / dt / 1e6, 2), "mreq_per_s_cpu": round(n / cpu / 1e6, 2), "runs": 1,
                          "waf": round(f.waf(), 3)})
             print(f"ftl-{name:<18s} {workload:<18s} {trigger:<8s} {dt:8.3f} s {n / dt / 1e6:8.1f} M host writes/s "
                   f"WAF {f.waf():.3f}", flush=True)
@@ -81,12 +110,12 @@ def main(argv=None):
     ap.add_argument("--only-ftl", action="store_true", help="skip the cache kernels")
     ap.add_argument("--io", default="", help="arguments for bench_io.py (trace reading, memory per request); "
                     "'skip' to skip it")
+    ap.add_argument("--no-readme", action="store_true", help="do not render the README's table")
     a = ap.parse_args(argv)
+    facts = run_facts()
     ftl_rows = bench_ftl(a.ftl_writes) if a.ftl_writes else []
     if a.only_ftl:
-        df = pl.DataFrame(ftl_rows)
-        print(f"wrote {write_table(df, 'bench')}")
-        show(df)
+        finish([pl.DataFrame(ftl_rows)], facts, not a.no_readme)
         return
     workload = f"zipf0.9-{a.requests // 1_000_000}M-over-{a.pages // 1000}k"
     print(f"generating {workload} ...", flush=True)
@@ -94,46 +123,69 @@ def main(argv=None):
     caps = [a.pages // 100, a.pages // 10]
     rows = []
 
-    def row(kernel, cap, seconds):
-        rows.append({"kernel": kernel, "workload": workload, "capacity_pages": cap, "requests": a.requests,
-                     "seconds": round(seconds, 4), "mreq_per_s": round(a.requests / seconds / 1e6, 2)})
-        print(f"{kernel:<22s} cap={cap:>8d} {seconds:8.3f} s {a.requests / seconds / 1e6:8.1f} M req/s", flush=True)
+    def row(kernel, cap, requests, walls, cpus):
+        r = timing_row(kernel, workload, cap, requests, walls, cpus)
+        rows.append(r)
+        print(f"{kernel:<22s} cap={cap:>8d} {r['seconds']:8.3f} s {r['mreq_per_s']:8.1f} M req/s "
+              f"({r['mreq_per_s_cpu']:.1f} from CPU time)", flush=True)
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     refs = tr.to_pages()
     _ = refs.dense
-    prep = time.perf_counter() - t0
-    row("to_pages+remap", 0, prep)
+    row("to_pages+remap", 0, a.requests, [time.perf_counter() - t0], [time.process_time() - c0])
     small = synthetic.zipf(1000, 10_000, 0.9, seed=2, write_fraction=0.3)
-    for pol in policy_names():
-        simulate(small, pol, 100)  # compile outside the timing
-        for cap in caps:
-            row(pol, cap, best_of(lambda pol=pol, cap=cap: simulate(refs, pol, cap), a.repeat))
-    for cap in caps:
-        fresh = synthetic.zipf(a.pages, a.requests, 0.9, seed=1, write_fraction=0.3)
-        t0 = time.perf_counter()
-        simulate(fresh, "lru", cap)
-        row("end-to-end-lru", cap, time.perf_counter() - t0)
+    peers = {}
+    path = None
     if not a.no_peer:
-        workdir = paths.build / "bench"
+        workdir = paths.build / "bench" / "peer"  # (removed after; bench_io's files under build/bench/io stay)
         workdir.mkdir(parents=True, exist_ok=True)
         path = write_oracle_general(refs, workdir / "zipf.oracleGeneral")
         for name, cls in PEERS.items():
-            for cap in caps:
-                def peer(cls=cls, cap=cap):
-                    libcachesim_cache(cls, cap, hashpower=18).process_trace(libcachesim_reader(path))
-
-                row(name, cap, best_of(peer, a.repeat))
-        shutil.rmtree(workdir)
+            peers[name] = lambda cap, cls=cls: libcachesim_cache(cls, cap, hashpower=18).process_trace(
+                libcachesim_reader(path))
+    for pol in policy_names():
+        simulate(small, pol, 100)  # compile outside the timing
+        k, p = get_policy(pol).kernel, make_params(pol)
+        refs.units(k.unit_pages(p, refs.page_bytes), k.unit_halo(p, refs.page_bytes))  # (cached on refs) likewise
+    for cap in caps:
+        # lru, clock and libCacheSim in turn, round after round: their ratios are taken within one run
+        turn = {pol: (lambda cap, pol=pol: simulate(refs, pol, cap)) for pol in ("lru", "clock")} | peers
+        times = {k: ([], []) for k in turn}
+        for _ in range(a.repeat):
+            for k, fn in turn.items():
+                w, c = timed(lambda fn=fn, cap=cap: fn(cap))
+                times[k][0].append(w)
+                times[k][1].append(c)
+        for k, (walls, cpus) in times.items():
+            row(k, cap, a.requests, walls, cpus)
+        for pol in policy_names():
+            if pol in turn:
+                continue
+            runs = [timed(lambda pol=pol, cap=cap: simulate(refs, pol, cap)) for _ in range(a.repeat)]
+            row(pol, cap, a.requests, [w for w, _ in runs], [c for _, c in runs])
+    for cap in caps:
+        fresh = synthetic.zipf(a.pages, a.requests, 0.9, seed=1, write_fraction=0.3)
+        w, c = timed(lambda fresh=fresh, cap=cap: simulate(fresh, "lru", cap))
+        row("end-to-end-lru", cap, a.requests, [w], [c])
+    if path is not None:
+        shutil.rmtree(path.parent)
     io_rows = [] if a.io == "skip" else [bench_io.main(a.io.split())]
-    df = pl.concat([pl.DataFrame(rows), pl.DataFrame(ftl_rows), *io_rows], how="diagonal_relaxed")
+    finish([pl.DataFrame(rows), pl.DataFrame(ftl_rows), *io_rows], facts, not a.no_readme)
+
+
+def finish(frames, facts: dict, readme: bool) -> None:
+    """Targets on every row (``bench_targets.annotate``), results/bench.csv, and the README's table."""
+    df = pl.concat([f for f in frames if f.height], how="diagonal_relaxed").with_columns(
+        **{k: pl.lit(v) for k, v in facts.items()})
+    df = bench_targets.annotate(df)
     print(f"wrote {write_table(df, 'bench')}")
     show(df)
-    rate = {(r["kernel"], r["capacity_pages"]): r["mreq_per_s"] for r in rows}
-    for ours, peer in (("lru", "libcachesim-lru"), ("clock", "libcachesim-clock")):
-        for cap in caps:
-            if (peer, cap) in rate:
-                print(f"{ours} / {peer} at {cap} pages: {rate[(ours, cap)] / rate[(peer, cap)]:.1f}x")
+    table = bench_targets.render(df)
+    print(table)
+    if readme:
+        path = paths.root / "README.md"
+        print(f"{'rendered the table into' if bench_targets.update_readme(table, path) else 'no bench markers in'} "
+              f"{path}")
 
 
 if __name__ == "__main__":

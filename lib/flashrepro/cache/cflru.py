@@ -43,40 +43,45 @@ class CFLRUParams:
 
 
 class CFLRUState(typing.NamedTuple):
-    link: np.ndarray  # all resident units, most recent at the front (jitkit list, sentinel n)
-    clean: np.ndarray  # the clean resident units, same order
-    dirty: np.ndarray  # uint8 per unit
-    inwin: np.ndarray  # uint8 per unit: among the `window` least recently used
-    sc: np.ndarray  # int64: SIZE, CAPACITY, WINDOW, WFRONT (most recent window unit, -1: none), WCOUNT
+    page_frame: np.ndarray  # int32 per unit: the frame holding it, -1 if not resident
+    node: np.ndarray  # a row of W int32 per frame (jitkit records, sentinel row = frames): see the slots below
+    sc: np.ndarray  # int64: SIZE, FRAMES, WINDOW, WFRONT (most recent window frame, -1: none), WCOUNT
 
 
-SIZE, CAPACITY, WINDOW, WFRONT, WCOUNT = range(5)
+SIZE, FRAMES, WINDOW, WFRONT, WCOUNT = range(5)
+# A frame's row: its links on the list of all resident pages (most recent at the front) and on the list of the
+# clean ones (same order), its dirty and "in the window" flags and its page. One 32-byte row per frame: a move
+# touches one row instead of a cache line in each of six arrays (1.6x faster than separate arrays, measured).
+ALL, CLEAN, DIRTY, INWIN, PAGE = 0, 2, 4, 5, 6
+W = 8
 
 
 @njit(cache=True, inline="always")
-def _leave(link, inwin, S, x, wfront, wcount):
-    """Take x off the list; if it was in the window, the next more recent page joins it. Returns the new
-    (wfront, wcount)."""
-    if inwin[x]:
-        inwin[x] = 0
+def _leave(node, S, x, wfront, wcount):
+    """Take frame x off the list of all pages; if it was in the window, the next more recent page joins it.
+    Returns the new (wfront, wcount)."""
+    if node[W * x + INWIN]:
+        node[W * x + INWIN] = 0
         wcount -= 1
-        y = jk.list_prev(link, wfront)  # more recent than the window's front (x == wfront: than x)
+        y = jk.rec_prev(node, W, wfront, ALL)  # more recent than the window's front (x == wfront: than x)
         if y != S:
-            inwin[y] = 1
+            node[W * y + INWIN] = 1
             wcount += 1
             wfront = y
         elif x == wfront:  # nothing more recent: the window now holds every page
-            wfront = jk.list_next(link, x) if wcount > 0 else -1
-    jk.list_unlink(link, x)
+            wfront = jk.rec_next(node, W, x, ALL) if wcount > 0 else -1
+    jk.rec_unlink(node, W, x, ALL)
     return wfront, wcount
 
 
 @njit(cache=True)
 def _cflru_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
+    # The lists link frames, not pages (as in ``lru``): the one random access per reference, page_frame[p], is
+    # prefetched ahead, and the rest stays in the frames' rows (see W).
     unit, event = refs.unit, refs.event
-    link, clean, dirty, inwin, sc = state
-    S = dirty.shape[0]
-    size, capacity, window, wfront, wcount = sc[SIZE], sc[CAPACITY], sc[WINDOW], sc[WFRONT], sc[WCOUNT]
+    page_frame, node, sc = state
+    size, frames, window, wfront, wcount = sc[SIZE], sc[FRAMES], sc[WINDOW], sc[WFRONT], sc[WCOUNT]
+    S = frames
     hits = write_hits = write_refs = dev_reads = dev_write_evict = dirtyings = evictions = 0
     n = unit.shape[0]
     stop = n
@@ -84,46 +89,54 @@ def _cflru_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
         if do_log and nlog + 2 > log.shape[0]:  # no room for this reference's rows: the driver grows the log
             stop = i
             break
+        if i + jk.PREFETCH_DISTANCE < n:
+            jk.prefetch(page_frame, unit[i + jk.PREFETCH_DISTANCE])
         p = unit[i]
         w = np.uint8(event[i])
-        hit = jk.list_contains(link, p)
+        f = page_frame[p]
+        hit = f >= 0
         if do_log:
             outcome[i] = hit
         hits += hit
         write_hits += hit & w
         write_refs += w
         if hit:
-            wfront, wcount = _leave(link, inwin, S, p, wfront, wcount)
-            if dirty[p] == 0:
-                jk.list_unlink(clean, p)
+            wfront, wcount = _leave(node, S, f, wfront, wcount)
+            if node[W * f + DIRTY] == 0:
+                jk.rec_unlink(node, W, f, CLEAN)
         else:
             dev_reads += 1 - w
             if do_log and not w:
                 nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
-            if size == capacity:
-                c = jk.list_back(clean, S)  # the least recently used clean page
-                v = c if c != S and inwin[c] else jk.list_back(link, S)
-                wfront, wcount = _leave(link, inwin, S, v, wfront, wcount)
+            if size == frames:
+                c = jk.rec_back(node, W, S, CLEAN)  # the least recently used clean page
+                f = c if c != S and node[W * c + INWIN] else jk.rec_back(node, W, S, ALL)
+                wfront, wcount = _leave(node, S, f, wfront, wcount)
                 evictions += 1
-                if dirty[v]:
-                    dirty[v] = 0
+                v = node[W * f + PAGE]
+                page_frame[v] = -1
+                if node[W * f + DIRTY]:
+                    node[W * f + DIRTY] = 0
                     dev_write_evict += 1
                     if do_log:
                         nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, 0)
                 else:
-                    jk.list_unlink(clean, v)
+                    jk.rec_unlink(node, W, f, CLEAN)
             else:
+                f = size
                 size += 1
-        jk.list_push_front(link, S, p)
+            node[W * f + PAGE] = p  # p takes the victim's frame (clean, out of the window)
+            page_frame[p] = f
+        jk.rec_push_front(node, W, S, f, ALL)
         if wcount < window:  # the window is not full only while every page is in it: p joins, most recent
-            inwin[p] = 1
+            node[W * f + INWIN] = 1
             wcount += 1
-            wfront = p
-        if w and dirty[p] == 0:
-            dirty[p] = 1
+            wfront = f
+        if w and node[W * f + DIRTY] == 0:
+            node[W * f + DIRTY] = 1
             dirtyings += 1
-        elif dirty[p] == 0:
-            jk.list_push_front(clean, S, p)
+        elif node[W * f + DIRTY] == 0:
+            jk.rec_push_front(node, W, S, f, CLEAN)
     sc[SIZE], sc[WFRONT], sc[WCOUNT] = size, wfront, wcount
     C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_evict,
                dev_write_evict, dirtyings, evictions)
@@ -137,16 +150,22 @@ class CFLRU(Kernel):
     def new_state(self, units, tiers, params):
         capacity = tiers["capacity_pages"]
         f = params.window_fraction
+        n = units.n
+        frames = min(capacity, n)  # a cache larger than the footprint never fills
         sc = np.zeros(5, np.int64)
-        sc[CAPACITY] = capacity
+        sc[FRAMES] = frames
         sc[WINDOW] = max(1, int(round(f * capacity))) if f > 0 else 0
         sc[WFRONT] = -1
-        n = units.n
-        return CFLRUState(jk.list_new(n), jk.list_new(n), np.zeros(n, np.uint8), np.zeros(n, np.uint8), sc)
+        node = jk.rec_new(frames, W, (ALL, CLEAN))
+        node[W * np.arange(frames)[:, None] + np.array([DIRTY, INWIN])] = 0
+        return CFLRUState(np.full(n, -1, np.int32), node, sc)
 
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
-        return _cflru_step(refs, start, state, counters, log, nlog, outcome, base, do_log)
+        # do_log or None: a run without the log gets a specialisation compiled without its branches
+        return _cflru_step(refs, start, state, counters, log, nlog, outcome, base, do_log or None)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
-        order = jk.list_back_to_front(state.link, state.dirty.shape[0], state.sc[SIZE])
-        return C.end_of_trace(order, state.dirty[order], flush_at_end, counters, log, nlog, do_log, last_ref, 0)
+        node = state.node
+        frames = jk.rec_back_to_front(node, W, state.sc[FRAMES], ALL, state.sc[SIZE])
+        return C.end_of_trace(node[W * frames + PAGE].astype(np.int64), node[W * frames + DIRTY], flush_at_end,
+                              counters, log, nlog, do_log, last_ref, 0)

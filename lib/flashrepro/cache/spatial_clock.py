@@ -100,13 +100,13 @@ class BSClockParams:
 
 class BSClockState(typing.NamedTuple):
     words: np.ndarray  # the resident units, as an ordered bitset over ranks (= LSN order)
-    ref: np.ndarray  # uint8 per unit
-    dirty: np.ndarray  # uint8 per unit
+    flags: np.ndarray  # uint8 per unit: REF | DIRTY (both bits in one byte: one access per reference, not two)
     page: np.ndarray  # int64 per unit: its page number (consecutive pages = consecutive ranks with +1 pages)
     sc: np.ndarray  # int64: HAND (a rank position), SIZE, CAPACITY, N0, N1, N2, BULK_CLEANED
 
 
 HAND, SIZE, CAPACITY, N0, N1, N2 = range(6)
+REF, DIRTY = np.uint8(1), np.uint8(2)  # a unit's flag bits
 BULK_CLEANED = C.N_BASE  # counter slot after the base ones
 
 
@@ -114,7 +114,7 @@ BULK_CLEANED = C.N_BASE  # counter slot after the base ones
 def _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log, insert_referenced, limit,
                    hand_past_bulk, behind_hand):
     unit, event = refs.unit, refs.event
-    words, ref, dirty, page, sc = state
+    words, flags, page, sc = state
     n_unique = page.shape[0]
     hand, size, capacity, n0, n1, n2 = sc[HAND], sc[SIZE], sc[CAPACITY], sc[N0], sc[N1], sc[N2]
     init_ref = np.uint8(1 if insert_referenced else 0)
@@ -129,8 +129,7 @@ def _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_lo
         if i + jk.PREFETCH_DISTANCE < n:
             q = unit[i + jk.PREFETCH_DISTANCE]
             jk.prefetch(words, q >> 6)
-            jk.prefetch(dirty, q)
-            jk.prefetch(ref, q)
+            jk.prefetch(flags, q)
         p = unit[i]
         w = np.uint8(event[i])
         hit = jk.bits_contains(words, p)
@@ -140,28 +139,28 @@ def _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_lo
         write_hits += hit & w
         write_refs += w
         if hit:
-            ref[p] = 1
+            flags[p] |= REF
         else:
             dev_reads += 1 - w
             if size == capacity:
                 v = jk.bits_next_cyclic(words, n0, n1, n2, hand)
-                while ref[v]:
-                    ref[v] = 0
+                while flags[v] & REF:
+                    flags[v] &= DIRTY
                     v = jk.bits_next_cyclic(words, n0, n1, n2, v + 1)
                 evictions += 1
                 nxt = v + 1
-                if dirty[v]:
+                if flags[v] & DIRTY:
                     # Ranks are dense and keep LSN order, so the page exactly one after rank q's page, if
                     # it exists at all, has rank q + 1: a bulk step is an O(1) check, not a search.
                     npg = 1
                     q = v + 1
                     # (cheapest test first: the bitmap is small and cached, page is not)
-                    while (npg < limit and q < n_unique and jk.bits_contains(words, q) and ref[q] == 0
-                           and dirty[q] != 0 and page[q] == page[q - 1] + 1):
-                        dirty[q] = 0
+                    while (npg < limit and q < n_unique and jk.bits_contains(words, q) and flags[q] == DIRTY
+                           and page[q] == page[q - 1] + 1):  # (resident, unreferenced and dirty)
+                        flags[q] = 0
                         npg += 1
                         q += 1
-                    dirty[v] = 0
+                    flags[v] = 0
                     if hand_past_bulk:
                         nxt = q
                     cleaned += npg - 1
@@ -177,10 +176,10 @@ def _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_lo
             if do_log and not w:  # evict first, then load (Fig. 1): the read follows the victim's write-back
                 nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
             jk.bits_add(words, n0, n1, p)
-            ref[p] = init_ref
+            flags[p] = init_ref  # (clean: the dirty bit is set below)
             size += 1
-        d = dirty[p]
-        dirty[p] = d | w
+        d = (flags[p] >> 1) & 1
+        flags[p] |= w << 1
         dirtyings += (d | w) - d
     sc[HAND], sc[SIZE] = hand, size
     C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_pages,
@@ -219,17 +218,17 @@ class _BSClockKernel(Kernel):
         words, n0, n1, n2 = jk.bits_new(units.n)
         sc = np.zeros(6, np.int64)
         sc[CAPACITY], sc[N0], sc[N1], sc[N2] = tiers["capacity_pages"], n0, n1, n2
-        return BSClockState(words, np.zeros(units.n, np.uint8), np.zeros(units.n, np.uint8),
-                            units.pages(np.arange(units.n)), sc)
+        return BSClockState(words, np.zeros(units.n, np.uint8), units.pages(np.arange(units.n)), sc)
 
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
-        return _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log,
+        # do_log or None: a run without the log gets a specialisation compiled without its branches
+        return _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log or None,
                               params.insert_referenced, self.limit(params), self.hand_past_bulk(params),
                               self.behind_hand(params))
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         order = _hand_order(state)
-        return C.end_of_trace(order, state.dirty[order], flush_at_end, counters, log, nlog, do_log, last_ref, 0)
+        return C.end_of_trace(order, state.flags[order] >> 1, flush_at_end, counters, log, nlog, do_log, last_ref, 0)
 
 
 @register("spatial_clock", SpatialClockParams)

@@ -94,19 +94,26 @@ class WriteOnceParams(LRUFlushParams):
 
 
 class FlushState(typing.NamedTuple):
-    link: np.ndarray  # LRU list over units, most recent at the front; sentinel = n units
-    dlink: np.ndarray  # dirty units, most recently dirtied at the front
-    hlink: np.ndarray  # the history FIFO, newest at the front
-    flags: np.ndarray  # uint8 per unit: F_READ, F_W1, F_W2, F_NOFLAG since it entered
+    page_frame: np.ndarray  # int32 per unit: the frame holding it, -1 if not cached
+    node: np.ndarray  # a row of W int32 per frame (jitkit records, sentinel row = frames): see the slots below
+    hpos: np.ndarray  # int32 per unit: its entry's place in hq while it is in the history, else -1
+    hq: np.ndarray  # int32: the history FIFO's entries hq[HHEAD:HTAIL], oldest first (units; see _remember)
     file: np.ndarray  # int32 per unit (-1: none)
-    sc: np.ndarray  # int64: USED, CAPACITY, HISTORY (entries), HISTORY_CAP
+    free: np.ndarray  # int32 stack of frames a flush eviction or a delete emptied
+    sc: np.ndarray  # int64: USED, CAPACITY, HISTORY (units in it), HISTORY_CAP, NFREE (on the stack), FRESH (never
+    #                 used), HHEAD, HTAIL
     next_flush: np.ndarray  # float64[1]: the next grid point
-    clink: np.ndarray  # clean flagged units, newest write-back at the front (sized only when they are kept)
 
 
-USED, CAP, HIST, HCAP = range(4)
+USED, CAP, HIST, HCAP, NFREE, FRESH, HHEAD, HTAIL = range(8)
 F_READ, F_W1, F_W2, F_NOFLAG = 1, 2, 4, 8
 FLAG_MASK = F_READ | F_W1 | F_W2 | F_NOFLAG
+# A frame's row: its links on the LRU list (most recent at the front), on the dirty list (most recently dirtied
+# at the front; on it = dirty) and on the list of clean flagged blocks (newest write-back at the front; used only
+# when they are kept, see track_clean), its flags and its block. The lists link frames, not blocks: a move
+# touches one 32-byte row, and the one random access per reference, page_frame[p], is prefetched ahead.
+LRU, DIRTY, CLEAN, FLAGS, PAGE = 0, 2, 4, 6, 7
+W = 8
 
 # counter slots after BASE
 PERIODIC_W, SYNC_W, FLUSHES, SYNCS = range(C.N_BASE, C.N_BASE + 4)
@@ -125,29 +132,75 @@ WRITE_ONCE_COUNTERS = FLUSH_BASE + (
 )
 
 
-def new_state(units, capacity: int, history_pages: int, clean_list: bool = False) -> FlushState:
-    """``clean_list``: keep the list of clean flagged units (only needed when a sync writes flagged blocks
-    back without evicting them and a later flush evicts them)."""
+def new_state(units, capacity: int, history_pages: int) -> FlushState:
     n = units.n
+    frames = min(capacity, n)  # a cache larger than the footprint never fills
     file = units.file if units.file is not None else np.full(n, -1, np.int32)
-    sc = np.array([0, capacity, 0, history_pages], np.int64)
-    return FlushState(jk.list_new(n), jk.list_new(n), jk.list_new(n), np.zeros(n, np.uint8),
-                      np.ascontiguousarray(file, np.int32), sc, np.zeros(1), jk.list_new(n if clean_list else 0))
+    sc = np.array([0, capacity, 0, history_pages, 0, 0, 0, 0], np.int64)
+    node = jk.rec_new(frames, W, (LRU, DIRTY, CLEAN))
+    node[W * np.arange(frames) + FLAGS] = 0
+    hq = np.zeros(2 * min(max(history_pages, 0), n) + 2, np.int32)  # room for the live entries and as many stale
+    return FlushState(np.full(n, -1, np.int32), node, np.full(n, -1, np.int32), hq,
+                      np.ascontiguousarray(file, np.int32), np.zeros(frames, np.int32), sc, np.zeros(1))
 
 
 @njit(cache=True, inline="always")
-def _remember(hlink, sc, x, S):
-    """Put ``x`` at the newest end of the history FIFO (moving it if there), dropping the oldest past the cap."""
+def _on(node, x, L):
+    """Whether frame x is on list L."""
+    return node[W * x + L] >= 0
+
+
+# The history FIFO is an array of entries in the order they were made, hq[HHEAD:HTAIL], and each unit's entry's
+# place, hpos: a unit is in the history when hpos >= 0, and its entry is the one at hpos. Moving a unit to the
+# newest end appends a new entry, and a unit that leaves (re-entering the cache with consume_history) just gets
+# hpos -1: the entries it leaves behind are stale and are skipped when the oldest is dropped, or removed when the
+# array is full. So no operation follows links between random units: the oldest live entry is the first one
+# from HHEAD whose unit still points at it (a list over units cost write_once 3x at 1% capacity, measured).
+@njit(cache=True)
+def _compact(hpos, hq, sc):
+    """Close up the live entries at the start of hq, dropping the stale ones."""
+    k = 0
+    for j in range(sc[HHEAD], sc[HTAIL]):
+        y = hq[j]
+        if hpos[y] == j:
+            hq[k] = y
+            hpos[y] = k
+            k += 1
+    sc[HHEAD], sc[HTAIL] = 0, k
+
+
+@njit(cache=True, inline="always")
+def _remember(hpos, hq, sc, x):
+    """Put unit ``x`` at the newest end of the history FIFO (moving it if there), dropping the oldest past the cap."""
     if sc[HCAP] <= 0:
         return
-    if jk.list_contains(hlink, x):
-        jk.list_unlink(hlink, x)
-    else:
+    if hpos[x] < 0:
         sc[HIST] += 1
-    jk.list_push_front(hlink, S, x)
-    if sc[HIST] > sc[HCAP]:
-        jk.list_unlink(hlink, jk.list_back(hlink, S))
+    if sc[HTAIL] == hq.shape[0]:  # at most HCAP entries are live here: closing up frees at least half of hq
+        _compact(hpos, hq, sc)
+    t = sc[HTAIL]
+    hq[t] = x
+    hpos[x] = t
+    sc[HTAIL] = t + 1
+    if sc[HIST] > sc[HCAP]:  # drop the oldest unit still in the history
+        h = sc[HHEAD]
+        while hpos[hq[h]] != h:
+            h += 1
+        hpos[hq[h]] = -1
+        sc[HHEAD] = h + 1
         sc[HIST] -= 1
+
+
+@njit(cache=True, inline="always")
+def _release(state, x):
+    """Frame x leaves the LRU list and the cache, empty (its block is no longer cached)."""
+    page_frame, node, hpos, hq, file, free, sc, nf = state
+    jk.rec_unlink(node, W, x, LRU)
+    page_frame[node[W * x + PAGE]] = -1
+    node[W * x + FLAGS] = 0
+    free[sc[NFREE]] = x
+    sc[NFREE] += 1
+    sc[USED] -= 1
 
 
 @njit(cache=True)
@@ -156,39 +209,37 @@ def _flush(state, counters, log, nlog, do_log, ref, only_file, cause, wo, evict,
     and ``evict`` the flagged ones are evicted after their write, and (``track``) the clean flagged ones of
     the scope before them, oldest write-back first; with ``wo``, ``track`` and not ``evict`` the flagged ones
     written back join the clean flagged list. Returns ``nlog``."""
-    link, dlink, hlink, flags, file, sc, nf, clink = state
-    S = flags.shape[0]
+    page_frame, node, hpos, hq, file, free, sc, nf = state
+    S = free.shape[0]  # the sentinel row
     k = 0
     gone = 0
     if evict and track:
-        x = jk.list_back(clink, S)
+        x = jk.rec_back(node, W, S, CLEAN)
         while x != S:
-            before = jk.list_prev(clink, x)
-            if only_file < 0 or file[x] == only_file:
-                jk.list_unlink(clink, x)
-                jk.list_unlink(link, x)
-                flags[x] = 0
-                sc[USED] -= 1
+            before = jk.rec_prev(node, W, x, CLEAN)
+            u = node[W * x + PAGE]
+            if only_file < 0 or file[u] == only_file:
+                jk.rec_unlink(node, W, x, CLEAN)
+                _release(state, x)
                 gone += 1
-                _remember(hlink, sc, x, S)
+                _remember(hpos, hq, sc, u)
             x = before
-    x = jk.list_back(dlink, S)
+    x = jk.rec_back(node, W, S, DIRTY)
     while x != S:
-        before = jk.list_prev(dlink, x)
-        if only_file < 0 or file[x] == only_file:
-            jk.list_unlink(dlink, x)
+        before = jk.rec_prev(node, W, x, DIRTY)
+        u = node[W * x + PAGE]
+        if only_file < 0 or file[u] == only_file:
+            jk.rec_unlink(node, W, x, DIRTY)
             k += 1
             if do_log:
-                nlog = C.row(log, nlog, ref, C.IO_WRITE, cause, x, 1, 0)
-            if wo and (flags[x] & FLAG_MASK) == F_W1:
+                nlog = C.row(log, nlog, ref, C.IO_WRITE, cause, u, 1, 0)
+            if wo and (node[W * x + FLAGS] & FLAG_MASK) == F_W1:
                 if evict:
-                    jk.list_unlink(link, x)
-                    flags[x] = 0
-                    sc[USED] -= 1
+                    _release(state, x)
                     gone += 1
-                    _remember(hlink, sc, x, S)
+                    _remember(hpos, hq, sc, u)
                 elif track:
-                    jk.list_push_front(clink, S, x)
+                    jk.rec_push_front(node, W, S, x, CLEAN)
         x = before
     counters[PERIODIC_W if cause == C.PERIODIC_FLUSH else SYNC_W] += k
     counters[C.DEV_WRITE_REQS] += k
@@ -200,10 +251,10 @@ def _flush(state, counters, log, nlog, do_log, ref, only_file, cause, wo, evict,
 def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, period, scope, drop, wo, hist_all,
           consume, wmr, sync_evict, track):
     unit, event, time_s, rfile, count = refs.unit, refs.event, refs.time_s, refs.file, refs.count
-    link, dlink, hlink, flags, file, sc, nf, clink = state
-    S = flags.shape[0]
+    page_frame, node, hpos, hq, file, free, sc, nf = state
+    S = free.shape[0]  # the sentinel row
     cap = sc[CAP]
-    room = min(cap, S) + 2  # a flush may write every cached page, then a read and an eviction write
+    room = min(cap, page_frame.shape[0]) + 2  # a flush may write every cached page, then a read and an eviction write
     hits = write_hits = write_refs = dev_reads = dev_write_evict = dirtyings = evictions = nrefs = 0
     hist_hits = wm_reads = 0
     n = unit.shape[0]
@@ -224,16 +275,15 @@ def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, period
                 counters[DELETES] += 1
                 if drop:
                     for u in range(unit[i], unit[i] + count[i]):
-                        if jk.list_contains(link, u):
-                            jk.list_unlink(link, u)
-                            sc[USED] -= 1
+                        x = page_frame[u]
+                        if x >= 0:
                             counters[DELETED] += 1
-                            flags[u] = 0
-                            if track and jk.list_contains(clink, u):
-                                jk.list_unlink(clink, u)
-                            if jk.list_contains(dlink, u):
-                                jk.list_unlink(dlink, u)
+                            if track and _on(node, x, CLEAN):
+                                jk.rec_unlink(node, W, x, CLEAN)
+                            if _on(node, x, DIRTY):
+                                jk.rec_unlink(node, W, x, DIRTY)
                                 counters[DELETED_DIRTY] += 1
+                            _release(state, x)
             else:
                 counters[SYNCS] += 1
                 if scope != 2:
@@ -242,60 +292,74 @@ def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, period
                                   wo and sync_evict, track)
             continue
         if i + jk.PREFETCH_DISTANCE < n:
-            jk.prefetch(link, 2 * max(unit[i + jk.PREFETCH_DISTANCE], 0))
+            q = max(unit[i + jk.PREFETCH_DISTANCE], 0)
+            jk.prefetch(page_frame, q)
+            if wo:
+                jk.prefetch(hpos, q)  # read if it misses
         p = unit[i]
         w = np.uint8(e)
         nrefs += 1
-        hit = jk.list_contains(link, p)
+        f = page_frame[p]
+        hit = f >= 0
         if do_log:
             outcome[i] = hit
         hits += hit
         write_hits += hit & w
         write_refs += w
         if hit:
-            jk.list_unlink(link, p)
-            if track and jk.list_contains(clink, p):  # any reference clears the flag
-                jk.list_unlink(clink, p)
+            jk.rec_unlink(node, W, f, LRU)
+            if track and _on(node, f, CLEAN):  # any reference clears the flag
+                jk.rec_unlink(node, W, f, CLEAN)
             if wo:
-                f = flags[p]
+                fl = node[W * f + FLAGS]
                 if w:
-                    flags[p] = f | (F_W2 if f & F_W1 else F_W1)
+                    node[W * f + FLAGS] = fl | (F_W2 if fl & F_W1 else F_W1)
                 else:
-                    flags[p] = f | F_READ
+                    node[W * f + FLAGS] = fl | F_READ
         else:
             if not w or wmr:
                 dev_reads += 1
                 wm_reads += w
                 if do_log:
                     nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
-            if sc[USED] >= cap:
-                v = jk.list_back(link, S)
-                jk.list_unlink(link, v)
+            if sc[USED] >= cap:  # the least recently used block leaves; p takes its frame
+                f = jk.rec_back(node, W, S, LRU)
+                jk.rec_unlink(node, W, f, LRU)
+                v = node[W * f + PAGE]
+                page_frame[v] = -1
                 evictions += 1
-                if jk.list_contains(dlink, v):
-                    jk.list_unlink(dlink, v)
+                if _on(node, f, DIRTY):
+                    jk.rec_unlink(node, W, f, DIRTY)
                     dev_write_evict += 1
                     if do_log:
                         nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, 0)
-                if wo and hist_all and flags[v] & (F_W1 | F_W2):
-                    _remember(hlink, sc, v, S)
-                if track and jk.list_contains(clink, v):
-                    jk.list_unlink(clink, v)
-                flags[v] = 0
+                if wo and hist_all and node[W * f + FLAGS] & (F_W1 | F_W2):
+                    _remember(hpos, hq, sc, v)
+                if track and _on(node, f, CLEAN):
+                    jk.rec_unlink(node, W, f, CLEAN)
             else:
+                if sc[NFREE] > 0:  # a frame a flush or a delete emptied, else one never used
+                    sc[NFREE] -= 1
+                    f = free[sc[NFREE]]
+                else:
+                    f = sc[FRESH]
+                    sc[FRESH] += 1
                 sc[USED] += 1
+            node[W * f + PAGE] = p
+            page_frame[p] = f
+            fl = 0
             if wo:
-                f = F_W1 if w else F_READ
-                if sc[HCAP] > 0 and jk.list_contains(hlink, p):
-                    f |= F_NOFLAG
+                fl = F_W1 if w else F_READ
+                if hpos[p] >= 0:
+                    fl |= F_NOFLAG
                     hist_hits += 1
-                    if consume:
-                        jk.list_unlink(hlink, p)
+                    if consume:  # it leaves the history (its entry goes stale)
+                        hpos[p] = -1
                         sc[HIST] -= 1
-                flags[p] = f
-        jk.list_push_front(link, S, p)
-        if w and not jk.list_contains(dlink, p):
-            jk.list_push_front(dlink, S, p)
+            node[W * f + FLAGS] = fl
+        jk.rec_push_front(node, W, S, f, LRU)
+        if w and not _on(node, f, DIRTY):
+            jk.rec_push_front(node, W, S, f, DIRTY)
             dirtyings += 1
     C.add_base(counters, nrefs, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_evict,
                dev_write_evict, dirtyings, evictions)
@@ -308,11 +372,13 @@ def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, period
 @njit(cache=True)
 def _order(state):
     """Resident units least recently used first, and their dirty flags (the order an end flush writes)."""
-    S = state.flags.shape[0]
-    order = jk.list_back_to_front(state.link, S, state.sc[USED])
-    dirty = np.empty(order.shape[0], np.uint8)
-    for k in range(order.shape[0]):
-        dirty[k] = jk.list_contains(state.dlink, order[k])
+    node = state.node
+    frames = jk.rec_back_to_front(node, W, state.free.shape[0], LRU, state.sc[USED])
+    order = np.empty(frames.shape[0], np.int64)
+    dirty = np.empty(frames.shape[0], np.uint8)
+    for k in range(frames.shape[0]):
+        order[k] = node[W * frames[k] + PAGE]
+        dirty[k] = _on(node, frames[k], DIRTY)
     return order, dirty
 
 
@@ -340,7 +406,7 @@ class _FlushKernel(Kernel):
 
     def new_state(self, units, tiers, params):
         _codes(params)
-        state = new_state(units, tiers["capacity_pages"], self.history_pages(tiers, params), self.track_clean(params))
+        state = new_state(units, tiers["capacity_pages"], self.history_pages(tiers, params))
         state.next_flush[0] = params.period_s
         return state
 
@@ -352,8 +418,9 @@ class _FlushKernel(Kernel):
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
         scope, drop = _codes(params)
         wo = self.write_once
-        return _step(refs, start, state, counters, log, nlog, outcome, base, do_log, float(params.period_s), scope,
-                     drop, wo, wo and params.history_all_written, wo and params.consume_history,
+        # do_log or None: a run without the log gets a specialisation compiled without its branches
+        return _step(refs, start, state, counters, log, nlog, outcome, base, do_log or None, float(params.period_s),
+                     scope, drop, wo, wo and params.history_all_written, wo and params.consume_history,
                      bool(params.write_miss_read), bool(not wo or params.evict_at_sync), self.track_clean(params))
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
@@ -362,15 +429,15 @@ class _FlushKernel(Kernel):
 
     def describe(self, state, units) -> dict:
         """Per unit (by original page): resident, dirty, flagged, in history (for timelines and tests)."""
-        S = state.flags.shape[0]
+        node = state.node
         out = {}
-        for u in range(S):
+        for u in range(state.page_frame.shape[0]):
             page = int(units.pages(np.array([u]))[0])
-            out[page] = {"resident": bool(jk.list_contains(state.link, u)),
-                         "dirty": bool(jk.list_contains(state.dlink, u)),
-                         "flag": bool(self.write_once and jk.list_contains(state.link, u)
-                                      and (state.flags[u] & FLAG_MASK) == F_W1),
-                         "in_history": bool(jk.list_contains(state.hlink, u))}
+            x = int(state.page_frame[u])
+            out[page] = {"resident": x >= 0,
+                         "dirty": bool(x >= 0 and node[W * x + DIRTY] >= 0),
+                         "flag": bool(self.write_once and x >= 0 and (node[W * x + FLAGS] & FLAG_MASK) == F_W1),
+                         "in_history": bool(state.hpos[u] >= 0)}
         return out
 
 

@@ -466,7 +466,7 @@ def iter_trace(path, format: str | None = None, block_bytes: int = BLOCK_BYTES, 
             if not fmt.batched:
                 block = block + b"".join(blocks)
             ctx = _Ctx(path, fmt, opts)
-        ctx.block_lines = block.count(b"\n")
+        ctx.block_lines = int(fastparse.count_lines(np.frombuffer(block, np.uint8)))
         cols = _parse_block(block, fmt, ctx)
         ctx.line_base += ctx.block_lines
         if cols is None:

@@ -190,23 +190,37 @@ class AdaptiveParams(CullParams):
                 raise ValueError(f"{name} must be one of {sorted(allowed)}, got {getattr(self, name)!r}")
 
 
+FRAME = np.dtype([("present", np.uint64), ("pf", np.uint64), ("prev", np.int32), ("next", np.int32),
+                  ("seg", np.int32), ("which", np.int8), ("inw", np.uint8), ("wt", np.uint8), ("spare", np.uint8)])
+"""A frame's record, 32 bytes: the bitmaps ``present`` (blocks in memory) and ``pf`` (prefetched blocks nobody
+has requested yet), its links on L1 or L2 (jitkit's ``rlist``), its segment, ``which`` list it is on (0 none,
+1 L1, 2 L2), whether it is in that list's LRU window (``inw``, B1 or B2) and what it adds to the window's sum
+(``wt``, see _weight)."""
+
+
 class SegState(typing.NamedTuple):
-    link: np.ndarray  # segments on L1 (sentinel n) or L2 (sentinel n + 1), MRU first
-    which: np.ndarray  # int8 per segment: 0 not in memory, 1 L1, 2 L2
-    present: np.ndarray  # uint64 per segment: blocks in memory
-    pf: np.ndarray  # uint64: prefetched blocks nobody has requested yet
-    dirty: np.ndarray  # uint64
-    inw: np.ndarray  # uint8: in its list's LRU window (B1 or B2)
+    """The state is kept per *frame*, not per segment: a segment with blocks in memory holds one of
+    min(M, segments) frames, and the lists link frames (as LRU's list links frames, not pages). The state of
+    the segments in memory is packed, and what serving, culling or evicting a segment reads and moves is one
+    aligned 32-byte record per frame (its list neighbours' too): one cache line per frame touched. The only
+    random access per request is ``seg_frame[s]``, prefetched ahead."""
+
+    seg_frame: np.ndarray  # int32 per segment: the frame holding its blocks, -1 while it holds none
+    fr: np.ndarray  # FRAME per frame, then the sentinels of L1 (F) and L2 (F + 1)
+    dirty: np.ndarray  # uint64 per frame: dirty blocks (read by writes and evictions only)
+    free: np.ndarray  # int32: frames not in use, a stack of sc[N_FREE]
     sc: np.ndarray  # int64 scalars, see below
     fsc: np.ndarray  # float64: N1, S
 
 
 (USED, CAP, K, MODE, N_L1, N_L2, B, HITS_B1, DP, DC, UPDATE_EVERY) = range(11)
-WFRONT, WCOUNT, WSUM = 11, 12, 13  # L1's window (B1): front, count, blocks; L2's (B2) at +3: cached blocks
+WFRONT, WCOUNT, WSUM = 11, 12, 13  # L1's window (B1): front frame, count, blocks; L2's (B2) at +3: cached blocks
 SHORT_ONLY = 17  # cull_when="memory_short"
 WRITE_L1, CULL_FIRST, FULL_WINDOWS, PER_REQUEST, CARRY = 18, 19, 20, 21, 22  # the other open choices (params)
 AT_HIT, FEED_WRITES = 23, 24
-N_SC = 25
+N_FREE = 25
+K_SHIFT = 26  # log2(k) when k is a power of two, else -1
+N_SC = 27
 N1, STEP, N1_MAX, N1_MIN = 0, 1, 2, 3
 
 # counters after the base ones
@@ -229,122 +243,163 @@ SEGMENT_COUNTERS = C.BASE + (
 )
 
 
-@njit(cache=True)
-def _weight(st, s, lst):
+# Every helper below is inlined into the one loop of _seg_step, which is compiled without Numba's reference
+# counting (see there).
+@njit(cache=True, inline="always")
+def _segment(u, k, k_shift):
+    """The segment of unit u: a shift when k is a power of two (every setting the papers use), which saves
+    the two integer divisions per request that took about a tenth of the kernel's time (perf)."""
+    return u >> k_shift if k_shift >= 0 else u // k
+
+
+@njit(cache=True, inline="always")
+def _weight(st, f, lst):
     """What a segment adds to its window's sum: all its blocks in B1, its cached blocks in B2."""
     if lst == 1:
-        return jk.popcount(st.present[s])
-    return jk.popcount(st.present[s] & ~st.pf[s])
+        return jk.popcount(st.fr[f].present)
+    return jk.popcount(st.fr[f].present & ~st.fr[f].pf)
 
 
 @njit(cache=True, inline="always")
-def _leave(st, s, counters):
-    """Take segment s off its list; if it was in its list's window, the next more recent one joins.
-
-    (The state's arrays are used through ``st`` and ``_weight`` is not inlined: local aliases of the arrays
-    or an inlined helper that reads them cost the kernel a third of its speed in reference counting,
-    measured, even where the window code never runs.)"""
-    lst = st.which[s]
-    if lst == 0:
-        return
-    S = st.which.shape[0] + lst - 1
-    if st.inw[s]:  # (only adaptive culling keeps windows: B = 0 otherwise)
-        o = 3 * (lst - 1)
-        st.inw[s] = 0
-        st.sc[WCOUNT + o] -= 1
-        st.sc[WSUM + o] -= _weight(st, s, lst)
-        y = jk.list_prev(st.link, st.sc[WFRONT + o])  # more recent than the front (s == front: than s)
-        if y != S:
-            st.inw[y] = 1
-            st.sc[WCOUNT + o] += 1
-            st.sc[WSUM + o] += _weight(st, y, lst)
-            st.sc[WFRONT + o] = y
-        elif s == st.sc[WFRONT + o]:  # nothing more recent: the window holds the whole list
-            st.sc[WFRONT + o] = jk.list_next(st.link, s) if st.sc[WCOUNT + o] > 0 else -1
-    jk.list_unlink(st.link, s)
-    st.which[s] = 0
-    st.sc[N_L1 + lst - 1] -= 1
-    counters[LIST_OPS] += 1
+def _runs(mask):
+    """The number of maximal runs of set bits: the bits whose lower neighbour is clear."""
+    return jk.popcount(mask & ~(mask << ONE))
 
 
 @njit(cache=True, inline="always")
-def _join(st, s, lst, counters):
-    """Put segment s at the MRU end of list ``lst`` (1 or 2); it joins the window while that is not full."""
-    S = st.which.shape[0] + lst - 1
-    jk.list_push_front(st.link, S, s)
-    st.which[s] = lst
-    o = 3 * (lst - 1)
-    if st.sc[WCOUNT + o] < st.sc[B]:  # not full only while the window holds the whole list
-        st.inw[s] = 1
-        st.sc[WCOUNT + o] += 1
-        st.sc[WSUM + o] += _weight(st, s, lst)
-        st.sc[WFRONT + o] = s
-    st.sc[N_L1 + lst - 1] += 1
-    counters[LIST_OPS] += 1
-
-
-@njit(cache=True)
-def _write_runs(mask, s, k, log, nlog, do_log, ref, cause, counters):
-    """One device write per contiguous run of set bits of ``mask`` in segment s."""
+def _log_runs(mask, s, k, log, nlog, ref, op, cause):
+    """One log row per contiguous run of set bits of ``mask`` in segment s, lowest first."""
     b = 0
     while b < k:
         if (mask >> np.uint64(b)) & ONE:
             e = b
             while e + 1 < k and (mask >> np.uint64(e + 1)) & ONE:
                 e += 1
-            counters[C.DEV_WRITE_REQS] += 1
-            if do_log:
-                nlog = C.row(log, nlog, ref, C.IO_WRITE, cause, s * k + b, e - b + 1, 0)
+            nlog = C.row(log, nlog, ref, op, cause, s * k + b, e - b + 1, 0)
             b = e + 1
         else:
             b += 1
     return nlog
 
 
-@njit(cache=True)
-def _evict(st, s, counters, log, nlog, do_log, ref):
-    """Evict segment s (already off its list): write back its dirty blocks, free its memory."""
-    k = st.sc[K]
-    d = st.dirty[s]
+@njit(cache=True, inline="always")
+def _take_frame(st, s):
+    """A free frame for segment s, whose blocks are about to enter memory (the caller has made room)."""
+    st.sc[N_FREE] -= 1
+    f = st.free[st.sc[N_FREE]]
+    st.seg_frame[s] = f
+    st.fr[f].seg = s
+    return f
+
+
+@njit(cache=True, inline="always")
+def _give_frame(st, f):
+    """Frame f's segment has no block left in memory (its bitmaps are 0, it is on no list)."""
+    st.seg_frame[st.fr[f].seg] = -1
+    st.free[st.sc[N_FREE]] = f
+    st.sc[N_FREE] += 1
+
+
+@njit(cache=True, inline="always")
+def _leave(st, f, counters):
+    """Take frame f off its list; if it was in its list's window, the next more recent one joins."""
+    lst = st.fr[f].which
+    if lst == 0:
+        return
+    S = st.dirty.shape[0] + lst - 1
+    if st.fr[f].inw:  # (only adaptive culling keeps windows: B = 0 otherwise)
+        o = 3 * (lst - 1)
+        st.fr[f].inw = 0
+        st.sc[WCOUNT + o] -= 1
+        st.sc[WSUM + o] -= st.fr[f].wt
+        y = st.fr[st.sc[WFRONT + o]].prev  # more recent than the front (f == front: than f)
+        if y != S:
+            st.fr[y].inw = 1
+            st.sc[WCOUNT + o] += 1
+            st.sc[WSUM + o] += st.fr[y].wt
+            st.sc[WFRONT + o] = y
+        elif f == st.sc[WFRONT + o]:  # nothing more recent: the window holds the whole list
+            st.sc[WFRONT + o] = st.fr[f].next if st.sc[WCOUNT + o] > 0 else -1
+    jk.rlist_unlink(st.fr, f)
+    st.fr[f].which = 0
+    st.sc[N_L1 + lst - 1] -= 1
+    counters[LIST_OPS] += 1
+
+
+@njit(cache=True, inline="always")
+def _join(st, f, lst, counters):
+    """Put frame f at the MRU end of list ``lst`` (1 or 2); it joins the window while that is not full."""
+    S = st.dirty.shape[0] + lst - 1
+    jk.rlist_push_front(st.fr, S, f)
+    st.fr[f].which = lst
+    o = 3 * (lst - 1)
+    if st.sc[B] > 0:  # (only adaptive culling keeps windows) a segment's blocks change only off the lists
+        st.fr[f].wt = _weight(st, f, lst)
+    if st.sc[WCOUNT + o] < st.sc[B]:  # not full only while the window holds the whole list
+        st.fr[f].inw = 1
+        st.sc[WCOUNT + o] += 1
+        st.sc[WSUM + o] += st.fr[f].wt
+        st.sc[WFRONT + o] = f
+    st.sc[N_L1 + lst - 1] += 1
+    counters[LIST_OPS] += 1
+
+
+@njit(cache=True, inline="always")
+def _evict(st, f, counters, log, nlog, do_log, ref):
+    """Evict frame f's segment (already off its list): write back its dirty blocks, free its memory."""
+    d = st.dirty[f]
     if d:
         counters[C.DEV_WRITES_EVICT] += jk.popcount(d)
-        nlog = _write_runs(d, s, k, log, nlog, do_log, ref, C.EVICTION, counters)
-    held = jk.popcount(st.present[s])
+        counters[C.DEV_WRITE_REQS] += _runs(d)  # one device write per contiguous dirty run
+        if do_log:
+            nlog = _log_runs(d, np.int64(st.fr[f].seg), st.sc[K], log, nlog, ref, C.IO_WRITE, C.EVICTION)
+    held = jk.popcount(st.fr[f].present)
     counters[C.EVICTIONS] += held
-    counters[PF_EVICTED] += jk.popcount(st.pf[s])
+    counters[PF_EVICTED] += jk.popcount(st.fr[f].pf)
     st.sc[USED] -= held
-    st.present[s] = st.pf[s] = st.dirty[s] = 0
+    st.fr[f].present = st.fr[f].pf = st.dirty[f] = 0
+    _give_frame(st, f)
     return nlog
 
 
-@njit(cache=True)
-def _cull(st, s, counters):
-    """Segment s leaves L1 for L2's MRU end without its unrequested prefetched blocks."""
-    _leave(st, s, counters)
-    drop = st.pf[s]
+@njit(cache=True, inline="always")
+def _cull(st, f, counters):
+    """Frame f's segment leaves L1 for L2's MRU end without its unrequested prefetched blocks."""
+    _leave(st, f, counters)
+    drop = st.fr[f].pf
     n = jk.popcount(drop)
     counters[CULLED] += n
     st.sc[USED] -= n
-    st.present[s] &= ~drop
-    st.pf[s] = 0
-    if st.present[s]:
-        _join(st, s, 2, counters)
+    st.fr[f].present &= ~drop
+    st.fr[f].pf = 0
+    if st.fr[f].present:
+        _join(st, f, 2, counters)
+    else:  # only prefetched blocks (never dirty: a write takes its blocks out of pf): it leaves memory
+        _give_frame(st, f)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _cull_to(st, extra, counters):
+    """Cull L1's LRU segments while L1 with ``extra`` more segments would exceed N1."""
+    F = st.dirty.shape[0]
+    while st.sc[N_L1] > 0 and st.sc[N_L1] + extra > st.fsc[N1]:
+        _cull(st, st.fr[F].prev, counters)
+
+
+@njit(cache=True, inline="always")
 def _make_room(st, need, to_l1, counters, log, nlog, do_log, ref):
     """Free memory until ``need`` more blocks fit (the segment being served is off the lists and joins L1
     afterwards if ``to_l1``)."""
-    n = st.which.shape[0]
+    F = st.dirty.shape[0]
     while st.sc[USED] + need > st.sc[CAP]:
         if st.sc[SHORT_ONLY] and st.sc[N_L1] > 0 and st.sc[N_L1] + to_l1 > st.fsc[N1]:
-            _cull(st, jk.list_back(st.link, n), counters)  # L1 back to N1 before L2 gives up a segment
+            _cull(st, st.fr[F].prev, counters)  # L1 back to N1 before L2 gives up a segment
         elif st.sc[N_L2] > 0:
-            v = jk.list_back(st.link, n + 1)
+            v = st.fr[F + 1].prev
             _leave(st, v, counters)
             nlog = _evict(st, v, counters, log, nlog, do_log, ref)
         elif st.sc[N_L1] > 0:
-            v = jk.list_back(st.link, n)
+            v = st.fr[F].prev
             if st.sc[MODE] >= MODE_FIXED:
                 _cull(st, v, counters)  # into L2, to be evicted from there next
             else:
@@ -355,7 +410,22 @@ def _make_room(st, need, to_l1, counters, log, nlog, do_log, ref):
     return nlog
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _update(st, counters):
+    """One update of N1 <- N1 + S (dP - a dC), or a skipped one; dP and dC start again from 0."""
+    full = st.sc[WCOUNT] >= st.sc[B] and st.sc[WCOUNT + 3] >= st.sc[B]
+    if st.sc[WSUM + 3] > 0 and (full or not st.sc[FULL_WINDOWS]):
+        a = st.sc[WSUM] / st.sc[WSUM + 3]  # all blocks in B1 / cached blocks in B2
+        n1 = st.fsc[N1] + st.fsc[STEP] * (st.sc[DP] - a * st.sc[DC])
+        st.fsc[N1] = min(max(n1, st.fsc[N1_MIN]), st.fsc[N1_MAX])
+        counters[N1_UPDATES] += 1
+    else:
+        counters[N1_SKIPPED] += 1
+    st.sc[DP] = 0
+    st.sc[DC] = 0
+
+
+@njit(cache=True, inline="always")
 def _adapt(st, counters, b1_hits, b1_pf):
     """Adaptive culling's feedback, after every ``update_every`` cache-or-prefetch hits in B1. With
     ``update_at="hit"`` this step's hits in B1 (``b1_hits``, of which ``b1_pf`` were prefetch hits) are
@@ -380,63 +450,63 @@ def _adapt(st, counters, b1_hits, b1_pf):
         st.sc[HITS_B1] -= st.sc[UPDATE_EVERY]
 
 
-@njit(cache=True)
-def _update(st, counters):
-    """One update of N1 <- N1 + S (dP - a dC), or a skipped one; dP and dC start again from 0."""
-    full = st.sc[WCOUNT] >= st.sc[B] and st.sc[WCOUNT + 3] >= st.sc[B]
-    if st.sc[WSUM + 3] > 0 and (full or not st.sc[FULL_WINDOWS]):
-        a = st.sc[WSUM] / st.sc[WSUM + 3]  # all blocks in B1 / cached blocks in B2
-        n1 = st.fsc[N1] + st.fsc[STEP] * (st.sc[DP] - a * st.sc[DC])
-        st.fsc[N1] = min(max(n1, st.fsc[N1_MIN]), st.fsc[N1_MAX])
-        counters[N1_UPDATES] += 1
-    else:
-        counters[N1_SKIPPED] += 1
-    st.sc[DP] = 0
-    st.sc[DC] = 0
-
-
-@njit(cache=True)
+# Compiled without Numba's reference counting (``_nrt=False``; the kernel allocates nothing): with it, every
+# inlined helper that takes the state increfs and decrefs each of its arrays, atomically, and those calls
+# took three quarters of the kernel's time (perf, bench stream).
+@njit(cache=True, _nrt=False)
 def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
     st = state
-    sc, fsc = st.sc, st.fsc
+    sc = st.sc
     unit, event, count = refs.unit, refs.event, refs.count
     k = sc[K]
+    k_shift = sc[K_SHIFT]
     mode = sc[MODE]
     culling = mode >= MODE_FIXED
+    adaptive = mode == MODE_ADAPTIVE
+    full = (ONE << np.uint64(k)) - ONE if k < 64 else ~np.uint64(0)  # all blocks of a segment
+    # what every request adds to, kept in registers and added to the counters at the end
+    n_refs = n_hits = n_write_refs = n_write_hits = n_pf_hits = n_l1_hits = n_l2_hits = n_dirtyings = 0
     n = unit.shape[0]
     i = start
     while i < n:
+        if i + jk.PREFETCH_DISTANCE < n:
+            jk.prefetch(st.seg_frame, _segment(unit[i + jk.PREFETCH_DISTANCE], k, k_shift))
         u0 = unit[i]
         r = count[i]  # the request's pages: units u0 .. u0 + r - 1, all in this chunk
         # at most a read or a write-back per run of blocks, for each segment touched or evicted
         if do_log and nlog + (r + 2 * k + r // k + 2) * (k // 2 + 1) > log.shape[0]:
-            return i, nlog  # the driver grows the log (doubling until this request fits)
+            break  # the driver grows the log (doubling until this request fits)
         w = event[i] == 1
-        s_first = u0 // k
-        s_last = (u0 + r - 1) // k
+        s_first = _segment(u0, k, k_shift)
+        s_last = s_first if u0 - s_first * k + r <= k else _segment(u0 + r - 1, k, k_shift)
         for s in range(s_first, s_last + 1):
             lo = max(u0, s * k) - s * k
             hi = min(u0 + r, (s + 1) * k) - s * k
-            at = base + i + s * k + lo - u0  # the reference that reaches this segment: its I/O is logged there
             req = ((ONE << np.uint64(hi - lo)) - ONE) << np.uint64(lo) if hi - lo < 64 else ~np.uint64(0)
-            lst = st.which[s]
-            had = st.present[s]
+            f = st.seg_frame[s]
+            if f >= 0:
+                lst = st.fr[f].which
+                had = st.fr[f].present
+                pf_hit = req & st.fr[f].pf
+            else:  # none of its blocks in memory
+                lst = 0
+                had = pf_hit = np.uint64(0)
             hit_mask = req & had
-            pf_hit = req & st.pf[s]
-            in_window = st.inw[s]
             nh = jk.popcount(hit_mask)
-            counters[C.REFS] += hi - lo
-            counters[C.HITS] += nh
-            counters[PF_HITS] += jk.popcount(pf_hit)
+            n_refs += hi - lo
+            n_hits += nh
+            n_pf_hits += jk.popcount(pf_hit)
             if w:
-                counters[C.WRITE_REFS] += hi - lo
-                counters[C.WRITE_HITS] += nh
+                n_write_refs += hi - lo
+                n_write_hits += nh
+            if lst == 1:
+                n_l1_hits += nh
+            elif lst == 2:
+                n_l2_hits += nh
             # the marginal utilities count read hits (the paper's hit rates are about reads)
             b1_hits = b1_pf = np.uint64(0)  # this step's hits in B1, counted in _adapt (update_at="hit")
-            feeds = not w or sc[FEED_WRITES] != 0
-            if lst == 1:
-                counters[L1_HITS] += nh
-                if in_window and feeds:
+            if adaptive and lst > 0 and st.fr[f].inw and (not w or sc[FEED_WRITES] != 0):
+                if lst == 1:
                     counters[HITS_B1_C] += nh
                     if sc[AT_HIT]:
                         b1_hits, b1_pf = hit_mask, pf_hit
@@ -444,79 +514,88 @@ def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
                         npf = jk.popcount(pf_hit)
                         sc[HITS_B1] += min(nh, 1) if sc[PER_REQUEST] else nh
                         sc[DP] += min(npf, 1) if sc[PER_REQUEST] else npf
-            elif lst == 2:
-                counters[L2_HITS] += nh
-                if in_window and feeds:
+                else:
                     counters[HITS_B2_C] += nh
                     sc[DC] += min(nh, 1) if sc[PER_REQUEST] else nh
+            at = base + i + s * k + lo - u0  # the reference that reaches this segment: its I/O is logged there
             if do_log:
                 for b in range(lo, hi):
                     bit = ONE << np.uint64(b)
                     outcome[i + s * k + b - u0] = 2 if pf_hit & bit else (1 if had & bit else 0)
-            _leave(st, s, counters)  # off its list (and window) while its blocks change
-            st.pf[s] &= ~req
             missing = req & ~had
+            if not missing:  # a hit on every block: the segment moves to the MRU end of its own list
+                _leave(st, f, counters)  # (off its list while its blocks change: the window sums follow)
+                st.fr[f].pf &= ~req
+                if w:
+                    n_dirtyings += jk.popcount(req & ~st.dirty[f])
+                    st.dirty[f] |= req
+                _join(st, f, lst, counters)
+                if adaptive:
+                    _adapt(st, counters, b1_hits, b1_pf)
+                continue
+            if f >= 0:
+                _leave(st, f, counters)
+                st.fr[f].pf &= ~req
             read_from_storage = False
             if w:
-                if missing:
-                    into_l1 = lst == 1 or (lst == 0 and sc[WRITE_L1] != 0)
-                    if culling and lst == 0 and into_l1 and sc[CULL_FIRST] and not sc[SHORT_ONLY]:
-                        while sc[N_L1] > 0 and sc[N_L1] + 1 > fsc[N1]:  # as for a newly read segment
-                            _cull(st, jk.list_back(st.link, st.which.shape[0]), counters)
-                    nlog = _make_room(st, jk.popcount(missing), into_l1, counters, log, nlog, do_log, at)
-                    st.present[s] |= missing
-                    sc[USED] += jk.popcount(missing)
-                new_dirty = req & ~st.dirty[s]
-                counters[C.DIRTYINGS] += jk.popcount(new_dirty)
-                st.dirty[s] |= req
-            elif missing:
+                into_l1 = lst == 1 or (lst == 0 and sc[WRITE_L1] != 0)
+                if culling and lst == 0 and into_l1 and sc[CULL_FIRST] and not sc[SHORT_ONLY]:
+                    _cull_to(st, 1, counters)  # as for a newly read segment
+                nlog = _make_room(st, jk.popcount(missing), into_l1, counters, log, nlog, do_log, at)
+                if f < 0:
+                    f = _take_frame(st, s)
+                st.fr[f].present |= missing
+                sc[USED] += jk.popcount(missing)
+                n_dirtyings += jk.popcount(req & ~st.dirty[f])
+                st.dirty[f] |= req
+            else:
                 read_from_storage = True
                 if mode == MODE_LRU:  # the demanded blocks only, one request per contiguous run
                     nlog = _make_room(st, jk.popcount(missing), False, counters, log, nlog, do_log, at)
-                    b = 0
-                    while b < k:
-                        if (missing >> np.uint64(b)) & ONE:
-                            e = b
-                            while e + 1 < k and (missing >> np.uint64(e + 1)) & ONE:
-                                e += 1
-                            counters[C.DEV_READS] += e - b + 1
-                            counters[C.DEV_READ_REQS] += 1
-                            if do_log:
-                                nlog = C.row(log, nlog, at, C.IO_READ, C.DEMAND, s * k + b, e - b + 1, 0)
-                            b = e + 1
-                        else:
-                            b += 1
-                    st.present[s] |= missing
+                    counters[C.DEV_READS] += jk.popcount(missing)
+                    counters[C.DEV_READ_REQS] += _runs(missing)
+                    if do_log:
+                        nlog = _log_runs(missing, s, k, log, nlog, at, C.IO_READ, C.DEMAND)
+                    if f < 0:
+                        f = _take_frame(st, s)
+                    st.fr[f].present |= missing
                     sc[USED] += jk.popcount(missing)
                 else:  # the whole aligned segment, in one request
-                    full = (ONE << np.uint64(k)) - ONE if k < 64 else ~np.uint64(0)
-                    new = full & ~st.present[s]
+                    new = full & ~had
                     if culling and sc[CULL_FIRST] and not sc[SHORT_ONLY]:  # cull L1 to N1 - 1 before evicting
-                        while sc[N_L1] > 0 and sc[N_L1] + 1 > fsc[N1]:
-                            _cull(st, jk.list_back(st.link, st.which.shape[0]), counters)
+                        _cull_to(st, 1, counters)
                     nlog = _make_room(st, jk.popcount(new), True, counters, log, nlog, do_log, at)
                     counters[C.DEV_READS] += k
                     counters[C.DEV_READ_REQS] += 1
                     counters[PREFETCHED] += jk.popcount(new & ~req)
                     if do_log:
                         nlog = C.row(log, nlog, at, C.IO_READ, C.PREFETCH, s * k, k, 0)
-                    st.pf[s] |= new & ~req
-                    st.present[s] |= new
+                    if f < 0:
+                        f = _take_frame(st, s)
+                    st.fr[f].pf |= new & ~req
+                    st.fr[f].present |= new
                     sc[USED] += jk.popcount(new)
             # where the segment goes
             if not culling:
-                _join(st, s, 1, counters)
+                _join(st, f, 1, counters)
             elif read_from_storage or lst == 1 or (lst == 0 and sc[WRITE_L1] != 0):
-                _join(st, s, 1, counters)
+                _join(st, f, 1, counters)
                 if (read_from_storage or lst == 0) and not sc[SHORT_ONLY]:  # a segment new to L1 culls it to N1
-                    while sc[N_L1] > fsc[N1]:
-                        _cull(st, jk.list_back(st.link, st.which.shape[0]), counters)
-            else:  # a cache hit in L2, or a write to a segment in L2 or not in memory
-                _join(st, s, 2, counters)
-            if mode == MODE_ADAPTIVE:
+                    _cull_to(st, 0, counters)
+            else:  # a write to a segment in L2 or not in memory
+                _join(st, f, 2, counters)
+            if adaptive:
                 _adapt(st, counters, b1_hits, b1_pf)
         i += r
-    return n, nlog
+    counters[C.REFS] += n_refs
+    counters[C.HITS] += n_hits
+    counters[C.WRITE_REFS] += n_write_refs
+    counters[C.WRITE_HITS] += n_write_hits
+    counters[PF_HITS] += n_pf_hits
+    counters[L1_HITS] += n_l1_hits
+    counters[L2_HITS] += n_l2_hits
+    counters[C.DIRTYINGS] += n_dirtyings
+    return i, nlog
 
 
 _MODES = {"seg_lru": MODE_LRU, "seg_prefetch": MODE_PREFETCH, "seg_cull_fixed": MODE_FIXED,
@@ -539,6 +618,7 @@ class _SegmentKernel(Kernel):
         n = units.n // k
         sc = np.zeros(N_SC, np.int64)
         sc[CAP], sc[K], sc[MODE] = cap, k, self.mode
+        sc[K_SHIFT] = k.bit_length() - 1 if k & (k - 1) == 0 else -1
         sc[WFRONT] = sc[WFRONT + 3] = -1
         sc[UPDATE_EVERY] = getattr(params, "update_every", 3)
         sc[SHORT_ONLY] = CULL_WHEN[getattr(params, "cull_when", "always")]
@@ -561,21 +641,28 @@ class _SegmentKernel(Kernel):
             fsc[N1] = min(max(fsc[N1], fsc[N1_MIN]), fsc[N1_MAX])  # the start respects the bounds too
         if self.mode == MODE_FIXED:
             fsc[N1] = float(cap // (2 * k))
-        return SegState(jk.list_new(n, 2), np.zeros(n, np.int8), np.zeros(n, np.uint64), np.zeros(n, np.uint64),
-                        np.zeros(n, np.uint64), np.zeros(n, np.uint8), sc, fsc)
+        frames = min(n, cap)  # each segment in memory holds at least one block
+        sc[N_FREE] = frames
+        fr = jk.zeros_aligned(frames + 2, FRAME, 32)
+        fr["prev"][:frames] = -1  # on no list
+        jk.rlist_init(fr, frames)
+        jk.rlist_init(fr, frames + 1)
+        return SegState(np.full(n, -1, np.int32), fr, np.zeros(frames, np.uint64),
+                        np.arange(frames - 1, -1, -1, dtype=np.int32), sc, fsc)  # frame 0 on top of the stack
 
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
         return _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         k = int(state.sc[K])
-        n = state.which.shape[0]
-        segs = np.concatenate([jk.list_back_to_front(state.link, n + 1, int(state.sc[N_L2])),  # L2, then L1,
-                               jk.list_back_to_front(state.link, n, int(state.sc[N_L1]))])  # least recent first
+        F = state.dirty.shape[0]
+        frames = np.concatenate([jk.rlist_back_to_front(state.fr, F + 1, int(state.sc[N_L2])),  # L2, then L1,
+                                 jk.rlist_back_to_front(state.fr, F, int(state.sc[N_L1]))])  # least recent first
+        rec = state.fr[frames]
         b = np.arange(k, dtype=np.uint64)
-        held = ((state.present[segs][:, None] >> b) & ONE).astype(bool)
-        order = (segs[:, None] * k + np.arange(k))[held]
-        dirty = ((state.dirty[segs][:, None] >> b) & ONE).astype(np.uint8)[held]
+        held = ((rec["present"][:, None] >> b) & ONE).astype(bool)
+        order = (rec["seg"].astype(np.int64)[:, None] * k + np.arange(k))[held]
+        dirty = ((state.dirty[frames][:, None] >> b) & ONE).astype(np.uint8)[held]
         return C.end_of_trace(order, dirty, flush_at_end, counters, log, nlog, do_log, last_ref, 0)
 
     def observe(self, state):

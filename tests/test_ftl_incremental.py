@@ -121,6 +121,7 @@ def test_cost_benefit_watch_holds_while_it_says_so(P, L, fill, seed, n, choosy):
         if not s.sc[K.WATCH_OK] or now >= s.sc[K.WATCH_UNTIL]:
             continue
         b = int(s.sc[K.WATCH_LINE])
+        watch = K.unpack_order(s)["watch"]
         closed = np.flatnonzero(s.status == K.CLOSED)
         cands = [int(x) for x in closed if s.valid[x] < P]
         until = int(s.sc[K.WATCH_UNTIL])
@@ -128,7 +129,7 @@ def test_cost_benefit_watch_holds_while_it_says_so(P, L, fill, seed, n, choosy):
         assert _best(s, P, until - 1, cands) == b
         for x in closed:
             for v in range(int(s.valid[x]) + 1):  # x with any count it could drop to, keeping its close time
-                if x == b or v == P or s.close_time[x] <= s.watch[v]:
+                if x == b or v == P or s.close_time[x] <= watch[v]:
                     continue
                 for t in (now, until - 1):
                     sx = Fraction(10**30) if v == 0 else Fraction((t - int(s.close_time[x])) * (P - v), 2 * v)

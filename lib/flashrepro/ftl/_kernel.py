@@ -42,6 +42,25 @@ victim's valid pages to the frontier ``copy_dest[kind]``.
   up whenever it loses a page, and leaves by pqueue's pop), so ties fall as they do in FEMU.
   ``prm[HEAP] == HEAP_STALE`` is FEMU before its commit fe007e336 (2021-10-04): a line that loses a page
   keeps its slot (its count drops in place), so the root need not be the least valid line.
+* *Slots* (``prm[SLOTS]``, a rule registered ``reads_slots``): each closed line takes the next slot when it
+  closes (``slot_of``, ``slot_line``, ``slot_seq``; ``2L`` slots, renumbered in close order when they run
+  out, at most once per ``L`` closes), so slots are in close order and a set of closed lines is a bitset
+  over them (``slot_bits``): the lines at most ``prm[LIMIT]`` valid, in the normal and the cold region,
+  and the lines with an invalid page. "The first such line after this one in close order" is then a
+  search of a few words instead of a walk of the FIFO (2R's scan, FEMU's fifo).
+* *Age rows* (``prm[AGE_LISTS]``, ``reads_ages``): per valid count ``v < P`` a bitset over the slots of
+  the closed lines with ``v`` valid pages (``age_slots``), so each count's lines are in close order; its
+  first slot (``age_head[v]``: the earliest-closed such line) and whether it has any (``age_bits``).
+  Moving a line on every lost page would cost the host loop about 25 ns a write, so the host loop only
+  logs a closed line the first time it leaves its count (``age_log``, ``age_v[line]`` is the count it is
+  filed under) and :func:`sync_ages` files the logged lines when a rule reads the rows and at the end of
+  every :func:`write_chunk`. Cost-benefit reads the earliest-closed line of each count, 2R's fallbacks
+  the least-valid eligible line.
+* *The watch* (``prm[WATCH]``, ``watches``): a rule may publish an answer ``sc[WATCH_LINE]`` that holds
+  while ``sc[CLOCK] < sc[WATCH_UNTIL]`` unless a line could overtake it, which it states per valid count
+  as a close time (``watch[v]``): the mechanism clears ``sc[WATCH_OK]`` when a closed line with ``v``
+  valid pages and close time ``<= watch[v]`` closes or loses a page, or when the answer is taken as a
+  victim. Cost-benefit publishes one; a refused background pass then stays refused while it holds.
 
 **Garbage collection.** A *GC pass* asks the victim rule for a first victim, then, until the stop rule
 holds ("one" victim, the victims' valid pages exceed a line, their invalid pages reach a line, or
@@ -58,7 +77,11 @@ Passes are triggered by up to three rules (``prm``, from :class:`flashrepro.ftl.
   ``should_gc_high``; -1 = off);
 * *background*: after each host write, if free lines <= ``BACKGROUND``, one pass that takes its first
   victim only if the victim has at least ``BG_MIN_INVALID`` invalid pages, and otherwise does nothing
-  and counts a skip (FEMU's ``should_gc`` and ``select_victim_line(force=false)``; -1 = off).
+  and counts a skip (FEMU's ``should_gc`` and ``select_victim_line(force=false)``; -1 = off). Under
+  FEMU's thresholds this asks after nearly every write, so the mechanism skips asking when the answer
+  cannot have changed since it was refused (:func:`_background_skips`: a ``stable_skip`` rule, or a
+  watched answer) and draws a sampling rule's victim itself (``prm[SAMPLE_DRAWS]``,
+  :func:`sample_least_valid`) instead of calling it.
 
 A victim with ``v`` valid pages opens at most one copy line and frees one, so GC never needs more than
 one free line at a time; the Python wrapper refuses triggers that keep none free.
@@ -156,16 +179,9 @@ class FTLState(NamedTuple):
     pass_victims: np.ndarray  # int32[L]: the victims of the GC pass being selected (prm[SELECT_UPFRONT])
     heap: np.ndarray  # int32[L + 1]: FEMU's victim heap in heap[1:sc[HEAP_SIZE] + 1] (prm[HEAP])
     hpos: np.ndarray  # int32[L]: a line's slot in heap (0 = not in it)
-    age_slots: np.ndarray  # uint64: row v < P, a jitkit bitset over slots: the closed lines counted under v (AGE_LISTS)
-    age_head: np.ndarray  # int32[P]: the first slot of row v of age_slots (-1 = empty row): its earliest-closed line
-    age_v: np.ndarray  # int32[L]: the count a closed line is under (-1 = none, P = full: in no row); != valid: stale
-    age_log: np.ndarray  # int32[2L]: closed lines whose valid count left their row, in age_log[:sc[N_AGE_LOG]]
-    age_bits: np.ndarray  # uint64[(P + 63) // 64]: bit v set iff row v of age_slots is not empty (one level)
-    slot_of: np.ndarray  # int32[L]: a closed line's slot (prm[SLOTS]; slots are in close order; -1 = none)
-    slot_line: np.ndarray  # int32[2L]: the line in a slot (-1 = vacated)
-    slot_seq: np.ndarray  # int64[2L]: the close number of the line that took a slot (increasing in the slot)
-    slot_bits: np.ndarray  # uint64: three jitkit bitsets over slots, SLOT_BITS_* (see _slot_bitset)
-    watch: np.ndarray  # int64[P + 1]: a line with v valid pages and close time <= watch[v] ends sc[WATCH_OK]
+    order: np.ndarray  # int32: slot_of, slot_line, age_v, age_log, age_head (order_views)
+    order64: np.ndarray  # int64: slot_seq, watch (order_views)
+    order_bits: np.ndarray  # uint64: slot_bits, age_bits, age_slots (order_views)
 
 
 N_SLOT_BITS = 3
@@ -179,6 +195,39 @@ def _bits_words(n: int) -> int:
     n0 = (n + 63) // 64
     n1 = (n0 + 63) // 64
     return n0 + n1 + (n1 + 63) // 64
+
+
+def _order_sizes(L: int, P: int, ages: bool) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """Lengths of the views packed in ``order``, ``order64`` and ``order_bits`` (see :func:`order_views`)."""
+    w = _bits_words(2 * L)
+    return (L, 2 * L, L, 2 * L, P), (2 * L, P + 1), (N_SLOT_BITS * w, (P + 63) // 64, P * w if ages else 0)
+
+
+def _order_arrays(L: int, P: int, ages: bool) -> dict:
+    i32, i64, u64 = _order_sizes(L, P, ages)
+    order = np.full(sum(i32), -1, np.int32)
+    order[L + 2 * L + L:L + 2 * L + L + 2 * L] = 0  # age_log
+    order64 = np.zeros(sum(i64), np.int64)
+    order64[2 * L:] = NO_WATCH
+    return {"order": order, "order64": order64, "order_bits": np.zeros(sum(u64), np.uint64)}
+
+
+def unpack_order(state) -> dict[str, np.ndarray]:
+    """The views of :func:`order_views` by name, for Python (tests, :meth:`FTL.check`)."""
+    L, P = int(state.prm[P_LINES]), int(state.prm[P_PAGES])
+    i32, i64, u64 = _order_sizes(L, P, bool(state.prm[AGE_LISTS]))
+    out = {}
+    for arr, names, sizes in ((state.order, ORDER_NAMES[:5], i32), (state.order64, ORDER_NAMES[5:7], i64),
+                              (state.order_bits, ORDER_NAMES[7:], u64)):
+        at = 0
+        for name, n in zip(names, sizes, strict=True):
+            out[name] = arr[at:at + n]
+            at += n
+    return out
+
+
+ORDER_NAMES = ("slot_of", "slot_line", "age_v", "age_log", "age_head", "slot_seq", "watch", "slot_bits", "age_bits",
+               "age_slots")
 
 
 def division_magic(d: int) -> tuple[int, int]:
@@ -215,12 +264,7 @@ def new_state(pages_per_line: int, n_lines: int, logical_pages: int, prm: np.nda
         sc=sc, rng=np.array([seed], np.uint64), counters=np.zeros(N_COUNTERS, np.int64), prm=prm,
         copy_dest=np.asarray(copy_dest, np.int64), pass_victims=np.zeros(L, np.int32),
         heap=np.zeros(L + 1, np.int32), hpos=np.zeros(L, np.int32),
-        age_slots=np.zeros(P * _bits_words(2 * L) if prm[AGE_LISTS] else 0, np.uint64),
-        age_head=np.full(P, -1, np.int32), age_v=np.full(L, -1, np.int32), age_log=np.zeros(2 * L, np.int32),
-        age_bits=np.zeros((P + 63) // 64, np.uint64),
-        slot_of=np.full(L, -1, np.int32),
-        slot_line=np.full(2 * L, -1, np.int32), slot_seq=np.zeros(2 * L, np.int64),
-        slot_bits=np.zeros(N_SLOT_BITS * _bits_words(2 * L), np.uint64), watch=np.full(P + 1, NO_WATCH, np.int64))
+        **_order_arrays(L, P, prm[AGE_LISTS] != 0))
 
 
 STATE_T = numba.typeof(new_state(2, 8, 4))
@@ -362,6 +406,40 @@ def _heap_lost_page(s, ln, v):
         _heap_insert(s, ln)
 
 
+@njit(cache=True, inline="always")
+def order_views(s):
+    """The close-ordered structures as views of the three arrays they are packed in: ``(slot_of, slot_line,
+    age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots)``:
+
+    * ``slot_of`` int32[L]: a closed line's slot (-1 = none); ``slot_line`` int32[2L]: the line in a slot
+      (-1 = vacated); ``slot_seq`` int64[2L]: the close number of the line that took a slot (increasing);
+      ``slot_bits``: three jitkit bitsets over the slots (:func:`slot_bitset`);
+    * ``age_slots``: row ``v < P``, a jitkit bitset over the slots of the closed lines filed under ``v``
+      valid pages (empty unless ``prm[AGE_LISTS]``); ``age_head`` int32[P]: row v's first slot (-1 =
+      empty); ``age_bits``: bit v set iff row v is not empty; ``age_v`` int32[L]: the count a closed line is
+      filed under (-1 = none, P = full: in no row; != valid: stale, logged); ``age_log`` int32[2L]: the
+      logged lines, ``age_log[:sc[N_AGE_LOG]]``;
+    * ``watch`` int64[P + 1]: a line with v valid pages and close time <= watch[v] ends ``sc[WATCH_OK]``.
+
+    Three arrays rather than ten: every array of the state costs each call that passes the state, about
+    2 ns an array (ten more made greedy and fifo 5-10% slower under paper 4's trigger, measured: PR
+    notes)."""
+    L = s.prm[P_LINES]
+    P = s.prm[P_PAGES]
+    o, o64, ob = s.order, s.order64, s.order_bits
+    w = _bits_words_jit(2 * L)
+    nb = N_SLOT_BITS * w
+    na = (P + 63) // 64
+    return (o[:L], o[L:3 * L], o[3 * L:4 * L], o[4 * L:6 * L], o[6 * L:6 * L + P], o64[:2 * L], o64[2 * L:],
+            ob[:nb], ob[nb:nb + na], ob[nb + na:])
+
+
+@njit(cache=True, inline="always")
+def _bits_words_jit(n):
+    n0, n1, n2 = _dims(n)
+    return n0 + n1 + n2
+
+
 # --- close-ordered structures: age lists (prm[AGE_LISTS]), slots (prm[SLOTS]), the watch (prm[WATCH]) ------
 @njit(cache=True, inline="always")
 def _dims(n):
@@ -457,7 +535,8 @@ def _age_move_in(age_slots, age_head, age_bits, age_v, slot_of, L, P, ln, v):
 @njit(cache=True)
 def _age_move(s, ln, v):
     """:func:`_age_move_in` on the state (a line closes or becomes a victim)."""
-    _age_move_in(s.age_slots, s.age_head, s.age_bits, s.age_v, s.slot_of, s.prm[P_LINES], s.prm[P_PAGES], ln, v)
+    slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = order_views(s)
+    _age_move_in(age_slots, age_head, age_bits, age_v, slot_of, s.prm[P_LINES], s.prm[P_PAGES], ln, v)
 
 
 @njit(cache=True)
@@ -465,11 +544,11 @@ def sync_ages(s):
     """Move every line of ``age_log`` to the row of its valid count. A closed line that loses a page is only
     logged (the host loop's cost is a test and a store, and a line often loses several pages between two
     reads); the rules that read the rows call this first, and :func:`write_chunk` at its end."""
-    age_slots, age_head, age_bits, age_v, slot_of, valid = (s.age_slots, s.age_head, s.age_bits, s.age_v,
-                                                            s.slot_of, s.valid)
+    slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = order_views(s)
+    valid = s.valid
     L = s.prm[P_LINES]
     P = s.prm[P_PAGES]
-    log = s.age_log
+    log = age_log
     for i in range(s.sc[N_AGE_LOG]):
         ln = log[i]
         if age_v[ln] >= 0 and age_v[ln] != valid[ln]:  # still closed (not a victim since) and stale
@@ -526,29 +605,30 @@ def _slot_compact(s):
     once per ``L`` closes, as there are ``2L`` slots and at most ``L`` closed lines)."""
     L = s.prm[P_LINES]
     P = s.prm[P_PAGES]
-    s.slot_line[:] = -1
-    s.slot_bits[:] = 0
+    slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = order_views(s)
+    slot_line[:] = -1
+    slot_bits[:] = 0
     i = 0
     ln = jk.list_front(s.fifo, L)
     while ln != L:
-        s.slot_of[ln] = i
-        s.slot_line[i] = ln
-        s.slot_seq[i] = s.close_seq[ln]
-        _slot_mark(s.slot_bits, L, i, s.valid[ln], s.kind[ln] == COLD, s.prm[LIMIT], P)
+        slot_of[ln] = i
+        slot_line[i] = ln
+        slot_seq[i] = s.close_seq[ln]
+        _slot_mark(slot_bits, L, i, s.valid[ln], s.kind[ln] == COLD, s.prm[LIMIT], P)
         i += 1
         ln = jk.list_next(s.fifo, ln)
     s.sc[N_SLOTS] = i
     if s.prm[AGE_LISTS]:  # the rows, at the new slots (a stale line stays under its old count, logged)
-        s.age_slots[:] = 0
-        s.age_head[:] = -1
+        age_slots[:] = 0
+        age_head[:] = -1
         n0, n1, n2 = _dims(2 * L)
         ln = jk.list_front(s.fifo, L)
         while ln != L:
-            v = s.age_v[ln]
+            v = age_v[ln]
             if 0 <= v < P:
-                _bits_add_at(s.age_slots, v * (n0 + n1 + n2), n0, n1, s.slot_of[ln])
-                if s.age_head[v] < 0:
-                    s.age_head[v] = s.slot_of[ln]
+                _bits_add_at(age_slots, v * (n0 + n1 + n2), n0, n1, slot_of[ln])
+                if age_head[v] < 0:
+                    age_head[v] = slot_of[ln]
             ln = jk.list_next(s.fifo, ln)
 
 
@@ -561,21 +641,23 @@ def _slot_add(s, ln):
         return
     i = s.sc[N_SLOTS]
     s.sc[N_SLOTS] = i + 1
-    s.slot_of[ln] = i
-    s.slot_line[i] = ln
-    s.slot_seq[i] = s.close_seq[ln]
-    _slot_mark(s.slot_bits, L, i, s.valid[ln], s.kind[ln] == COLD, s.prm[LIMIT], s.prm[P_PAGES])
+    slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = order_views(s)
+    slot_of[ln] = i
+    slot_line[i] = ln
+    slot_seq[i] = s.close_seq[ln]
+    _slot_mark(slot_bits, L, i, s.valid[ln], s.kind[ln] == COLD, s.prm[LIMIT], s.prm[P_PAGES])
 
 
 @njit(cache=True)
 def _slot_remove(s, ln):
     L = s.prm[P_LINES]
-    i = s.slot_of[ln]
-    s.slot_of[ln] = -1
-    s.slot_line[i] = -1
+    slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = order_views(s)
+    i = slot_of[ln]
+    slot_of[ln] = -1
+    slot_line[i] = -1
     n0, n1, _ = _dims(2 * L)
     for which in range(N_SLOT_BITS):
-        jk.bits_remove(slot_bitset(s.slot_bits, L, which), n0, n1, i)
+        jk.bits_remove(slot_bitset(slot_bits, L, which), n0, n1, i)
 
 
 @njit(cache=True, inline="always")
@@ -620,19 +702,20 @@ def _closed_lost_page(s, ln, v):
     L = s.prm[P_LINES]
     P = s.prm[P_PAGES]
     sc = s.sc
-    if s.prm[AGE_LISTS] and s.age_v[ln] == v + 1:  # it was on its list until now: log it
-        if sc[N_AGE_LOG] == s.age_log.shape[0]:
+    slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = order_views(s)
+    if s.prm[AGE_LISTS] and age_v[ln] == v + 1:  # it was filed under its count until now: log it
+        if sc[N_AGE_LOG] == age_log.shape[0]:
             sync_ages(s)
-        s.age_log[sc[N_AGE_LOG]] = ln
+        age_log[sc[N_AGE_LOG]] = ln
         sc[N_AGE_LOG] += 1
     if s.prm[SLOTS] and (v == s.prm[LIMIT] or v == P - 1):
         n0, n1, _ = _dims(2 * L)
         if v == s.prm[LIMIT]:
-            jk.bits_add(slot_bitset(s.slot_bits, L, SLOT_UNDER_COLD if s.kind[ln] == COLD else SLOT_UNDER), n0, n1,
-                        s.slot_of[ln])
+            jk.bits_add(slot_bitset(slot_bits, L, SLOT_UNDER_COLD if s.kind[ln] == COLD else SLOT_UNDER), n0, n1,
+                        slot_of[ln])
         if v == P - 1:
-            jk.bits_add(slot_bitset(s.slot_bits, L, SLOT_HAS_INVALID), n0, n1, s.slot_of[ln])
-    if s.prm[WATCH] and s.close_time[ln] <= s.watch[v]:
+            jk.bits_add(slot_bitset(slot_bits, L, SLOT_HAS_INVALID), n0, n1, slot_of[ln])
+    if s.prm[WATCH] and s.close_time[ln] <= watch[v]:
         sc[WATCH_OK] = 0
 
 
@@ -683,7 +766,7 @@ def _close_line(s, ln):
         _slot_add(s, ln)
     if s.prm[AGE_LISTS]:
         _age_move(s, ln, v)
-    if s.prm[WATCH] and sc[CLOCK] <= s.watch[v]:
+    if s.prm[WATCH] and sc[CLOCK] <= s.order64[2 * L + v]:  # order_views' watch[v]
         sc[WATCH_OK] = 0
 
 
@@ -1053,8 +1136,8 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
     age_on, slot_on, watch_on = s.prm[AGE_LISTS] != 0, s.prm[SLOTS] != 0, s.prm[WATCH] != 0
     ordered = age_on or slot_on or watch_on  # a rule reads the close-ordered structures
     limit = s.prm[LIMIT]
-    close_time, age_v, age_log, slot_of, slot_bits, watch = (s.close_time, s.age_v, s.age_log, s.slot_of, s.slot_bits,
-                                                             s.watch)
+    close_time = s.close_time
+    slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = order_views(s)
     skipped = 0  # background passes skipped without asking the rule
     clock0 = sc[CLOCK]
     returned = 0

@@ -64,8 +64,8 @@ def _overtakes_at(P, v, c, seq, vb, cb, seqb):
 def _choose(s, now):
     """The best line from the earliest-closed line of each valid count, and its watch."""
     P = s.prm[K.P_PAGES]
-    sc, close_time, close_seq, watch = s.sc, s.close_time, s.close_seq, s.watch
-    age_bits, age_head, slot_line = s.age_bits, s.age_head, s.slot_line
+    sc, close_time, close_seq = s.sc, s.close_time, s.close_seq
+    slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = K.order_views(s)
     sc[K.WATCH_OK] = 0
     K.sync_ages(s)
     q = age_head[0]

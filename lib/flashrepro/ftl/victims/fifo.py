@@ -15,8 +15,9 @@ from ._registry import register
 
 @njit(K.VICTIM_SIG, cache=True)
 def pick(s, first):
-    q = K.slot_first_from(s.slot_bits, s.prm[K.P_LINES], K.SLOT_HAS_INVALID, 0, 2 * s.prm[K.P_LINES])
-    return -1 if q < 0 else s.slot_line[q]
+    slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = K.order_views(s)
+    q = K.slot_first_from(slot_bits, s.prm[K.P_LINES], K.SLOT_HAS_INVALID, 0, 2 * s.prm[K.P_LINES])
+    return -1 if q < 0 else slot_line[q]
 
 
 register("fifo", pick, "the earliest-closed line with an invalid page", stable_skip=True, reads_slots=True)

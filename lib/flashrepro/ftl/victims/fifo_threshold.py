@@ -55,16 +55,16 @@ def _scan(s, region, first, fallback):
     first victim, the fallback's line as ``-2 - line`` (``fallback``: 0 = the least-valid eligible line, the
     first in scan order among ties; 1 = the first eligible line with an invalid page; 2 = none); else -1."""
     L = s.prm[K.P_LINES]
-    slot_bits, slot_line = s.slot_bits, s.slot_line
+    slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = K.order_views(s)
     cutoff = s.sc[K.SEQ] - s.prm[K.RECENT]
-    last = K.slot_last_closed_by(s.slot_seq, s.sc[K.N_SLOTS], cutoff)
+    last = K.slot_last_closed_by(slot_seq, s.sc[K.N_SLOTS], cutoff)
     if last < 0:
         return -1  # nothing eligible
     cursor = s.sc[K.CURSOR]
     if cursor < 0 or cursor == L or s.close_seq[cursor] > cutoff:  # none, pending, or recent: from the head
         start = 0
     else:
-        start = s.slot_of[cursor]
+        start = slot_of[cursor]
     if first:
         q = _first_of(K.slot_first_from(slot_bits, L, K.SLOT_UNDER, start, last),
                       K.slot_first_from(slot_bits, L, K.SLOT_UNDER_COLD, start, last), start, 2 * L)
@@ -83,13 +83,12 @@ def _scan(s, region, first, fallback):
     # its lines the first from the cursor (a count's lines are in close order; full lines are in no count,
     # and if only full lines are eligible the global fallback decides, as it would after taking one)
     K.sync_ages(s)
-    age_bits, age_head = s.age_bits, s.age_head
     v = K.age_next(age_bits, 0)
     while v >= 0 and age_head[v] > last:
         v = K.age_next(age_bits, v + 1)
     if v < 0:
         return -1
-    q = K.age_first(s.age_slots, L, v, start)
+    q = K.age_first(age_slots, L, v, start)
     if q < 0 or q > last:
         q = age_head[v]
     return -2 - slot_line[q]
@@ -100,8 +99,9 @@ def _least_valid_closed(s):
     """The least-valid closed line with an invalid page, the earliest-closed among ties (-1 if every closed
     line is full: a full line would be refused)."""
     K.sync_ages(s)
-    v = K.age_next(s.age_bits, 0)
-    return -1 if v < 0 else s.slot_line[s.age_head[v]]
+    slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = K.order_views(s)
+    v = K.age_next(age_bits, 0)
+    return -1 if v < 0 else slot_line[age_head[v]]
 
 
 @njit(K.VICTIM_SIG, cache=True)

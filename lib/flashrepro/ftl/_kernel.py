@@ -42,6 +42,25 @@ victim's valid pages to the frontier ``copy_dest[kind]``.
   up whenever it loses a page, and leaves by pqueue's pop), so ties fall as they do in FEMU.
   ``prm[HEAP] == HEAP_STALE`` is FEMU before its commit fe007e336 (2021-10-04): a line that loses a page
   keeps its slot (its count drops in place), so the root need not be the least valid line.
+* *Slots* (``prm[SLOTS]``, a rule registered ``reads_slots``): each closed line takes the next slot when it
+  closes (``slot_of``, ``slot_line``, ``slot_seq``; ``2L`` slots, renumbered in close order when they run
+  out, at most once per ``L`` closes), so slots are in close order and a set of closed lines is a bitset
+  over them (``slot_bits``): the lines at most ``prm[LIMIT]`` valid, in the normal and the cold region,
+  and the lines with an invalid page. "The first such line after this one in close order" is then a
+  search of a few words instead of a walk of the FIFO (2R's scan, FEMU's fifo).
+* *Age rows* (``prm[AGE_LISTS]``, ``reads_ages``): per valid count ``v < P`` a bitset over the slots of
+  the closed lines with ``v`` valid pages (``age_slots``), so each count's lines are in close order; its
+  first slot (``age_head[v]``: the earliest-closed such line) and whether it has any (``age_bits``).
+  Moving a line on every lost page would cost the host loop about 25 ns a write, so the host loop only
+  logs a closed line the first time it leaves its count (``age_log``, ``age_v[line]`` is the count it is
+  filed under) and :func:`sync_ages` files the logged lines when a rule reads the rows and at the end of
+  every :func:`write_chunk`. Cost-benefit reads the earliest-closed line of each count, 2R's fallbacks
+  the least-valid eligible line.
+* *The watch* (``prm[WATCH]``, ``watches``): a rule may publish an answer ``sc[WATCH_LINE]`` that holds
+  while ``sc[CLOCK] < sc[WATCH_UNTIL]`` unless a line could overtake it, which it states per valid count
+  as a close time (``watch[v]``): the mechanism clears ``sc[WATCH_OK]`` when a closed line with ``v``
+  valid pages and close time ``<= watch[v]`` closes or loses a page, or when the answer is taken as a
+  victim. Cost-benefit publishes one; a refused background pass then stays refused while it holds.
 
 **Garbage collection.** A *GC pass* asks the victim rule for a first victim, then, until the stop rule
 holds ("one" victim, the victims' valid pages exceed a line, their invalid pages reach a line, or
@@ -58,7 +77,11 @@ Passes are triggered by up to three rules (``prm``, from :class:`flashrepro.ftl.
   ``should_gc_high``; -1 = off);
 * *background*: after each host write, if free lines <= ``BACKGROUND``, one pass that takes its first
   victim only if the victim has at least ``BG_MIN_INVALID`` invalid pages, and otherwise does nothing
-  and counts a skip (FEMU's ``should_gc`` and ``select_victim_line(force=false)``; -1 = off).
+  and counts a skip (FEMU's ``should_gc`` and ``select_victim_line(force=false)``; -1 = off). Under
+  FEMU's thresholds this asks after nearly every write, so the mechanism skips asking when the answer
+  cannot have changed since it was refused (:func:`_background_skips`: a ``stable_skip`` rule, or a
+  watched answer) and draws a sampling rule's victim itself (``prm[SAMPLE_DRAWS]``,
+  :func:`sample_least_valid`) instead of calling it.
 
 A victim with ``v`` valid pages opens at most one copy line and frees one, so GC never needs more than
 one free line at a time; the Python wrapper refuses triggers that keep none free.
@@ -82,11 +105,13 @@ from typing import NamedTuple
 import numba
 import numpy as np
 from numba import njit, types
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .. import jitkit as jk
 from ..jitkit import prefetch
 
 PREFETCH = 16
+COPY_PREFETCH = 64  # pages ahead in a victim's copy loop
 
 # line status
 FREE, OPEN, CLOSED = 0, 1, 2
@@ -96,8 +121,8 @@ COLD = 2
 # prm (int64 parameters)
 (P_PAGES, P_LINES, LIMIT, RECENT, STOP, MAX_VICTIMS, RESERVE, FORCED, BACKGROUND, BG_MIN_INVALID,
  D_CHOICES, EAGER_BUCKETS, DIV_MAGIC, DIV_SHIFT, FALLBACK, STABLE_SKIP, SELECT_UPFRONT, HOST_EAGER, CURSOR_RESUME,
- HEAP) = range(20)
-N_PRM = 20
+ HEAP, SAMPLE_DRAWS, AGE_LISTS, SLOTS, WATCH) = range(24)
+N_PRM = 24
 STOP_VALID, STOP_INVALID, STOP_ONE = 0, 1, 2  # more than a line of valid / a line of invalid / one victim
 
 # sc (int64 scalar state kept between chunks)
@@ -109,7 +134,12 @@ N_BG_OK = 18  # closed lines with at least max(1, BG_MIN_INVALID) invalid pages 
 BG_GEN = 19  # events that can change a stable rule's background choice: closes, erases, lines reaching N_BG_OK
 BG_SKIP_GEN = 20  # BG_GEN at the last skipped background pass (-1: none)
 HEAP_SIZE = 21  # lines in the victim heap (prm[HEAP])
-N_SC = 22
+N_SLOTS = 22  # slots handed out (prm[SLOTS]): the next closed line takes slot sc[N_SLOTS]
+WATCH_OK = 23  # 1 while the rule's watched answer sc[WATCH_LINE] holds (prm[WATCH]; see _watch_threat)
+WATCH_LINE = 24  # the watched answer: a closed line
+WATCH_UNTIL = 25  # the watched answer holds while sc[CLOCK] < this
+N_AGE_LOG = 26  # lines in age_log (prm[AGE_LISTS]): closed lines whose row is stale until sync_ages
+N_SC = 27
 CURSOR_PENDING = -1  # sc[CURSOR]: the next line to close (prm[CURSOR_RESUME], after the newest line was a victim)
 HEAP_KEPT, HEAP_STALE = 1, 2  # prm[HEAP]: FEMU's heap moved on every lost page, or (before Oct 2021) not
 
@@ -149,6 +179,55 @@ class FTLState(NamedTuple):
     pass_victims: np.ndarray  # int32[L]: the victims of the GC pass being selected (prm[SELECT_UPFRONT])
     heap: np.ndarray  # int32[L + 1]: FEMU's victim heap in heap[1:sc[HEAP_SIZE] + 1] (prm[HEAP])
     hpos: np.ndarray  # int32[L]: a line's slot in heap (0 = not in it)
+    order: np.ndarray  # int32: slot_of, slot_line, age_v, age_log, age_head (order_views)
+    order64: np.ndarray  # int64: slot_seq, watch (order_views)
+    order_bits: np.ndarray  # uint64: slot_bits, age_bits, age_slots (order_views)
+
+
+N_SLOT_BITS = 3
+SLOT_UNDER, SLOT_UNDER_COLD, SLOT_HAS_INVALID = 0, 1, 2  # slots of lines at most prm[LIMIT] valid, by region; any
+NO_WATCH = -(1 << 62)  # watch[v]: no close time is this low
+ALWAYS = 1 << 62  # watch[v]: every close time is this low
+
+
+def _bits_words(n: int) -> int:
+    """The words of a jitkit bitset over ranks 0..n-1 (:func:`flashrepro.jitkit.bits_new`)."""
+    n0 = (n + 63) // 64
+    n1 = (n0 + 63) // 64
+    return n0 + n1 + (n1 + 63) // 64
+
+
+def _order_sizes(L: int, P: int, ages: bool) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """Lengths of the views packed in ``order``, ``order64`` and ``order_bits`` (see :func:`order_views`)."""
+    w = _bits_words(2 * L)
+    return (L, 2 * L, L, 2 * L, P), (2 * L, P + 1), (N_SLOT_BITS * w, (P + 63) // 64, P * w if ages else 0)
+
+
+def _order_arrays(L: int, P: int, ages: bool) -> dict:
+    i32, i64, u64 = _order_sizes(L, P, ages)
+    order = np.full(sum(i32), -1, np.int32)
+    order[L + 2 * L + L:L + 2 * L + L + 2 * L] = 0  # age_log
+    order64 = np.zeros(sum(i64), np.int64)
+    order64[2 * L:] = NO_WATCH
+    return {"order": order, "order64": order64, "order_bits": np.zeros(sum(u64), np.uint64)}
+
+
+def unpack_order(state) -> dict[str, np.ndarray]:
+    """The views of :func:`order_views` by name, for Python (tests, :meth:`FTL.check`)."""
+    L, P = int(state.prm[P_LINES]), int(state.prm[P_PAGES])
+    i32, i64, u64 = _order_sizes(L, P, bool(state.prm[AGE_LISTS]))
+    out = {}
+    for arr, names, sizes in ((state.order, ORDER_NAMES[:5], i32), (state.order64, ORDER_NAMES[5:7], i64),
+                              (state.order_bits, ORDER_NAMES[7:], u64)):
+        at = 0
+        for name, n in zip(names, sizes, strict=True):
+            out[name] = arr[at:at + n]
+            at += n
+    return out
+
+
+ORDER_NAMES = ("slot_of", "slot_line", "age_v", "age_log", "age_head", "slot_seq", "watch", "slot_bits", "age_bits",
+               "age_slots")
 
 
 def division_magic(d: int) -> tuple[int, int]:
@@ -184,7 +263,8 @@ def new_state(pages_per_line: int, n_lines: int, logical_pages: int, prm: np.nda
         close_time=np.zeros(L, np.int64), entered=np.zeros(L, np.int64), erase_count=np.zeros(L, np.int64),
         sc=sc, rng=np.array([seed], np.uint64), counters=np.zeros(N_COUNTERS, np.int64), prm=prm,
         copy_dest=np.asarray(copy_dest, np.int64), pass_victims=np.zeros(L, np.int32),
-        heap=np.zeros(L + 1, np.int32), hpos=np.zeros(L, np.int32))
+        heap=np.zeros(L + 1, np.int32), hpos=np.zeros(L, np.int32),
+        **_order_arrays(L, P, prm[AGE_LISTS] != 0))
 
 
 STATE_T = numba.typeof(new_state(2, 8, 4))
@@ -192,6 +272,45 @@ VICTIM_SIG = types.int64(STATE_T, types.boolean)
 """``pick(state, first) -> line or -1``: a victim rule. ``first`` says whether it chooses the first
 victim of a GC pass or a follow-up. It must return a closed line (for a first victim, one with an
 invalid page) and must not change the lists; it may update counters and its own scalar state."""
+
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+@njit(cache=True, inline="always")
+def splitmix64(rng):
+    """The next number of the splitmix64 stream whose state is ``rng[0]`` (FEMU's ``ftl_gc_rand``: the
+    state starts at the seed and advances by the golden-ratio constant before each draw)."""
+    z = rng[0] + _GOLDEN
+    rng[0] = z
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def draw_below(rng, n):
+    """A draw from splitmix64 reduced modulo ``n`` (n > 0), as FEMU indexes its victim heap."""
+    return np.int64(splitmix64(rng) % np.uint64(n))
+
+
+@njit(cache=True, inline="always")
+def sample_least_valid(cands, n, valid, rng, d):
+    """The least-valid of ``d`` candidates drawn uniformly with replacement from ``cands[:n]`` (``cands[r %
+    n]``), ties to the earliest draw; -1 (and no draw) when ``n == 0``. FEMU's ``random`` (d = 1) and
+    ``d-choice`` rules, and the mechanism's background probe for them (``prm[SAMPLE_DRAWS]``): one function,
+    so the two cannot differ. It takes arrays, not the state: the probe runs in the host loop, where each
+    read of a state field is a reference-count update."""
+    if n == 0:
+        return -1
+    best = cands[draw_below(rng, n)]
+    for _ in range(d - 1):
+        ln = cands[draw_below(rng, n)]
+        if valid[ln] < valid[best]:
+            best = ln
+    return best
 
 
 @njit(cache=True, inline="always")
@@ -287,6 +406,319 @@ def _heap_lost_page(s, ln, v):
         _heap_insert(s, ln)
 
 
+@njit(cache=True, inline="always")
+def order_views(s):
+    """The close-ordered structures as views of the three arrays they are packed in: ``(slot_of, slot_line,
+    age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots)``:
+
+    * ``slot_of`` int32[L]: a closed line's slot (-1 = none); ``slot_line`` int32[2L]: the line in a slot
+      (-1 = vacated); ``slot_seq`` int64[2L]: the close number of the line that took a slot (increasing);
+      ``slot_bits``: three jitkit bitsets over the slots (:func:`slot_bitset`);
+    * ``age_slots``: row ``v < P``, a jitkit bitset over the slots of the closed lines filed under ``v``
+      valid pages (empty unless ``prm[AGE_LISTS]``); ``age_head`` int32[P]: row v's first slot (-1 =
+      empty); ``age_bits``: bit v set iff row v is not empty; ``age_v`` int32[L]: the count a closed line is
+      filed under (-1 = none, P = full: in no row; != valid: stale, logged); ``age_log`` int32[2L]: the
+      logged lines, ``age_log[:sc[N_AGE_LOG]]``;
+    * ``watch`` int64[P + 1]: a line with v valid pages and close time <= watch[v] ends ``sc[WATCH_OK]``.
+
+    Three arrays rather than ten: every array of the state costs each call that passes the state, about
+    2 ns an array (ten more made greedy and fifo 5-10% slower under paper 4's trigger, measured: PR
+    notes)."""
+    L = s.prm[P_LINES]
+    P = s.prm[P_PAGES]
+    o, o64, ob = s.order, s.order64, s.order_bits
+    w = _bits_words_jit(2 * L)
+    nb = N_SLOT_BITS * w
+    na = (P + 63) // 64
+    return (o[:L], o[L:3 * L], o[3 * L:4 * L], o[4 * L:6 * L], o[6 * L:6 * L + P], o64[:2 * L], o64[2 * L:],
+            ob[:nb], ob[nb:nb + na], ob[nb + na:])
+
+
+@njit(cache=True, inline="always")
+def _bits_words_jit(n):
+    n0, n1, n2 = _dims(n)
+    return n0 + n1 + n2
+
+
+# --- close-ordered structures: age lists (prm[AGE_LISTS]), slots (prm[SLOTS]), the watch (prm[WATCH]) ------
+@njit(cache=True, inline="always")
+def _dims(n):
+    """Words per level of a jitkit bitset over ranks 0..n-1."""
+    n0 = (n + 63) // 64
+    n1 = (n0 + 63) // 64
+    return n0, n1, (n1 + 63) // 64
+
+
+@njit(cache=True, inline="always")
+def _bit(v):
+    return np.uint64(1) << np.uint64(v & 63)
+
+
+@njit(cache=True, inline="always")
+def _bits_next_at(words, base, n0, n1, n2, r):
+    """:func:`flashrepro.jitkit.bits_next` on the bitset at ``words[base:]``, without slicing the array (a
+    slice is a new array, and each costs reference counts in a loop)."""
+    if r >= n0 * 64:
+        return -1
+    w = r >> 6
+    m = words[base + w] & (jk.ALL << np.uint64(r & 63))
+    if m != 0:
+        return (w << 6) + trailing_zeros(m)
+    w += 1
+    if w >= n0:
+        return -1
+    w1 = w >> 6
+    m = words[base + n0 + w1] & (jk.ALL << np.uint64(w & 63))
+    if m == 0:
+        w1 += 1
+        if w1 >= n1:
+            return -1
+        w2 = w1 >> 6
+        m2 = words[base + n0 + n1 + w2] & (jk.ALL << np.uint64(w1 & 63))
+        while m2 == 0:
+            w2 += 1
+            if w2 >= n2:
+                return -1
+            m2 = words[base + n0 + n1 + w2]
+        w1 = (w2 << 6) + trailing_zeros(m2)
+        m = words[base + n0 + w1]
+    w = (w1 << 6) + trailing_zeros(m)
+    return (w << 6) + trailing_zeros(words[base + w])
+
+
+@njit(cache=True, inline="always")
+def _bits_add_at(words, base, n0, n1, r):
+    """:func:`flashrepro.jitkit.bits_add` on the bitset at ``words[base:]``."""
+    w = r >> 6
+    words[base + w] |= _bit(r)
+    w1 = w >> 6
+    words[base + n0 + w1] |= _bit(w)
+    words[base + n0 + n1 + (w1 >> 6)] |= _bit(w1)
+
+
+@njit(cache=True, inline="always")
+def _bits_remove_at(words, base, n0, n1, r):
+    """:func:`flashrepro.jitkit.bits_remove` on the bitset at ``words[base:]``."""
+    w = r >> 6
+    words[base + w] &= ~_bit(r)
+    if words[base + w] == 0:
+        w1 = w >> 6
+        words[base + n0 + w1] &= ~_bit(w)
+        if words[base + n0 + w1] == 0:
+            words[base + n0 + n1 + (w1 >> 6)] &= ~_bit(w1)
+
+
+@njit(cache=True, inline="always")
+def _age_move_in(age_slots, age_head, age_bits, age_v, slot_of, L, P, ln, v):
+    """Count closed line ``ln`` under ``v`` valid pages (-1: under none, it is a victim): its slot leaves the
+    row of its old count and joins row ``v`` (a full line, ``v = P``, is in no row), and each row's first
+    slot (``age_head``) and non-empty bit follow. O(1): the rows are bitsets over the slots, which are in
+    close order, so each row is in close order for free."""
+    n0, n1, n2 = _dims(2 * L)
+    w = n0 + n1 + n2
+    old = age_v[ln]
+    slot = slot_of[ln]
+    if 0 <= old < P:
+        _bits_remove_at(age_slots, old * w, n0, n1, slot)
+        if age_head[old] == slot:  # it was the earliest-closed: the next one is
+            age_head[old] = _bits_next_at(age_slots, old * w, n0, n1, n2, slot)
+            if age_head[old] < 0:
+                age_bits[old >> 6] &= ~_bit(old)
+    if 0 <= v < P:
+        _bits_add_at(age_slots, v * w, n0, n1, slot)
+        if age_head[v] < 0 or slot < age_head[v]:
+            age_head[v] = slot
+            age_bits[v >> 6] |= _bit(v)
+    age_v[ln] = v
+
+
+@njit(cache=True)
+def _age_move(s, ln, v):
+    """:func:`_age_move_in` on the state (a line closes or becomes a victim)."""
+    slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = order_views(s)
+    _age_move_in(age_slots, age_head, age_bits, age_v, slot_of, s.prm[P_LINES], s.prm[P_PAGES], ln, v)
+
+
+@njit(cache=True)
+def sync_ages(s):
+    """Move every line of ``age_log`` to the row of its valid count. A closed line that loses a page is only
+    logged (the host loop's cost is a test and a store, and a line often loses several pages between two
+    reads); the rules that read the rows call this first, and :func:`write_chunk` at its end."""
+    slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = order_views(s)
+    valid = s.valid
+    L = s.prm[P_LINES]
+    P = s.prm[P_PAGES]
+    log = age_log
+    for i in range(s.sc[N_AGE_LOG]):
+        ln = log[i]
+        if age_v[ln] >= 0 and age_v[ln] != valid[ln]:  # still closed (not a victim since) and stale
+            _age_move_in(age_slots, age_head, age_bits, age_v, slot_of, L, P, ln, valid[ln])
+    s.sc[N_AGE_LOG] = 0
+
+
+@njit(cache=True, inline="always")
+def age_next(age_bits, v):
+    """The smallest valid count ``>= v`` (below ``P``) with a closed line, or -1 (``age_bits`` is the state's;
+    after :func:`sync_ages`). The read helpers take the state's arrays, not the state: a rule calls them
+    in loops, where passing the state to an inlined helper costs a reference count per array field."""
+    w = v >> 6
+    if w >= age_bits.shape[0]:
+        return -1
+    m = age_bits[w] & (jk.ALL << np.uint64(v & 63))
+    while m == 0:
+        w += 1
+        if w >= age_bits.shape[0]:
+            return -1
+        m = age_bits[w]
+    return (w << 6) + trailing_zeros(m)
+
+
+@njit(cache=True, inline="always")
+def age_first(age_slots, L, v, start):
+    """The first slot at or after ``start`` of a closed line with ``v < P`` valid pages, or -1
+    (``age_slots`` is the state's; after :func:`sync_ages`)."""
+    n0, n1, n2 = _dims(2 * L)
+    return _bits_next_at(age_slots, v * (n0 + n1 + n2), n0, n1, n2, start)
+
+
+@njit(cache=True, inline="always")
+def slot_bitset(slot_bits, L, which):
+    """Bitset ``which`` (``SLOT_UNDER``, ``SLOT_UNDER_COLD``, ``SLOT_HAS_INVALID``) of ``slot_bits``."""
+    n0, n1, n2 = _dims(2 * L)
+    w = n0 + n1 + n2
+    return slot_bits[which * w:(which + 1) * w]
+
+
+@njit(cache=True, inline="always")
+def _slot_mark(slot_bits, L, slot, v, cold, limit, P):
+    """Set a closed line's slot in the bitsets its valid count ``v`` puts it in."""
+    n0, n1, _ = _dims(2 * L)
+    if v <= limit:
+        jk.bits_add(slot_bitset(slot_bits, L, SLOT_UNDER_COLD if cold else SLOT_UNDER), n0, n1, slot)
+    if v < P:
+        jk.bits_add(slot_bitset(slot_bits, L, SLOT_HAS_INVALID), n0, n1, slot)
+
+
+@njit(cache=True)
+def _slot_compact(s):
+    """Renumber the closed lines' slots 0, 1, ... in close order (when every slot was handed out: at most
+    once per ``L`` closes, as there are ``2L`` slots and at most ``L`` closed lines)."""
+    L = s.prm[P_LINES]
+    P = s.prm[P_PAGES]
+    slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = order_views(s)
+    slot_line[:] = -1
+    slot_bits[:] = 0
+    i = 0
+    ln = jk.list_front(s.fifo, L)
+    while ln != L:
+        slot_of[ln] = i
+        slot_line[i] = ln
+        slot_seq[i] = s.close_seq[ln]
+        _slot_mark(slot_bits, L, i, s.valid[ln], s.kind[ln] == COLD, s.prm[LIMIT], P)
+        i += 1
+        ln = jk.list_next(s.fifo, ln)
+    s.sc[N_SLOTS] = i
+    if s.prm[AGE_LISTS]:  # the rows, at the new slots (a stale line stays under its old count, logged)
+        age_slots[:] = 0
+        age_head[:] = -1
+        n0, n1, n2 = _dims(2 * L)
+        ln = jk.list_front(s.fifo, L)
+        while ln != L:
+            v = age_v[ln]
+            if 0 <= v < P:
+                _bits_add_at(age_slots, v * (n0 + n1 + n2), n0, n1, slot_of[ln])
+                if age_head[v] < 0:
+                    age_head[v] = slot_of[ln]
+            ln = jk.list_next(s.fifo, ln)
+
+
+@njit(cache=True)
+def _slot_add(s, ln):
+    """A line just closed (it is at the back of the FIFO): the next slot."""
+    L = s.prm[P_LINES]
+    if s.sc[N_SLOTS] == 2 * L:
+        _slot_compact(s)  # ln included: it is on the FIFO already
+        return
+    i = s.sc[N_SLOTS]
+    s.sc[N_SLOTS] = i + 1
+    slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = order_views(s)
+    slot_of[ln] = i
+    slot_line[i] = ln
+    slot_seq[i] = s.close_seq[ln]
+    _slot_mark(slot_bits, L, i, s.valid[ln], s.kind[ln] == COLD, s.prm[LIMIT], s.prm[P_PAGES])
+
+
+@njit(cache=True)
+def _slot_remove(s, ln):
+    L = s.prm[P_LINES]
+    slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = order_views(s)
+    i = slot_of[ln]
+    slot_of[ln] = -1
+    slot_line[i] = -1
+    n0, n1, _ = _dims(2 * L)
+    for which in range(N_SLOT_BITS):
+        jk.bits_remove(slot_bitset(slot_bits, L, which), n0, n1, i)
+
+
+@njit(cache=True, inline="always")
+def slot_last_closed_by(slot_seq, n_slots, seq):
+    """The last slot whose line closed at or before close number ``seq`` (-1 if none), of the state's
+    ``slot_seq`` and ``sc[N_SLOTS]``: the eligible prefix of the FIFO is slots 0 .. this one (binary search;
+    ``slot_seq`` increases)."""
+    lo = 0
+    hi = n_slots  # answer in [lo - 1, hi - 1]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if slot_seq[mid] <= seq:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - 1
+
+
+@njit(cache=True, inline="always")
+def slot_first_from(slot_bits, L, which, start, last):
+    """The first slot of bitset ``which`` of ``slot_bits`` (the state's) in cyclic order ``start .. last, 0 ..
+    start - 1``, or -1."""
+    n0, n1, n2 = _dims(2 * L)
+    base = which * (n0 + n1 + n2)
+    q = _bits_next_at(slot_bits, base, n0, n1, n2, start)
+    if 0 <= q <= last:
+        return q
+    if start > 0:
+        q = _bits_next_at(slot_bits, base, n0, n1, n2, 0)
+        if 0 <= q < start:
+            return q
+    return -1
+
+
+@njit(cache=True)
+def _closed_lost_page(s, ln, v):
+    """The close-ordered structures after closed line ``ln`` lost a page and holds ``v`` valid: its age list
+    (logged, see :func:`sync_ages`), its slot's bitsets, and the watch. :func:`_host_write_to` calls it;
+    :func:`write_chunk`'s host loop has the same steps written out (a call there, or an inlined helper
+    taking the arrays, cost about 30 ns a write in reference counts and argument copies: measured on
+    fifo under paper 4's trigger)."""
+    L = s.prm[P_LINES]
+    P = s.prm[P_PAGES]
+    sc = s.sc
+    slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = order_views(s)
+    if s.prm[AGE_LISTS] and age_v[ln] == v + 1:  # it was filed under its count until now: log it
+        if sc[N_AGE_LOG] == age_log.shape[0]:
+            sync_ages(s)
+        age_log[sc[N_AGE_LOG]] = ln
+        sc[N_AGE_LOG] += 1
+    if s.prm[SLOTS] and (v == s.prm[LIMIT] or v == P - 1):
+        n0, n1, _ = _dims(2 * L)
+        if v == s.prm[LIMIT]:
+            jk.bits_add(slot_bitset(slot_bits, L, SLOT_UNDER_COLD if s.kind[ln] == COLD else SLOT_UNDER), n0, n1,
+                        slot_of[ln])
+        if v == P - 1:
+            jk.bits_add(slot_bitset(slot_bits, L, SLOT_HAS_INVALID), n0, n1, slot_of[ln])
+    if s.prm[WATCH] and s.close_time[ln] <= watch[v]:
+        sc[WATCH_OK] = 0
+
+
 @njit(cache=True)
 def _open_line(s, k):
     sc = s.sc
@@ -330,6 +762,12 @@ def _close_line(s, ln):
     sc[BG_GEN] += 1
     if sc[CURSOR] == CURSOR_PENDING:
         sc[CURSOR] = ln
+    if s.prm[SLOTS]:
+        _slot_add(s, ln)
+    if s.prm[AGE_LISTS]:
+        _age_move(s, ln, v)
+    if s.prm[WATCH] and sc[CLOCK] <= s.order64[2 * L + v]:  # order_views' watch[v]
+        sc[WATCH_OK] = 0
 
 
 @njit(cache=True, inline="always")
@@ -380,6 +818,12 @@ def _detach(s, victim):
     if s.valid[victim] <= _bg_valid_max(s):
         sc[N_BG_OK] -= 1
     sc[BG_GEN] += 1
+    if s.prm[AGE_LISTS]:
+        _age_move(s, victim, -1)
+    if s.prm[SLOTS]:
+        _slot_remove(s, victim)
+    if victim == sc[WATCH_LINE]:
+        sc[WATCH_OK] = 0
 
 
 @njit(cache=True)
@@ -393,41 +837,41 @@ def _copy_erase(s, victim):
     src = s.kind[victim]
     dst = s.copy_dest[src]
     base = victim * P
-    copies = 0
-    dl = sc[FRONT_LINE + dst]  # the destination frontier, in registers for the copy loop
+    # Gather the valid pages' logical numbers in offset order, without a branch (a page is valid iff the
+    # mapping still points at it; about one page in ten of a typical victim is not, at random, which a
+    # branch mispredicts), then place them in runs that fill the destination line. Copying a page does
+    # not change whether another page of the victim is valid, so this is the page-by-page order.
+    moved = np.empty(P, np.int32)
+    k = 0
+    for off in range(P):
+        if off + COPY_PREFETCH < P:
+            prefetch(l2p, p2l[base + off + COPY_PREFETCH])
+        lpn = p2l[base + off]
+        moved[k] = lpn
+        k += (lpn >= 0) & (l2p[lpn] == base + off)
+    copies = k
+    dl = sc[FRONT_LINE + dst]  # the destination frontier
     do = sc[FRONT_OFF + dst]
-    off = 0
-    while True:
-        # copy into dl until it is full; stop at the next valid page when there is no dl (the calls that
-        # open and close lines stay out of this loop, so its variables stay in registers)
-        while off < P:
-            if off + PREFETCH < P:
-                prefetch(l2p, p2l[base + off + PREFETCH])
-            lpn = p2l[base + off]
-            if lpn >= 0 and l2p[lpn] == base + off:
-                if dl < 0:
-                    break
-                ppn = dl * P + do
-                p2l[ppn] = lpn
-                l2p[lpn] = ppn
-                valid[dl] += 1
-                do += 1
-                copies += 1
-                if do == P:
-                    off += 1
-                    break
-            off += 1
-        if dl >= 0 and do == P:
+    j = 0
+    while j < k:
+        if dl < 0:
+            dl = _open_line(s, dst)
+            do = 0
+        run = min(P - do, k - j)
+        first_ppn = dl * P + do
+        for t in range(run):
+            lpn = moved[j + t]
+            p2l[first_ppn + t] = lpn
+            l2p[lpn] = first_ppn + t
+        valid[dl] += run
+        do += run
+        j += run
+        if do == P:
             _close_line(s, dl)
             dl = -1
             do = 0
             if dst == 0 and eager and sc[FREE_COUNT] > 0:  # FEMU's write pointer takes its next line now
                 dl = _open_line(s, 0)
-        elif off >= P:
-            break
-        else:
-            dl = _open_line(s, dst)
-            do = 0
     sc[FRONT_LINE + dst] = dl
     sc[FRONT_OFF + dst] = do
     s.counters[COPY + N_KINDS * src + dst] += copies
@@ -456,11 +900,18 @@ def _gc_pass(s, pick, min_invalid, log_victims):
     """One garbage collection: the victim rule's first victim, if it has at least ``max(1, min_invalid)``
     invalid pages, then follow-up victims until the stop rule holds. Returns the pages copied, or -1
     when nothing was collected."""
-    P = s.prm[P_PAGES]
     s.sc[PICK_NOTE] = 0
     victim = pick(s, True)
-    if victim < 0 or P - s.valid[victim] < max(1, min_invalid):
+    if victim < 0 or s.prm[P_PAGES] - s.valid[victim] < max(1, min_invalid):
         return -1
+    return _gc_pass_from(s, pick, victim, log_victims)
+
+
+@njit(cache=True)
+def _gc_pass_from(s, pick, victim, log_victims):
+    """A GC pass whose first victim is chosen (and accepted): it, then follow-up victims until the stop
+    rule holds. Returns the pages copied."""
+    P = s.prm[P_PAGES]
     s.counters[GC_PASSES] += 1
     if s.sc[PICK_NOTE] > 0:  # the rule's fallback chose this first victim
         s.counters[s.sc[PICK_NOTE]] += 1
@@ -516,31 +967,44 @@ def _gc_until(s, pick, free_above, forced, log_victims):
 
 
 @njit(cache=True, inline="always")
-def _background_skips(sc, stable):
+def _background_skips(sc, stable, watching, now):
     """Whether FEMU's background pass after this write is skipped without asking the victim rule: no
     closed line has enough invalid pages (whatever the rule chose would be refused; the random rules then
-    draw nothing), or the rule is registered with ``stable_skip`` (``stable``, from ``prm[STABLE_SKIP]``:
-    its refused choice stays refused until a line closes or is erased or a closed line reaches enough
-    invalid pages, ``sc[BG_GEN]``) and none of those happened since it last refused (2R's scan is
-    O(lines), and FEMU's background rule asks after every write).
+    draw nothing), or the rule refused last time and its choice cannot have changed since: nothing
+    happened that could change it (a line closed or was erased, a closed line reached enough invalid
+    pages: ``sc[BG_GEN]`` is where it was at the refusal, ``sc[BG_SKIP_GEN]``), and either the rule is
+    registered with ``stable_skip`` (``stable``, from ``prm[STABLE_SKIP]``: its choice moves only with
+    those events) or it ``watches`` (``prm[WATCH]``) and its watched answer still holds at clock ``now``
+    (2R's scan was O(lines), cost-benefit's is O(valid counts), and FEMU's background rule asks after every
+    write).
 
     It takes ``sc``, not the state: most writes skip, and touching the state's fields in the host loop
     costs a reference-count update per array field, which made FEMU's trigger twice as slow."""
-    return sc[N_BG_OK] == 0 or (stable and sc[BG_SKIP_GEN] == sc[BG_GEN])
+    if sc[N_BG_OK] == 0:
+        return True
+    if sc[BG_SKIP_GEN] != sc[BG_GEN]:
+        return False
+    return stable or (watching and sc[WATCH_OK] != 0 and now < sc[WATCH_UNTIL])
 
 
 @njit(cache=True)
-def _background_pass(s, pick, bg_min, log_victims, log_copies, write, do_log):
-    """FEMU's background GC after a host write: one pass, skipped if its victim is too full (the caller
-    has checked :func:`_background_skips`)."""
-    c = _gc_pass(s, pick, bg_min, log_victims)
-    if c < 0:
-        s.counters[SKIPPED_BACKGROUND] += 1
-        s.sc[BG_SKIP_GEN] = s.sc[BG_GEN]
+def _background_pass(s, pick, bg_min, victim, log_victims, log_copies, write, do_log):
+    """FEMU's background GC after a host write: one pass, skipped if its first victim has too few invalid
+    pages (the caller has checked :func:`_background_skips`). ``victim``: the first victim if the caller
+    has drawn it already (a rule registered ``samples``, see :func:`write_chunk`), else -2: ask the rule."""
+    if victim == -2:
+        s.sc[PICK_NOTE] = 0
+        victim = pick(s, True)
+        if victim < 0 or s.prm[P_PAGES] - s.valid[victim] < max(1, bg_min):
+            s.counters[SKIPPED_BACKGROUND] += 1
+            s.sc[BG_SKIP_GEN] = s.sc[BG_GEN]
+            return
     else:
-        s.counters[BACKGROUND_PASSES] += 1
-        if do_log:
-            log_copies[write] += c
+        s.sc[PICK_NOTE] = 0
+    c = _gc_pass_from(s, pick, victim, log_victims)
+    s.counters[BACKGROUND_PASSES] += 1
+    if do_log:
+        log_copies[write] += c
 
 
 @njit(cache=True)
@@ -592,6 +1056,8 @@ def _host_write_to(s, pick, k, lpn, clock, log_victims, eager):
         if s.prm[BACKGROUND] >= 0 and v == _bg_valid_max(s) and s.status[ln] == CLOSED:
             sc[N_BG_OK] += 1
             sc[BG_GEN] += 1
+        if s.status[ln] == CLOSED:
+            _closed_lost_page(s, ln, v)
         if eager:
             s.l2p[lpn] = -1  # the old copy is invalid before GC runs below
     else:
@@ -664,6 +1130,14 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
     eager_host = s.prm[HOST_EAGER] != 0
     bg_max = _bg_valid_max(s) if background >= 0 else -1  # the valid count at which a line becomes a bg victim
     stable = s.prm[STABLE_SKIP] != 0
+    sample_d = s.prm[SAMPLE_DRAWS]  # > 0: the rule's first victim is sample_least_valid of this many draws
+    bg_need = max(1, bg_min)  # invalid pages a background victim needs
+    cands, rng = s.cands, s.rng
+    age_on, slot_on, watch_on = s.prm[AGE_LISTS] != 0, s.prm[SLOTS] != 0, s.prm[WATCH] != 0
+    ordered = age_on or slot_on or watch_on  # a rule reads the close-ordered structures
+    limit = s.prm[LIMIT]
+    close_time = s.close_time
+    slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = order_views(s)
     skipped = 0  # background passes skipped without asking the rule
     clock0 = sc[CLOCK]
     returned = 0
@@ -676,13 +1150,20 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
             prefetch(l2p, lpns[i + PREFETCH])
         if sc[FREE_COUNT] <= trigger:
             bg = i > 0 and sc[FREE_COUNT] <= background  # the background pass after write i - 1
-            if bg and _background_skips(sc, stable):
+            bg_victim = -2
+            if bg and _background_skips(sc, stable, watch_on, clock0 + i):
                 skipped += 1
                 bg = False
+            if bg and sample_d > 0:  # a sampling rule's draw, here: no call, no read of a state field
+                bg_victim = sample_least_valid(cands, sc[N_CANDS], valid, rng, sample_d)
+                if bg_victim < 0 or P - valid[bg_victim] < bg_need:
+                    skipped += 1
+                    sc[BG_SKIP_GEN] = sc[BG_GEN]
+                    bg = False
             if bg or sc[FREE_COUNT] <= forced:  # most writes skip both: the registers stay put
                 sc[CLOCK], sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = clock0 + i, tick, fl, fo
                 if bg:
-                    _background_pass(s, pick, bg_min, log_victims, log_copies, i - 1, do_log)
+                    _background_pass(s, pick, bg_min, bg_victim, log_victims, log_copies, i - 1, do_log)
                 if sc[FREE_COUNT] <= forced:
                     c = _gc_until(s, pick, forced, True, log_victims)
                     if do_log:
@@ -735,6 +1216,22 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
             if v == bg_max and status[ln] == CLOSED:
                 sc[N_BG_OK] += 1
                 sc[BG_GEN] += 1
+            if ordered and status[ln] == CLOSED:  # _closed_lost_page, written out (see there)
+                if age_on and age_v[ln] == v + 1:  # it was under its count until now: log it (sync_ages)
+                    if sc[N_AGE_LOG] == age_log.shape[0]:
+                        sync_ages(s)
+                    age_log[sc[N_AGE_LOG]] = ln
+                    sc[N_AGE_LOG] += 1
+                if slot_on and (v == limit or v == P - 1):
+                    sn0, sn1, sn2 = _dims(2 * L)
+                    sw = sn0 + sn1 + sn2
+                    if v == limit:
+                        jk.bits_add(slot_bits[(SLOT_UNDER_COLD if kind[ln] == COLD else SLOT_UNDER) * sw:], sn0, sn1,
+                                    slot_of[ln])
+                    if v == P - 1:
+                        jk.bits_add(slot_bits[SLOT_HAS_INVALID * sw:], sn0, sn1, slot_of[ln])
+                if watch_on and close_time[ln] <= watch[v]:
+                    sc[WATCH_OK] = 0
         else:
             first += 1
         ppn = fl * P + fo
@@ -757,10 +1254,10 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
     sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = tick, fl, fo
     if n > 0 and sc[FREE_COUNT] <= background:  # the background pass after the last write
         sc[CLOCK] = clock0 + n
-        if _background_skips(sc, stable):
+        if _background_skips(sc, stable, watch_on, clock0 + n):
             skipped += 1
         else:
-            _background_pass(s, pick, bg_min, log_victims, log_copies, n - 1, do_log)
+            _background_pass(s, pick, bg_min, -2, log_victims, log_copies, n - 1, do_log)
     sc[CLOCK] = clock0 + n
     s.counters[HOST] += n
     s.counters[RETURNED] += returned
@@ -768,3 +1265,5 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
     s.counters[SKIPPED_BACKGROUND] += skipped
     if not eager:
         rebuild_buckets(s)
+    if age_on:
+        sync_ages(s)

@@ -301,6 +301,10 @@ class FTL:
         prm[K.SELECT_UPFRONT] = p.select == "upfront"
         prm[K.CURSOR_RESUME] = p.cursor == "resume"
         prm[K.HEAP] = rule.reads_heap
+        prm[K.SAMPLE_DRAWS] = (p.d if "d" in rule.params else 1) if rule.samples else 0
+        # the age rows are bitsets over the slots: a rule that reads them has the slots kept too
+        prm[K.AGE_LISTS], prm[K.SLOTS], prm[K.WATCH] = rule.reads_ages, rule.reads_slots or rule.reads_ages, \
+            rule.watches
         prm[K.HOST_EAGER] = t.host_line == "eager"
         self.state = K.new_state(g.pages_per_line, g.n_lines, g.logical_pages, prm, p.copy_dest, p.seed)
         if t.host_line == "eager":  # FEMU's ssd_init_write_pointer: the host's line is taken from the start
@@ -396,3 +400,55 @@ class FTL:
             assert np.count_nonzero(s.hpos) == h, "stale heap positions"
             if s.prm[K.HEAP] == K.HEAP_KEPT:
                 assert np.all(s.valid[heap[1:]] >= s.valid[heap[np.arange(2, h + 1) // 2 - 1]]), "heap order"
+        if s.prm[K.AGE_LISTS]:
+            self._check_age_lists(closed)
+        if s.prm[K.SLOTS]:
+            self._check_slots(closed)
+
+    def _check_age_lists(self, closed) -> None:
+        """Synced at rest (write_chunk syncs at its end): each closed line under its valid count, row v of
+        ``age_slots`` holding exactly the slots of the closed lines with v < P valid pages, and the non-empty
+        rows' bits."""
+        s, P, L = self.state, self.geometry.pages_per_line, self.geometry.n_lines
+        o = K.unpack_order(s)
+        assert s.sc[K.N_AGE_LOG] == 0, "age rows not synced at the end of a chunk"
+        assert np.array_equal(o["age_v"][closed], s.valid[closed]), "a closed line under another count"
+        assert np.count_nonzero(o["age_v"] >= 0) == len(closed), "age_v of a line not closed"
+        n0 = (2 * L + 63) // 64
+        w = n0 + (n0 + 63) // 64 + ((n0 + 63) // 64 + 63) // 64
+        rows = o["age_slots"].reshape(P, w)[:, :n0]
+        for v in range(P):
+            members = np.flatnonzero(np.unpackbits(rows[v].view(np.uint8), bitorder="little"))
+            want = np.sort(o["slot_of"][closed[s.valid[closed] == v]])
+            assert np.array_equal(members, want), f"age row {v}"
+            assert o["age_head"][v] == (want[0] if len(want) else -1), f"age row {v}: its first slot"
+            assert ((int(o["age_bits"][v >> 6]) >> (v & 63)) & 1) == (len(want) > 0), f"age bit {v}"
+
+    def _check_slots(self, closed) -> None:
+        """Slots increase in close order; each bitset holds exactly the slots of its lines, and its upper
+        levels mark exactly its non-empty words."""
+        s, P, L = self.state, self.geometry.pages_per_line, self.geometry.n_lines
+        o = K.unpack_order(s)
+        n = int(s.sc[K.N_SLOTS])
+        by_close = closed[np.argsort(s.close_seq[closed])]
+        slots = o["slot_of"][by_close]
+        assert np.all(np.diff(slots) > 0) and (len(slots) == 0 or (slots[0] >= 0 and slots[-1] < n)), "slot order"
+        assert np.array_equal(o["slot_line"][slots], by_close), "slot_line"
+        assert np.count_nonzero(o["slot_line"] >= 0) == len(closed), "vacated slots"
+        assert np.count_nonzero(o["slot_of"] >= 0) == len(closed), "slot_of of a line not closed"
+        seq = o["slot_seq"]
+        assert np.array_equal(seq[slots], s.close_seq[by_close]) and np.all(np.diff(seq[:n]) > 0), "slot_seq"
+        v, cold = s.valid[by_close], s.kind[by_close] == K.COLD
+        limit = s.prm[K.LIMIT]
+        want = {K.SLOT_UNDER: slots[(v <= limit) & ~cold], K.SLOT_UNDER_COLD: slots[(v <= limit) & cold],
+                K.SLOT_HAS_INVALID: slots[v < P]}
+        n0 = (2 * L + 63) // 64
+        n1 = (n0 + 63) // 64
+        for which, members in want.items():
+            words = K.slot_bitset(o["slot_bits"], L, which)
+            level0 = np.unpackbits(words[:n0].view(np.uint8), bitorder="little")
+            assert np.array_equal(np.flatnonzero(level0), members), f"slot bitset {which}"
+            level1 = np.unpackbits(words[n0:n0 + n1].view(np.uint8), bitorder="little")[:n0]
+            assert np.array_equal(level1 != 0, words[:n0] != 0), f"slot bitset {which}, level 1"
+            level2 = np.unpackbits(words[n0 + n1:].view(np.uint8), bitorder="little")[:n1]
+            assert np.array_equal(level2 != 0, words[n0:n0 + n1] != 0), f"slot bitset {which}, level 2"

@@ -4,29 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
-from numba import njit
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-
-
-@njit(cache=True, inline="always")
-def splitmix64(rng):
-    """The next number of the splitmix64 stream whose state is ``rng[0]`` (FEMU's ``ftl_gc_rand``: the
-    state starts at the seed and advances by the golden-ratio constant before each draw)."""
-    z = rng[0] + _GOLDEN
-    rng[0] = z
-    z = (z ^ (z >> np.uint64(30))) * _M1
-    z = (z ^ (z >> np.uint64(27))) * _M2
-    return z ^ (z >> np.uint64(31))
-
-
-@njit(cache=True, inline="always")
-def draw_below(rng, n):
-    """A draw from splitmix64 reduced modulo ``n`` (n > 0), as FEMU indexes its victim heap."""
-    return np.int64(splitmix64(rng) % np.uint64(n))
+from .._kernel import draw_below, splitmix64  # noqa: F401  (the rules' random stream, re-exported)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,7 +16,12 @@ class VictimRule:
     line closes or is erased or a closed line reaches the background threshold, so the mechanism need
     not ask again before then (deterministic rules whose choice moves only with those events);
     ``reads_heap`` asks it to keep FEMU's victim heap (``state.heap``, see :mod:`.._kernel`): 0 = no,
-    ``HEAP_KEPT`` or ``HEAP_STALE`` (the kernel's constants)."""
+    ``HEAP_KEPT`` or ``HEAP_STALE`` (the kernel's constants). ``samples`` says the rule's first victim is
+    :func:`~.._kernel.sample_least_valid` of ``d`` draws (``d`` its parameter if it has one, else 1), so
+    the mechanism's background probe draws it without calling the rule. ``reads_ages`` and ``reads_slots``
+    ask the mechanism to keep the close-ordered structures (``state.ages``, ``state.slot_*``, see
+    :mod:`.._kernel`); ``watches`` says the rule publishes a watched answer (``sc[WATCH_*]``, ``state.watch``)
+    that the mechanism ends when a line could overtake it, and that lets it skip background passes."""
 
     name: str
     pick: object
@@ -47,16 +30,22 @@ class VictimRule:
     reads_buckets: bool = False
     stable_skip: bool = False
     reads_heap: int = 0
+    samples: bool = False
+    reads_ages: bool = False
+    reads_slots: bool = False
+    watches: bool = False
 
 
 VICTIM_RULES: dict[str, VictimRule] = {}
 
 
 def register(name: str, pick, description: str, params: tuple[str, ...] = (), reads_buckets: bool = False,
-             stable_skip: bool = False, reads_heap: int = 0) -> None:
+             stable_skip: bool = False, reads_heap: int = 0, samples: bool = False, reads_ages: bool = False,
+             reads_slots: bool = False, watches: bool = False) -> None:
     if name in VICTIM_RULES:
         raise ValueError(f"victim rule {name!r} registered twice")
-    VICTIM_RULES[name] = VictimRule(name, pick, description, tuple(params), reads_buckets, stable_skip, reads_heap)
+    VICTIM_RULES[name] = VictimRule(name, pick, description, tuple(params), reads_buckets, stable_skip, reads_heap,
+                                    samples, reads_ages, reads_slots, watches)
 
 
 def get_victim_rule(name: str) -> VictimRule:

@@ -10,9 +10,23 @@ maximise ``age * (1 - u) / (2u)``, u the fraction of valid pages. With u = v / P
 Age is *logical*: host writes since the line closed (``sc[CLOCK] - close_time``), not FEMU's wall-clock
 nanoseconds, so runs are deterministic and independent of the simulator's speed.
 
-Candidates (closed lines with an invalid page) are visited in close order and a line replaces the best
-so far only if its ratio is strictly larger, so ties, among empty lines too, go to the earliest-closed
-line. O(closed lines) per pick, as FEMU's scan of its whole victim heap.
+Ties, among empty lines too, go to the earliest-closed line (FEMU scans its whole victim heap per pick).
+
+**Without a scan of every line.** Lines with the same valid count share the slope of their score in time,
+so the oldest of them is ahead of the others at every moment (and first among ties): the mechanism keeps
+the closed lines of each valid count in close order (``reads_ages``: a bitset over the lines' slots per
+count, see :mod:`flashrepro.ftl._kernel`), and the best line is the best of at most ``P`` earliest-closed
+lines, one per count. Between picks the answer is *watched* (``watches``): with ``b`` the
+best line, a line ``x`` with fewer valid pages (a steeper score) overtakes ``b`` at a time computed
+exactly from the two (integer arithmetic), and the earliest such time over the heads bounds how long
+``b`` stays best unless a line changes; a line that loses a page or closes can overtake ``b`` before then
+only if its close time is at most a threshold that depends on its valid count alone, ``watch[v]`` (computed
+here in floating point, rounded up past its error: a threshold too high only costs a needless pick). The
+mechanism ends the watch when such a line changes or ``b`` is taken, so until then ``b`` is the answer
+without looking, and FEMU's background pass, which asks after every host write, is skipped while the
+watched ``b`` has too few invalid pages (without background passes, every pick takes its answer, so it
+sets no watch). A watch is trusted for at most :data:`HORIZON` lines of host
+writes (a shorter horizon gives tighter thresholds, so fewer lines end it; it has no effect on results).
 
 References
 ----------
@@ -26,32 +40,84 @@ References
 import numpy as np
 from numba import njit
 
-from ... import jitkit as jk
 from .. import _kernel as K
 from ._registry import register
 
+HORIZON = 1  # lines' worth of host writes (P each) a watched answer is trusted for before it is chosen again
 
-@njit(K.VICTIM_SIG, cache=True)
-def pick(s, first):
-    L = s.prm[K.P_LINES]
+
+@njit(cache=True, inline="always")
+def _overtakes_at(P, v, c, seq, vb, cb, seqb):
+    """The first clock at which a line with ``v < vb`` valid pages closed at ``c`` (close number ``seq``)
+    scores at least ``b``'s (``vb``, ``cb``, ``seqb``), or above it if it closed later: its score
+    ``(t - c) (P - v) / v`` grows faster than b's, so from then on it is ahead."""
+    ax = (P - v) * vb  # x's and b's scores, both times v * vb
+    ab = (P - vb) * v
+    num = ax * c - ab * cb  # x ahead at t  <=>  (ax - ab) t > num  (or == with the earlier close)
+    d = ax - ab
+    if seq < seqb:
+        return -((-num) // d)
+    return num // d + 1
+
+
+@njit(cache=True, inline="always")
+def _choose(s, now):
+    """The best line from the earliest-closed line of each valid count, and its watch."""
     P = s.prm[K.P_PAGES]
-    now = s.sc[K.CLOCK]
+    sc, close_time, close_seq = s.sc, s.close_time, s.close_seq
+    slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = K.order_views(s)
+    sc[K.WATCH_OK] = 0
+    K.sync_ages(s)
+    q = age_head[0]
+    if q >= 0:  # an empty line: an infinite ratio; the earliest-closed one wins until an earlier one empties
+        b = slot_line[q]
+        watch[:] = K.NO_WATCH
+        watch[0] = close_time[b]
+        sc[K.WATCH_LINE], sc[K.WATCH_UNTIL], sc[K.WATCH_OK] = b, K.ALWAYS, 1
+        return b
     best = -1
     best_age = 0
     best_inv = 0
     best_val = 1
-    ln = jk.list_front(s.fifo, L)
-    while ln != L:
-        v = np.int64(s.valid[ln])
-        if v == 0:
-            return ln  # empty: the earliest-closed one wins
-        if v < P:
-            age = now - s.close_time[ln]
-            inv = P - v
-            if best < 0 or age * inv * best_val > best_age * best_inv * v:
-                best, best_age, best_inv, best_val = ln, age, inv, v
-        ln = jk.list_next(s.fifo, ln)
+    v = K.age_next(age_bits, 1)
+    while v >= 0:
+        h = slot_line[age_head[v]]
+        age = now - close_time[h]
+        inv = P - v
+        ahead = age * inv * best_val
+        behind = best_age * best_inv * v
+        if best < 0 or ahead > behind or (ahead == behind and close_seq[h] < close_seq[best]):
+            best, best_age, best_inv, best_val = h, age, inv, v
+        v = K.age_next(age_bits, v + 1)
+    if best < 0 or s.prm[K.BACKGROUND] < 0:  # no background pass asks between two passes: no watch
+        return best
+    vb, cb, seqb = best_val, close_time[best], close_seq[best]
+    until = now + HORIZON * P
+    v = K.age_next(age_bits, 1)
+    while 0 <= v < vb:  # the earliest-closed lines with steeper scores: when the first of them overtakes b
+        h = slot_line[age_head[v]]
+        until = min(until, _overtakes_at(P, v, close_time[h], close_seq[h], vb, cb, seqb))
+        v = K.age_next(age_bits, v + 1)
+    # watch[v]: a line with v valid pages and close time c overtakes b before `until` only if c <= watch[v]:
+    # for v < vb its lead grows, so it must lead at until - 1; for v >= vb it shrinks, so it must lead now
+    # (its lead before its change was smaller still). Leading at t means (t - c) ax >= (t - cb) ab.
+    watch[0] = K.ALWAYS
+    watch[P] = K.NO_WATCH
+    for v in range(1, P):
+        tau = until - 1 if v < vb else now
+        q = float((P - vb) * v) * float(tau - cb) / float((P - v) * vb)
+        watch[v] = np.int64(np.floor(tau - q)) + 1 + np.int64((tau + q) * 1e-12)  # up, past the rounding
+    sc[K.WATCH_LINE], sc[K.WATCH_UNTIL], sc[K.WATCH_OK] = best, until, 1
     return best
 
 
-register("cost-benefit", pick, "largest age * (1 - u) / (2u) (LFS); age = host writes since the line closed")
+@njit(K.VICTIM_SIG, cache=True)
+def pick(s, first):
+    sc = s.sc
+    if sc[K.WATCH_OK] != 0 and sc[K.CLOCK] < sc[K.WATCH_UNTIL]:
+        return sc[K.WATCH_LINE]
+    return _choose(s, sc[K.CLOCK])
+
+
+register("cost-benefit", pick, "largest age * (1 - u) / (2u) (LFS); age = host writes since the line closed",
+         reads_ages=True, watches=True)

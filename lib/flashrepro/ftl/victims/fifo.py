@@ -1,27 +1,23 @@
 """``fifo``: the earliest-closed candidate (FEMU's ``select_victim_line_fifo``, ``gc_policy=fifo``).
 
 FEMU keeps its victim queue in close order; fully valid lines sit in a separate list and join the
-queue, at their close position, when they lose a page. Walking the FIFO of closed lines from its front
-and skipping the fully valid ones gives the same line.
+queue, at their close position, when they lose a page. The FIFO of closed lines from its front, skipping
+the fully valid ones, gives the same line: the first slot of the mechanism's bitset of closed lines with
+an invalid page (slots are in close order; ``reads_slots``), a search of its words instead of a walk past
+the full lines.
 """
 
 from numba import njit
 
-from ... import jitkit as jk
 from .. import _kernel as K
 from ._registry import register
 
 
 @njit(K.VICTIM_SIG, cache=True)
 def pick(s, first):
-    L = s.prm[K.P_LINES]
-    P = s.prm[K.P_PAGES]
-    ln = jk.list_front(s.fifo, L)
-    while ln != L:
-        if s.valid[ln] < P:
-            return ln
-        ln = jk.list_next(s.fifo, ln)
-    return -1
+    slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = K.order_views(s)
+    q = K.slot_first_from(slot_bits, s.prm[K.P_LINES], K.SLOT_HAS_INVALID, 0, 2 * s.prm[K.P_LINES])
+    return -1 if q < 0 else slot_line[q]
 
 
-register("fifo", pick, "the earliest-closed line with an invalid page", stable_skip=True)
+register("fifo", pick, "the earliest-closed line with an invalid page", stable_skip=True, reads_slots=True)

@@ -21,82 +21,99 @@ with ``Policy.strict_threshold``, 2R++'s "lower than").
   is kept in ``sc[REGION]``.
 * Follow-up victims: the same scan from the cursor, restricted to the first victim's region, with no
   fallback (-1 ends the pass).
+
+Every scan above is a query, not a walk (``reads_slots``, ``reads_ages``): the mechanism gives each closed
+line a *slot*, increasing in close order, and keeps bitsets of the slots of lines at most ``prm[LIMIT]``
+valid (one per region) and of lines with an invalid page; the eligible prefix is the slots up to the last
+line closed at least ``prm[RECENT]`` closes ago (a binary search), and the first line of a bitset in cyclic
+order from the cursor's slot is a search of its words. The least-valid lines come from the same kind of
+bitset per valid count (``reads_ages``): the lowest count whose earliest-closed line is eligible, and of
+its lines the first from the cursor.
 """
 
 from numba import njit
 
-from ... import jitkit as jk
 from .. import _kernel as K
 from ._registry import register
 
 
 @njit(cache=True, inline="always")
-def _scan(s, region, first, fifo_fallback):
-    """One cyclic pass over the eligible FIFO prefix from the cursor: the first line under the limit
-    (in ``region`` unless ``first``), else for the first victim the least-valid eligible line (or with
-    ``fifo_fallback`` the first one with an invalid page) as ``-2 - line`` (a fallback), else -1."""
+def _first_of(a, b, start, n_slots):
+    """Whichever of slots ``a`` and ``b`` (-1: none) comes first in cyclic order from ``start``."""
+    if a < 0:
+        return b
+    if b < 0:
+        return a
+    ka = a - start if a >= start else a + n_slots
+    kb = b - start if b >= start else b + n_slots
+    return a if ka < kb else b
+
+
+@njit(cache=True, inline="always")
+def _scan(s, region, first, fallback):
+    """The first eligible line under the limit in scan order (in ``region`` unless ``first``); else, for a
+    first victim, the fallback's line as ``-2 - line`` (``fallback``: 0 = the least-valid eligible line, the
+    first in scan order among ties; 1 = the first eligible line with an invalid page; 2 = none); else -1."""
     L = s.prm[K.P_LINES]
-    fifo, close_seq, valid, kind = s.fifo, s.close_seq, s.valid, s.kind
+    slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = K.order_views(s)
     cutoff = s.sc[K.SEQ] - s.prm[K.RECENT]
-    limit = s.prm[K.LIMIT]
-    head = jk.list_front(fifo, L)
-    if head == L or close_seq[head] > cutoff:
+    last = K.slot_last_closed_by(slot_seq, s.sc[K.N_SLOTS], cutoff)
+    if last < 0:
         return -1  # nothing eligible
-    ln = s.sc[K.CURSOR]
-    if ln < 0 or ln == L or close_seq[ln] > cutoff:  # none, pending, or in the recent window: the head
-        ln = head
-    begin = ln
-    best = -1
-    best_v = s.prm[K.P_PAGES] + 1
-    while True:
-        v = valid[ln]
-        if first or (kind[ln] == K.COLD) == (region == 1):
-            if v <= limit:
-                return ln
-            if fifo_fallback:
-                if best < 0 and v < s.prm[K.P_PAGES]:
-                    best_v = v
-                    best = ln
-            elif v < best_v:
-                best_v = v
-                best = ln
-        ln = jk.list_next(fifo, ln)
-        if ln == L or close_seq[ln] > cutoff:
-            ln = head
-        if ln == begin:
-            break
-    if first and best >= 0:
-        return -2 - best
-    return -1
+    cursor = s.sc[K.CURSOR]
+    if cursor < 0 or cursor == L or s.close_seq[cursor] > cutoff:  # none, pending, or recent: from the head
+        start = 0
+    else:
+        start = slot_of[cursor]
+    if first:
+        q = _first_of(K.slot_first_from(slot_bits, L, K.SLOT_UNDER, start, last),
+                      K.slot_first_from(slot_bits, L, K.SLOT_UNDER_COLD, start, last), start, 2 * L)
+    else:
+        q = K.slot_first_from(slot_bits, L, K.SLOT_UNDER_COLD if region == 1 else K.SLOT_UNDER, start, last)
+    if q >= 0:
+        return slot_line[q]
+    if not first:
+        return -1
+    if fallback == 1:
+        q = K.slot_first_from(slot_bits, L, K.SLOT_HAS_INVALID, start, last)
+        return -2 - slot_line[q] if q >= 0 else -1
+    if fallback == 2:
+        return -1
+    # the least-valid eligible line: the lowest valid count whose earliest-closed line is eligible, and of
+    # its lines the first from the cursor (a count's lines are in close order; full lines are in no count,
+    # and if only full lines are eligible the global fallback decides, as it would after taking one)
+    K.sync_ages(s)
+    v = K.age_next(age_bits, 0)
+    while v >= 0 and age_head[v] > last:
+        v = K.age_next(age_bits, v + 1)
+    if v < 0:
+        return -1
+    q = K.age_first(age_slots, L, v, start)
+    if q < 0 or q > last:
+        q = age_head[v]
+    return -2 - slot_line[q]
 
 
 @njit(cache=True, inline="always")
 def _least_valid_closed(s):
-    L = s.prm[K.P_LINES]
-    best = -1
-    best_v = 1 << 40
-    ln = jk.list_front(s.fifo, L)
-    while ln != L:
-        if s.valid[ln] < best_v:
-            best_v = s.valid[ln]
-            best = ln
-        ln = jk.list_next(s.fifo, ln)
-    return best
+    """The least-valid closed line with an invalid page, the earliest-closed among ties (-1 if every closed
+    line is full: a full line would be refused)."""
+    K.sync_ages(s)
+    slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = K.order_views(s)
+    v = K.age_next(age_bits, 0)
+    return -1 if v < 0 else slot_line[age_head[v]]
 
 
 @njit(K.VICTIM_SIG, cache=True)
 def pick(s, first):
     if not first:
-        return _scan(s, s.sc[K.REGION], False, False)
+        return _scan(s, s.sc[K.REGION], False, 2)
     P = s.prm[K.P_PAGES]
     mode = s.prm[K.FALLBACK]
-    found = _scan(s, 0, True, mode == 1)
+    found = _scan(s, 0, True, mode)
     if found < -1:
-        if mode == 2:
-            victim = -1  # the global rule below
-        else:
-            victim = -2 - found
-            s.sc[K.PICK_NOTE] = K.FALLBACKS
+        victim = -2 - found
+        s.sc[K.PICK_NOTE] = K.FALLBACKS
     else:
         victim = found
     if victim < 0 or s.valid[victim] == P:
@@ -111,4 +128,5 @@ def pick(s, first):
 register("fifo_threshold", pick, "2R's FIFO scan from the last victim: the first line outside the recent window "
          "at or under the threshold, follow-ups from its region; when none is, a fallback (least-valid, pure "
          "FIFO or global least-valid)",
-         params=("threshold", "strict_threshold", "recent_fraction", "fallback", "cursor"), stable_skip=True)
+         params=("threshold", "strict_threshold", "recent_fraction", "fallback", "cursor"), stable_skip=True,
+         reads_ages=True, reads_slots=True)

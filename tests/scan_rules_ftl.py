@@ -1,0 +1,135 @@
+"""The victim rules as they were before issue 22 made them incremental: each pick walks every closed line.
+
+Slow and obviously correct, and fast enough (compiled) to run the incremental rules of
+``lib/flashrepro/ftl/victims`` against over streams far longer than the plain-Python reference of
+``reference_ftl.py`` can: the same device, the same writes, the same victims expected. They read only the
+FIFO of closed lines and the valid counts, never the age lists, slots or watch that the incremental rules
+read, so a fault in those structures shows as a different victim. Each is ``pick(state, first)`` with the
+kernel's signature; a test swaps it into an ``FTL`` (``ftl._pick``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from flashrepro import jitkit as jk
+from flashrepro.ftl import _kernel as K
+
+
+@njit(K.VICTIM_SIG)
+def cost_benefit(s, first):
+    """The largest ``age * (P - v) / (2 v)`` over the closed lines with an invalid page, in close order, a
+    line replacing the best only if strictly larger; an empty line at once."""
+    L = s.prm[K.P_LINES]
+    P = s.prm[K.P_PAGES]
+    now = s.sc[K.CLOCK]
+    best = -1
+    best_age = 0
+    best_inv = 0
+    best_val = 1
+    ln = jk.list_front(s.fifo, L)
+    while ln != L:
+        v = np.int64(s.valid[ln])
+        if v == 0:
+            return ln
+        if v < P:
+            age = now - s.close_time[ln]
+            inv = P - v
+            if best < 0 or age * inv * best_val > best_age * best_inv * v:
+                best, best_age, best_inv, best_val = ln, age, inv, v
+        ln = jk.list_next(s.fifo, ln)
+    return best
+
+
+@njit(K.VICTIM_SIG)
+def fifo(s, first):
+    """The earliest-closed line with an invalid page."""
+    L = s.prm[K.P_LINES]
+    P = s.prm[K.P_PAGES]
+    ln = jk.list_front(s.fifo, L)
+    while ln != L:
+        if s.valid[ln] < P:
+            return ln
+        ln = jk.list_next(s.fifo, ln)
+    return -1
+
+
+@njit
+def _scan(s, region, first, fifo_fallback):
+    L = s.prm[K.P_LINES]
+    fifo_, close_seq, valid, kind = s.fifo, s.close_seq, s.valid, s.kind
+    cutoff = s.sc[K.SEQ] - s.prm[K.RECENT]
+    limit = s.prm[K.LIMIT]
+    head = jk.list_front(fifo_, L)
+    if head == L or close_seq[head] > cutoff:
+        return -1
+    ln = s.sc[K.CURSOR]
+    if ln < 0 or ln == L or close_seq[ln] > cutoff:
+        ln = head
+    begin = ln
+    best = -1
+    best_v = s.prm[K.P_PAGES] + 1
+    while True:
+        v = valid[ln]
+        if first or (kind[ln] == K.COLD) == (region == 1):
+            if v <= limit:
+                return ln
+            if fifo_fallback:
+                if best < 0 and v < s.prm[K.P_PAGES]:
+                    best_v = v
+                    best = ln
+            elif v < best_v:
+                best_v = v
+                best = ln
+        ln = jk.list_next(fifo_, ln)
+        if ln == L or close_seq[ln] > cutoff:
+            ln = head
+        if ln == begin:
+            break
+    if first and best >= 0:
+        return -2 - best
+    return -1
+
+
+@njit
+def _least_valid_closed(s):
+    L = s.prm[K.P_LINES]
+    best = -1
+    best_v = 1 << 40
+    ln = jk.list_front(s.fifo, L)
+    while ln != L:
+        if s.valid[ln] < best_v:
+            best_v = s.valid[ln]
+            best = ln
+        ln = jk.list_next(s.fifo, ln)
+    return best
+
+
+@njit(K.VICTIM_SIG)
+def fifo_threshold(s, first):
+    """2R's scan: from the cursor over the eligible prefix, cyclically, the first line under the limit;
+    the fallbacks and the global fallback as ``victims/fifo_threshold.py`` states them."""
+    if not first:
+        return _scan(s, s.sc[K.REGION], False, False)
+    P = s.prm[K.P_PAGES]
+    mode = s.prm[K.FALLBACK]
+    found = _scan(s, 0, True, mode == 1)
+    if found < -1:
+        if mode == 2:
+            victim = -1
+        else:
+            victim = -2 - found
+            s.sc[K.PICK_NOTE] = K.FALLBACKS
+    else:
+        victim = found
+    if victim < 0 or s.valid[victim] == P:
+        victim = _least_valid_closed(s)
+        s.sc[K.PICK_NOTE] = K.GLOBAL_FALLBACKS
+        if victim < 0 or s.valid[victim] == P:
+            return -1
+    s.sc[K.REGION] = 1 if s.kind[victim] == K.COLD else 0
+    return victim
+
+
+SCAN_RULES = {"cost-benefit": cost_benefit, "fifo": fifo, "fifo_threshold": fifo_threshold}

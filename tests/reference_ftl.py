@@ -28,7 +28,7 @@ def splitmix64(state):
 
 def kernel_takes_full_first_victims():
     """Whether the kernel under test lets reserve and forced passes take a first victim with no invalid page
-    (copied whole; ``_kernel.FULL_FIRST_VICTIMS``, proposed in issue 22 for ``random-all``)."""
+    (copied whole; ``_kernel.FULL_FIRST_VICTIMS``, which ``random-all`` relies on)."""
     from flashrepro.ftl import _kernel
 
     return bool(getattr(_kernel, "FULL_FIRST_VICTIMS", False))

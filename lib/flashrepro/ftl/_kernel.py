@@ -142,6 +142,7 @@ N_AGE_LOG = 26  # lines in age_log (prm[AGE_LISTS]): closed lines whose row is s
 N_SC = 27
 CURSOR_PENDING = -1  # sc[CURSOR]: the next line to close (prm[CURSOR_RESUME], after the newest line was a victim)
 HEAP_KEPT, HEAP_STALE = 1, 2  # prm[HEAP]: FEMU's heap moved on every lost page, or (before Oct 2021) not
+FULL_FIRST_VICTIMS = True  # reserve and forced passes take a first victim with no invalid page (copied whole)
 
 # counters
 (HOST, FIRST_WRITES, ERASES, GC_PASSES, VICTIMS, RETURNED, FALLBACKS, GLOBAL_FALLBACKS, FORCED_PASSES,
@@ -270,8 +271,9 @@ def new_state(pages_per_line: int, n_lines: int, logical_pages: int, prm: np.nda
 STATE_T = numba.typeof(new_state(2, 8, 4))
 VICTIM_SIG = types.int64(STATE_T, types.boolean)
 """``pick(state, first) -> line or -1``: a victim rule. ``first`` says whether it chooses the first
-victim of a GC pass or a follow-up. It must return a closed line (for a first victim, one with an
-invalid page) and must not change the lists; it may update counters and its own scalar state."""
+victim of a GC pass or a follow-up. It must return a closed line and must not change the lists; it may
+update counters and its own scalar state. A first victim with no invalid page is copied whole by reserve and
+forced passes (``random-all`` draws such lines) and refused by background passes."""
 
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -897,12 +899,12 @@ def _log_victim(victim, sc, log_victims):
 
 @njit(cache=True)
 def _gc_pass(s, pick, min_invalid, log_victims):
-    """One garbage collection: the victim rule's first victim, if it has at least ``max(1, min_invalid)``
-    invalid pages, then follow-up victims until the stop rule holds. Returns the pages copied, or -1
-    when nothing was collected."""
+    """One garbage collection: the victim rule's first victim, if it has at least ``min_invalid`` invalid
+    pages (reserve and forced passes ask for none: a line with no invalid page is copied whole), then
+    follow-up victims until the stop rule holds. Returns the pages copied, or -1 when nothing was collected."""
     s.sc[PICK_NOTE] = 0
     victim = pick(s, True)
-    if victim < 0 or s.prm[P_PAGES] - s.valid[victim] < max(1, min_invalid):
+    if victim < 0 or s.prm[P_PAGES] - s.valid[victim] < min_invalid:
         return -1
     return _gc_pass_from(s, pick, victim, log_victims)
 
@@ -951,18 +953,21 @@ def _gc_until(s, pick, free_above, forced, log_victims):
     """GC passes while free lines <= ``free_above`` (counted as forced passes if ``forced``). Returns the
     pages copied."""
     L = s.prm[P_LINES]
+    P = s.prm[P_PAGES]
     copies = 0
-    passes = 0
+    passes = 0  # passes that took an invalid page
     while s.sc[FREE_COUNT] <= free_above:
-        passes += 1
-        if passes > L * (s.prm[P_PAGES] + 1):  # each pass removes an invalid page: cannot happen
-            raise RuntimeError("FTL garbage collection reclaims no space")
+        victims = s.counters[VICTIMS]
         c = _gc_pass(s, pick, 0, log_victims)
         if c < 0:
-            raise RuntimeError("FTL garbage collection found no closed line with an invalid page")
+            raise RuntimeError("FTL garbage collection found no closed line to collect")
         if forced:
             s.counters[FORCED_PASSES] += 1
         copies += c
+        if c < P * (s.counters[VICTIMS] - victims):  # not only lines with no invalid page (random-all's draws)
+            passes += 1
+            if passes > L * (P + 1):  # each such pass removes an invalid page: cannot happen
+                raise RuntimeError("FTL garbage collection reclaims no space")
     return copies
 
 

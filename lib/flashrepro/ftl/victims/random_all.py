@@ -14,13 +14,9 @@ expectation, O(1): GC runs only when at most the trigger's kept lines (under hal
 :class:`flashrepro.ftl.FTL` enforces) are free, so at least ``L - kept - 3`` lines are closed (under the
 reserve trigger with one reserve line, all but about two).
 
-**A first victim with no invalid page.** The kernel's GC pass takes a first victim only if it has an
-invalid page (:func:`flashrepro.ftl._kernel._gc_pass`), so that each reserve or forced pass reclaims
-something. Until the kernel takes one in reserve and forced passes (``_kernel.FULL_FIRST_VICTIMS``, a
-change proposed with this rule in issue 22), a line with no invalid page drawn as a *first* victim is drawn
-again: the first victims then follow FEMU's ``random`` in law, and the rule is the textbook one only for
-follow-up victims (stop rules other than "one"). With the kernel's flag the rule is the textbook one
-throughout. A background pass refuses such a line either way (its draw is spent, as ``random``'s).
+**A first victim with no invalid page.** Reserve and forced passes take it and copy it whole
+(``_kernel.FULL_FIRST_VICTIMS``), so the rule is the textbook one throughout; a background pass refuses it
+(its draw is spent, as ``random``'s).
 """
 
 from numba import njit
@@ -31,7 +27,7 @@ from ._registry import draw_below, register
 
 # Whether the kernel's reserve and forced passes take a first victim with no invalid page (and copy it
 # whole); a compile-time constant of pick (the victims package recompiles every rule when _kernel.py changes).
-TAKES_FULL_FIRST = bool(getattr(K, "FULL_FIRST_VICTIMS", False))
+TAKES_FULL_FIRST = bool(K.FULL_FIRST_VICTIMS)
 
 
 @njit(K.VICTIM_SIG, cache=True)

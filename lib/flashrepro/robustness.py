@@ -410,7 +410,8 @@ def sensitivity(names, X, Y, seed: int = 0) -> tuple[list[dict], str, int]:
             r["spearman_rho"], r["spearman_p"] = float(rho), float(pv)
     problem = {"num_vars": len(names), "names": list(names), "bounds": [[0.0, 1.0]] * len(names)}
     method = "none"
-    M = min(10, (len(Y) - 1) // 4)  # RBD-FAST's harmonics; its bias correction needs N > 2M
+    M = min(10, len(Y) // 8)  # RBD-FAST's harmonics (SALib's 10 from 80 points): at 32-40 points M = 10 ranks a
+    # planted pair of axes wrongly in 8 of 20 seeds, M = 4 in none; its bias correction needs N > 2M
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         if M >= 1:
@@ -566,7 +567,7 @@ def _frames(parts):
 def _strings(df):
     import polars as pl
 
-    return pl.DataFrame({c: [_fmt(x) for x in df[c].to_list()] for c in df.columns},
+    return pl.DataFrame({c: [_fmt(x) or None for x in df[c].to_list()] for c in df.columns},
                         schema={c: pl.String for c in df.columns})
 
 
@@ -614,6 +615,187 @@ _NUMERIC = {"our_value", "u", "paper_value", "default_value", "map_default_value
             "nearest_distance", "rbd_fast_s1", "delta", "spearman_rho", "spearman_p"}
 
 
+
+# --- figures -----------------------------------------------------------------------------------------------
+def figure_slug(source: str) -> str:
+    """The paper figure or table a ``source`` names first ("Fig. 10A, Sec. 5.2" -> "fig10a", "Table 4" ->
+    "table4"), or "other"."""
+    import re
+
+    m = re.search(r"\b(Fig(?:ure)?s?|Tables?)\.?\s*(\d+)([A-Za-z]?)", source or "")
+    if m is None:
+        return "other"
+    return ("table" if m.group(1).lower().startswith("table") else "fig") + m.group(2) + m.group(3).lower()
+
+
+def _coord(axis: Axis, values) -> tuple[np.ndarray, str]:
+    """Plotting coordinates of an axis's values (log10 for a log axis, the index of a choice) and a label."""
+    if axis.scale == "choice":
+        lookup = {_fmt(c): i for i, c in enumerate(axis.choices)}
+        return np.array([lookup.get(_fmt(v), np.nan) for v in values], float), axis.name
+    x = np.array([float(v) for v in values], float)
+    if axis.scale == "log":
+        return np.log10(x), f"log10 {axis.name}"
+    return x, axis.name
+
+
 def plot_paper(paper, out_dir=None, figures_dir=None, map: str = "reduced") -> list:
-    """Placeholder: replaced below."""
-    return []
+    """One figure per paper figure or table holding headline claims (grouped by the ``source`` column), a
+    panel per claim: our value over its two most influential axes (colour), the paper's number as a contour
+    (``tricontour`` at that level; the sign boundary 0 for a sign claim), the default point marked (star).
+    Reads the map's CSVs in ``out_dir``; writes ``<figures_dir>/robustness_<paper>_<slug>.png`` (default
+    ``figures/``, or ``figures/robustness_full/`` for the full map) and returns the paths."""
+    import textwrap
+    from pathlib import Path
+
+    import polars as pl
+    from matplotlib.figure import Figure
+
+    from . import paths
+    from ._io import atomic_path
+
+    mod = load(paper)
+    if mod is None:
+        return []
+    space = mod.SPACE
+    t = read(out_dir, map)
+    if figures_dir is None:
+        figures_dir = paths.figures if map == "reduced" else paths.figures / "robustness_full"
+    figures_dir = Path(figures_dir)
+    num = str(space.paper)
+    head = t["headline.csv"].filter(pl.col("paper") == num)
+    long = t["robustness.csv"].filter(pl.col("paper") == num)
+    pts = t["robustness_points.csv"].filter(pl.col("paper") == num)
+    sens = t["robustness_sensitivity.csv"].filter(pl.col("paper") == num)
+    by_axis = {a: pts.filter(pl.col("axis") == a).sort(pl.col("point").cast(pl.Int64)) for a in space.names}
+    axes_by_name = {a.name: a for a in space.axes}
+    groups: dict = {}
+    for r in head.iter_rows(named=True):
+        groups.setdefault(figure_slug(r["source"]), []).append(r)
+    written = []
+    for slug, rows in groups.items():
+        ncol = min(3, len(rows))
+        nrow = -(-len(rows) // ncol)
+        fig = Figure(figsize=(4.6 * ncol, 3.9 * nrow), layout="constrained")
+        for k, r in enumerate(rows):
+            ax = fig.add_subplot(nrow, ncol, k + 1)
+            s = sens.filter((pl.col("claim") == r["claim"]) & (pl.col("workload") == r["workload"]))
+            key = "rbd_fast_s1" if r["sensitivity_method"] == "rbd_fast" else "delta"
+            score = {a: (v if v is not None and math.isfinite(v) else -math.inf, -abs(rho or 0.0))
+                     for a, v, rho in zip(s["axis"], s[key], s["spearman_rho"], strict=True)}
+            order = sorted(space.names, key=lambda a: (-score.get(a, (-math.inf, 0))[0],
+                                                         score.get(a, (0, 0))[1], space.names.index(a)))
+            ax_x, ax_y = order[0], order[1] if len(order) > 1 else None
+            c = long.filter((pl.col("claim") == r["claim"]) & (pl.col("workload") == r["workload"]))
+            idx = [int(i) for i in c["point"].to_list()]
+            v = np.array([np.nan if x is None else x for x in c["our_value"].to_list()], float)
+            xs, xl = _coord(axes_by_name[ax_x], [by_axis[ax_x]["value"][i] for i in idx])
+            if ax_y is not None:
+                ys, yl = _coord(axes_by_name[ax_y], [by_axis[ax_y]["value"][i] for i in idx])
+            else:
+                ys, yl = v, "our value"
+            ok = np.isfinite(v)
+            sc = ax.scatter(xs[ok], ys[ok], c=v[ok], cmap="viridis", s=22, edgecolors="none")
+            if (~ok).any():
+                ax.scatter(xs[~ok], ys[~ok], marker="x", color="0.6", s=18, label="not computable")
+            if ok.any():
+                fig.colorbar(sc, ax=ax, label=r["unit"] or "our value")
+            level = r["paper_value"]
+            if (level is None or not math.isfinite(level)) and r["expected"] in ("positive", "negative"):
+                level = 0.0
+            if ax_y is not None and level is not None and math.isfinite(level) and ok.sum() >= 3 \
+                    and np.nanmin(v) < level < np.nanmax(v):
+                try:
+                    ax.tricontour(xs[ok], ys[ok], v[ok], levels=[level], colors="crimson", linewidths=1.4)
+                    ax.plot([], [], color="crimson", label=f"paper: {level:.4g}")
+                except (ValueError, RuntimeError):  # degenerate triangulation (e.g. a choice axis): no contour
+                    pass
+            dx, _ = _coord(axes_by_name[ax_x], [axes_by_name[ax_x].default])
+            if ax_y is not None:
+                dy, _ = _coord(axes_by_name[ax_y], [axes_by_name[ax_y].default])
+                ax.plot(dx, dy, marker="*", color="black", markersize=13, linestyle="none", label="default")
+            else:
+                ax.axvline(dx[0], color="black", linestyle=":", label="default")
+            for a, which in ((axes_by_name[ax_x], "x"), (axes_by_name.get(ax_y), "y")):
+                if a is not None and a.scale == "choice":
+                    getattr(ax, f"set_{which}ticks")(range(len(a.choices)), [str(ch) for ch in a.choices])
+            ax.set_xlabel(xl)
+            ax.set_ylabel(yl)
+            share = r["holds_share"]
+            ax.set_title("\n".join(textwrap.wrap(f"{r['claim']} [{r['workload']}]", 48)) +
+                         f"\nholds on {share:.0%} (default: {r['default_verdict']})"
+                         if share is not None and math.isfinite(share) else r["claim"], fontsize=8)
+            ax.legend(fontsize=7, loc="best")
+        fig.suptitle(f"Paper {num}, {slug}: headline claims across the space ({map} map)", fontsize=10)
+        figures_dir.mkdir(parents=True, exist_ok=True)
+        target = figures_dir / f"robustness_{num}_{slug}.png"
+        with atomic_path(target) as tmp:
+            fig.savefig(tmp, dpi=110, format="png", metadata={"Software": None})
+        written.append(target)
+    return written
+
+
+# --- the command line ------------------------------------------------------------------------------------------
+def add_arguments(ap) -> None:
+    from .sweep import EXECUTORS
+
+    ap.add_argument("--map", default="reduced", choices=MAPS, help="reduced (make; 32 points per paper) or full "
+                    "(make robustness; 256 points per paper)")
+    ap.add_argument("--paper", nargs="+", default=None, metavar="N",
+                    help="paper numbers (default: every paper with a robustness module) or module paths")
+    ap.add_argument("--points", type=int, default=None, help="points per paper (default: 32 reduced, 256 full)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--executor", default="local", choices=EXECUTORS)
+    ap.add_argument("--workers", type=int, default=None, help="processes for 'process' and the Dask LocalCluster")
+    ap.add_argument("--scheduler", default=None, help="a Dask scheduler address, e.g. tcp://host:8786 (implies dask)")
+    ap.add_argument("--out", default=None, help="folder of the CSVs (default: results/, or results/robustness_full/)")
+    ap.add_argument("--figures", default=None, help="folder of the figures (default: figures/, or "
+                    "figures/robustness_full/)")
+    ap.add_argument("--no-figures", action="store_true", help="write the CSVs only")
+    ap.add_argument("--no-bias", action="store_true", help="do not run the default point at the claims' scale "
+                    "(default_verdict is then the map scale's and bias is empty)")
+
+
+def add_parser(sub) -> None:
+    """The ``flashrepro robustness`` subcommand."""
+    s = sub.add_parser("robustness", help="judge every headline claim across its paper's space (robustness maps)",
+                       description="Sample each paper's declared space (seeded Latin hypercube), run every point, "
+                       "and write robustness.csv, robustness_points.csv, headline.csv, robustness_sensitivity.csv "
+                       "and one figure per paper figure or table.")
+    add_arguments(s)
+
+
+def main(a) -> int:
+    import sys
+
+    papers = [int(p) if p.isdigit() else p for p in a.paper] if a.paper else list(PAPERS)
+    try:
+        res = run_map(papers, a.map, n=a.points, seed=a.seed, executor=a.executor, workers=a.workers,
+                      scheduler=a.scheduler, progress=True, out_dir=a.out, bias=not a.no_bias,
+                      figures=not a.no_figures, figures_dir=a.figures, log=lambda m: print(m, file=sys.stderr))
+    except (ValueError, TypeError) as e:
+        print(f"flashrepro robustness: error: {e}", file=sys.stderr)
+        return 2
+    for f in res.failures:
+        print(f"flashrepro robustness: point failed: {f}", file=sys.stderr)
+    for r in res.headline.iter_rows(named=True):
+        share = "n/a" if not math.isfinite(r["holds_share"]) else f"{r['holds_share']:.0%}"
+        print(f"paper {r['paper']}: {r['claim']} [{r['workload']}]: default {r['default_verdict'] or 'n/a'}, "
+              f"holds on {share} of {r['n_points']} points, top axis {r['top_axis'] or 'n/a'}")
+    print(f"wrote {res.out_dir} ({res.map} map, {len(res.headline)} headline rows, {len(res.figures)} figures, "
+          f"{res.wall_s:.1f} s; skipped: {', '.join(res.skipped) or 'none'})")
+    return 1 if res.failures else 0
+
+
+def _cli(argv=None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m flashrepro.robustness", description=main.__doc__)
+    add_arguments(ap)
+    return main(ap.parse_args(argv))
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(_cli())

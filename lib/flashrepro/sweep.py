@@ -7,6 +7,10 @@
     res.table        # one row per run: workload, policy, params, capacity_pages, every counter, ..., seconds
     res.failures     # tasks that raised, with their inputs and the traceback
 
+Any experiment function at a list of points (the robustness maps, :mod:`flashrepro.robustness`):
+``sweep.run_points("module:function", [kwargs, ...], executor="process")`` returns each point's polars frame
+in input order and the points that raised (with their kwargs and traceback), on the same executors.
+
 From the shell: ``flashrepro sweep --policy lru --policy clock:insert_referenced=true,false --workload
 synthetic/zipf-0.9 --capacity 256 1024 --executor dask --scheduler tcp://host:8786 --out sweep.parquet``.
 

@@ -258,3 +258,17 @@ def test_sensitivity_falls_back_to_delta(monkeypatch):
     assert all(math.isnan(r["rbd_fast_s1"]) for r in rows)
     rows, method, n_nan = R.sensitivity(toy.SPACE.names, u, np.full(64, 2.0), seed=0)
     assert method == "none" and R._top(rows, method) == ""
+
+
+def test_rows_a_control_makes_not_comparable_keep_their_claim(monkeypatch, tmp_path):
+    monkeypatch.setattr(toy, "point", toy.point_with_control)
+    res = R.run_map(["toy_robustness"], n=64, seed=1, out_dir=tmp_path, progress=False, bias=False,
+                    log=lambda m: None)
+    r = _row(res, toy.HEADLINE[1])
+    x1 = res.points.filter(pl.col("axis") == "x1")["value"].cast(float).to_numpy()
+    long = res.long.filter(pl.col("claim") == toy.HEADLINE[1])
+    nc = (long["verdict"] == "not comparable").to_numpy()
+    assert nc.any() and (x1[nc] > 0.5).all()
+    assert r["kind"] == "value" and r["not_comparable_share"] == pytest.approx(nc.mean())
+    assert r["holds_share"] + r["partly_share"] + r["not_comparable_share"] <= 1 + 1e-12
+    assert r["nearest_distance"] < 0.1 and r["top_axis"] == "x0"

@@ -37,6 +37,10 @@ def _rows(x0, x1, z, workload, bias):
 
 
 def point(scale: str = "ci", **values) -> pl.DataFrame:
+    return _point(scale, **values)
+
+
+def _point(scale: str = "ci", **values) -> pl.DataFrame:
     v = SPACE.default() | values
     return L.table(_rows(v["x0"], v["x1"], v["z"], "toy", 0.01 if scale == "paper" else 0.0))
 
@@ -52,3 +56,15 @@ def explode(**values) -> pl.DataFrame:
     if values.get("x", 0) > 0.5:
         raise RuntimeError("planted failure")
     return pl.DataFrame({"x": [values.get("x", 0)]})
+
+
+def point_with_control(scale: str = "ci", **values) -> pl.DataFrame:
+    """point(), with the planted value claim made "not comparable" by a control where x1 > 0.5."""
+    t = _point(scale, **values)
+    v = SPACE.default() | values
+    if v["x1"] > 0.5:
+        row = L.value(99, HEADLINE[1], "toy", 5.0, 4.0 + 2.0 * v["x0"] + 0.1 * v["x1"], L.PRINTED, "units",
+                      same_sign=True, source="Fig. 1, Sec. 2")
+        nc = L.against_control(row, row, "itself")
+        t = pl.concat([t.filter(pl.col("claim") != HEADLINE[1]), L.table([nc])])
+    return t

@@ -56,6 +56,8 @@ def main(a) -> int:
         share = "n/a" if not math.isfinite(r["holds_share"]) else f"{r['holds_share']:.0%}"
         print(f"paper {r['paper']}: {r['claim']} [{r['workload']}]: default {r['default_verdict'] or 'n/a'}, "
               f"holds on {share} of {r['n_points']} points, top axis {r['top_axis'] or 'n/a'}")
+    for paper, sec in res.seconds.items():
+        print(f"paper {paper}: {sec:.1f} s of point runs (summed over workers)")
     print(f"wrote {res.out_dir} ({res.map} map, {len(res.headline)} headline rows, {len(res.figures)} figures, "
           f"{res.wall_s:.1f} s; skipped: {', '.join(res.skipped) or 'none'})")
     return 1 if res.failures else 0

@@ -247,10 +247,11 @@ def _summarise(plan: _Plan, d: dict, map: str, claims_scale: str | None, log):
     default_map = _rows_of(d["default"], head)
     default_claims = _rows_of(d["claims"], head) if claims_scale is not None else default_map
     pts = [_rows_of(f, head) for f in d["points"]]
-    keys: dict = {}
+    keys: dict = {}  # (claim, workload) -> its first judged row (value or direction), else its first row
     for rows in (default_claims, default_map, *pts):
         for k, r in rows.items():
-            keys.setdefault(k, r)
+            if k not in keys or (keys[k]["kind"] not in ("value", "direction") and r["kind"] in ("value", "direction")):
+                keys[k] = r
     missing = head - {k[0] for k in keys}
     if missing:
         log(f"robustness: paper {plan.paper}: no point gave the headline claims {sorted(missing)}")

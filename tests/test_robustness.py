@@ -272,3 +272,11 @@ def test_rows_a_control_makes_not_comparable_keep_their_claim(monkeypatch, tmp_p
     assert r["kind"] == "value" and r["not_comparable_share"] == pytest.approx(nc.mean())
     assert r["holds_share"] + r["partly_share"] + r["not_comparable_share"] <= 1 + 1e-12
     assert r["nearest_distance"] < 0.1 and r["top_axis"] == "x0"
+
+
+def test_headline_text(toy_map, tmp_path):
+    _, d = toy_map
+    text = R.headline_text("toy_robustness", d)
+    assert "| toy: x0 + x1 at most 1 | toy | holds |" in text and "128 Latin hypercube points" in text
+    assert R.headline_rows(99, d).height == 3
+    assert "has not been run" in R.headline_text(99, tmp_path)

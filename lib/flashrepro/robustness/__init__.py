@@ -268,6 +268,8 @@ from .maps import (  # noqa: E402
     SENSITIVITY_COLUMNS,
     MapResult,
     _top,
+    headline_rows,
+    headline_text,
     read,
     run_map,
     sensitivity,
@@ -275,5 +277,5 @@ from .maps import (  # noqa: E402
 
 __all__ = ["Axis", "Space", "PAPERS", "MAPS", "DEFAULT_POINTS", "CLAIMS_SCALE", "module_name", "load",
            "headline_claims", "paper_seed", "run_map", "MapResult", "sensitivity", "read", "plot_paper",
-           "figure_slug", "FILES", "HEADLINE_COLUMNS", "LONG_COLUMNS", "POINT_COLUMNS", "SENSITIVITY_COLUMNS",
-           "add_arguments", "add_parser", "main", "_top"]
+           "figure_slug", "headline_rows", "headline_text", "FILES", "HEADLINE_COLUMNS", "LONG_COLUMNS",
+           "POINT_COLUMNS", "SENSITIVITY_COLUMNS", "add_arguments", "add_parser", "main", "_top"]

@@ -404,3 +404,42 @@ def read(out_dir=None, map: str = "reduced") -> dict:
 _NUMERIC = {"our_value", "u", "paper_value", "default_value", "map_default_value", "bias", "holds_share",
             "holds_ci_low", "holds_ci_high", "partly_share", "not_comparable_share", "nearest_value",
             "nearest_distance", "rbd_fast_s1", "delta", "spearman_rho", "spearman_p"}
+
+
+def headline_rows(paper, out_dir=None, map: str = "reduced"):
+    """One paper's rows of ``headline.csv`` (``paper`` a number or a module path), or None when the map has
+    not been written yet."""
+    import polars as pl
+
+    from .. import paths
+
+    d = out_dir if out_dir is not None else paths.results if map == "reduced" else paths.results / "robustness_full"
+    from pathlib import Path
+
+    if not (Path(d) / "headline.csv").exists():
+        return None
+    number = str(paper) if isinstance(paper, int) or str(paper).isdigit() else str(load(paper).SPACE.paper)
+    return read(d, map)["headline.csv"].filter(pl.col("paper") == number)
+
+
+def headline_text(paper, out_dir=None, map: str = "reduced") -> str:
+    """Markdown for a notebook's "what holds" text: each headline claim's verdict at the default point, the
+    share of the space where it holds (Wilson 95% interval), "partly" share, the axis that moves it most, the
+    real stand-ins' verdicts and the bias of the map's scale."""
+    from ..prose import num, pct, table
+
+    h = headline_rows(paper, out_dir, map)
+    if h is None or h.height == 0:
+        return f"The {map} robustness map has not been run for paper {paper} (`flashrepro robustness`)."
+    rows = []
+    for r in h.iter_rows(named=True):
+        rows.append({
+            "claim": r["claim"], "workload": r["workload"], "default": r["default_verdict"] or "n/a",
+            "holds on": f"{pct(r['holds_share'], 0, False)} ({pct(r['holds_ci_low'], 0, False)}-"
+                        f"{pct(r['holds_ci_high'], 0, False)})",
+            "partly": pct(r["partly_share"], 0, False), "top axis": r["top_axis"] or "n/a",
+            "stand-ins": r["stand_in_verdicts"] or "none present",
+            "bias": f"{num(r['bias'])} ({r['map_scale']} - {r['claims_scale']})"})
+    first = h.row(0, named=True)
+    return (f"Across the declared space ({map} map: {first['n_points']} Latin hypercube points per claim at "
+            f"scale {first['map_scale']}; the default verdict at scale {first['claims_scale']}):\n\n" + table(rows))

@@ -120,7 +120,9 @@ def plot_paper(paper, out_dir=None, figures_dir=None, map: str = "reduced") -> l
                          f"\nholds on {share:.0%} (default: {r['default_verdict']})"
                          if share is not None and math.isfinite(share) else r["claim"], fontsize=8)
             ax.legend(fontsize=7, loc="best")
-        fig.suptitle(f"Paper {num}, {slug}: headline claims across the space ({map} map)", fontsize=10)
+        label = "other sources" if slug == "other" else \
+            ("Table " + slug[5:] if slug.startswith("table") else "Fig. " + slug[3:].upper())
+        fig.suptitle(f"Paper {num}, {label}: headline claims across the space ({map} map)", fontsize=10)
         figures_dir.mkdir(parents=True, exist_ok=True)
         target = figures_dir / f"robustness_{num}_{slug}.png"
         with atomic_path(target) as tmp:

@@ -13,7 +13,7 @@ QUICK := $(patsubst notebooks/%.ipynb,build/quick/%.ipynb,$(NOTEBOOKS))
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: all quick test lint bench lab clean nbval-refresh install lock paper0 paper1 paper2 paper3 paper4 paper5 paper6 paper7 fit4 report browser
+.PHONY: all quick test lint bench lab clean nbval-refresh install lock paper0 paper1 paper2 paper3 paper4 paper5 paper6 paper7 fit4 report browser robustness
 
 all: results/claims.csv  ## every notebook at paper scale: results/*.csv, figures/*.png|pdf, results/claims.csv
 	@echo "done: tables in results/, figures in figures/, executed notebooks in build/paper/"
@@ -65,6 +65,10 @@ report: results/claims.csv  ## build/report/index.html: claims counts, filterabl
 # Headless Chromium for tests/test_site.py's browser test (Debian's package; the test is skipped without it).
 browser:
 	@command -v chromium >/dev/null || { apt-get update -q && apt-get install -y -q chromium; }
+
+ROBUSTNESS_ARGS ?=
+robustness: $(STAMP)  ## the full robustness maps (256 points per paper) -> results/robustness_full/, figures/robustness_full/
+	$(PY) -m flashrepro.robustness --map full --executor process $(ROBUSTNESS_ARGS)
 
 fit4: $(STAMP)  ## refit paper 4's OLTP models to Figs. 1-2 -> data/paper/2rpp_models.json (a few minutes)
 	$(PY) -m flashrepro.papers.twor

@@ -94,18 +94,18 @@ def _n(scale: str) -> int:
     return catalog._SYNTH_REQUESTS[scale]
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=1)  # T1's axes are continuous: a map point rarely repeats them
 def _t1(scale: str, zipf_s: float, p_continue: float, write_overlap: float) -> Trace:
     tr = W.variant_trace("T1-general-usage", _n(scale), SEED, zipf_s=zipf_s, p_continue=p_continue)
     return W.writes_apart(tr, write_overlap, SEED)
 
 
-@functools.lru_cache(maxsize=2)
+@functools.lru_cache(maxsize=1)
 def _t1x5(scale: str, zipf_s: float, p_continue: float, write_overlap: float) -> Trace:
     return W.t1_repeated({C.T1: _t1(scale, zipf_s, p_continue, write_overlap)})
 
 
-@functools.lru_cache(maxsize=12)
+@functools.lru_cache(maxsize=18)  # 6 request-size choices x T2-T4
 def _sequential(scale: str, workload: str, seq_requests: str) -> Trace:
     return W.variant_trace(workload.split("/", 1)[1], _n(scale), SEED, seq_request_kib=_sizes(seq_requests))
 

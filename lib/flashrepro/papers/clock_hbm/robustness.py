@@ -13,7 +13,20 @@ The space and the headline were declared (committed) before any point of the spa
 
 from __future__ import annotations
 
+import functools
+import math
+import zlib
+
+import numpy as np
+import polars as pl
+
+from ... import claims as L
+from ...traces import Trace, catalog
+from ...traces.synthetic import inverse_cdf
+from ...traces.trace import Op
+from . import claims as C
 from . import experiments as E
+from . import workloads as W
 
 # replaced by flashrepro.robustness on merge
 from ._space_stub import Axis, Space
@@ -94,11 +107,156 @@ HEADLINE = tuple(
 MAP_SCALE = {"reduced": "ci", "full": "quick"}
 
 
-def point(scale: str = "ci", **values):
-    """Ledger rows of every :data:`HEADLINE` claim at the point ``values`` (missing axes take their default)."""
-    raise NotImplementedError
+def _write_share(read_share: float, shift: float) -> float:
+    """The read share after moving the write share by ``shift`` in log-odds (0 and 1 stay)."""
+    w = 1.0 - read_share
+    if shift == 0.0 or w <= 0.0 or w >= 1.0:
+        return read_share
+    return 1.0 - 1.0 / (1.0 + math.exp(-(math.log(w / (1.0 - w)) + shift)))
 
 
-def stand_ins(scale: str = "ci"):
-    """Ledger rows of the :data:`HEADLINE` claims on each real stand-in trace present."""
-    raise NotImplementedError
+@functools.lru_cache(maxsize=2)
+def _zipf_cdf(n_items: int, alpha: float) -> np.ndarray:
+    """:func:`flashrepro.traces.synthetic.zipf_ranks`' CDF, computed as it computes it."""
+    w = np.arange(1, n_items + 1, dtype=np.float64) ** -alpha
+    cdf = np.cumsum(w)
+    cdf /= cdf[-1]
+    cdf.setflags(write=False)
+    return cdf
+
+
+def generate(m: W.Table4Model, n_requests: int, seed: int, hot_overlap: float = 1.0, seq_share: float = 0.0,
+             name: str | None = None) -> Trace:
+    """:func:`.workloads.generate` with two more knobs, drawn exactly as it draws (the same requests at
+    ``hot_overlap=1, seq_share=0`` as its ``hot_sets="shared"``, and at ``hot_overlap=0`` as its
+    ``"separate"``): each read follows the reads' own popularity ranking with probability ``1 - hot_overlap``
+    (from a stream of its own), and each request after the first continues where the previous one ended with
+    probability ``seq_share`` (another stream), its size and operation as drawn. The Zipf CDF is kept between
+    calls (every workload of a point shares it)."""
+    if m.hot_sets != "shared":
+        raise ValueError("give the overlap as hot_overlap (the model's hot_sets must be 'shared')")
+    n = int(n_requests)
+    crc = zlib.crc32(m.workload.encode())
+    rng = np.random.default_rng([seed, crc])
+    n_reads = int(round(m.read_share * n))
+    is_read = np.zeros(n, bool)
+    is_read[rng.permutation(n)[:n_reads]] = True
+    units_mean = m.mean_request_bytes / m.unit_bytes
+    size_units = rng.geometric(min(1.0, 1.0 / units_mean), n)
+    rank = inverse_cdf(_zipf_cdf(m.footprint_pages, m.alpha), rng.random(n))  # zipf_ranks, its CDF kept
+    page = rng.permutation(m.footprint_pages)[rank]
+    if hot_overlap < 1.0:
+        reads_order = np.random.default_rng([seed, crc, 1]).permutation(m.footprint_pages)
+        own = np.random.default_rng([seed, crc, 2]).random(n) >= hot_overlap
+        page = np.where(is_read & own, reads_order[rank], page)
+    per_page = W.PAGE // m.unit_bytes
+    start_unit = page * per_page + (rng.integers(0, per_page, n) if per_page > 1 else 0)
+    gaps = rng.exponential(1e-3, n)
+    gaps[0] = 0.0
+    if seq_share > 0.0:
+        seq = np.random.default_rng([seed, crc, 3]).random(n) < seq_share
+        seq[0] = False
+        head = np.flatnonzero(~seq)
+        g = np.cumsum(~seq) - 1  # the run each request belongs to
+        before = np.cumsum(size_units) - size_units  # units before each request
+        start_unit = start_unit[head][g] + before - before[head][g]
+    return Trace(np.cumsum(gaps), np.where(is_read, Op.READ, Op.WRITE).astype(np.int8), start_unit * m.unit_bytes,
+                 size_units * m.unit_bytes, name=name or f"clockhbm/{m.workload}",
+                 source=f"clock_hbm.robustness.generate({m}, n_requests={n}, seed={seed}, "
+                        f"hot_overlap={hot_overlap}, seq_share={seq_share})")
+
+
+def requests(scale: str) -> int:
+    """Requests per model at ``scale``: the catalog's (so the default point is the claims' traces)."""
+    return min(catalog._SYNTH_REQUESTS[scale], W.PAPER_REQUESTS)
+
+
+def traces(scale: str = "ci", seed: int = 0, **values) -> dict[str, Trace]:
+    """The fifteen Table 4 models and the three corrected WebSearch runs at the point ``values``."""
+    v = {**SPACE.default(), **values}
+    unknown = set(v) - set(SPACE.default())
+    if unknown:
+        raise TypeError(f"not axes of paper 3's space: {sorted(unknown)}")
+    n = requests(scale)
+    fp = int(round(float(v["footprint_mib"]) * 2**20 / W.PAGE))
+    out = {}
+    for w in W.TABLE4 + W.CORRECTED:
+        src = f"{w}-corrected" if v["websearch"] == "corrected" and w.startswith("websearch") \
+            and not w.endswith("-corrected") else w
+        m = W.model(src, fp, float(v["alpha"]), "shared")
+        m = m.with_(read_share=_write_share(m.read_share, float(v["write_shift"])))
+        out[f"clockhbm/{w}"] = generate(m, n, seed, float(v["hot_overlap"]), float(v["seq_share"]),
+                                        name=f"clockhbm/{w}")
+    return out
+
+
+def _tiers(dram_share: float) -> dict[str, int]:
+    d = int(round(float(dram_share) * BUFFER_PAGES))
+    return {"dram_pages": d, "nvm_pages": BUFFER_PAGES - d}
+
+
+def runs(trs: dict[str, Trace], dram_share: float = 0.2, open_choice: str = "default") -> pl.DataFrame:
+    """Every policy variant and the control on ``trs`` with the buffer split ``dram_share`` and one open choice
+    applied as the ambiguity table applies it (:func:`.experiments.ambiguities`)."""
+    hbm_p, dnv_p, clock_p = OPEN_CHOICES[open_choice]
+    tier = _tiers(dram_share)
+    if "write_miss_read" in hbm_p:  # "in every policy", as the ambiguity table runs it
+        dnv_p = {**dnv_p, "write_miss_read": hbm_p["write_miss_read"]}
+    variants = tuple(x for x in E.VARIANTS if not (clock_p and x[0] == "clock"))
+    d = E.compare(trs, variants, tier, dnv_p, swap=E.SWAP, pricing=E.PRICING, **hbm_p)
+    if clock_p:
+        raw = []
+        for t in trs.values():
+            for cr in (True, False):
+                row, res = E.run(t, "clock", cr, tier, **clock_p)
+                raw.append({k: row[k] for k in ("workload", "group", "policy", "cache_reads", "label")}
+                           | E.counts(res.counters, "clock", cr))
+        d = pl.concat([d, E.costed(pl.DataFrame(raw), E.SWAP, E.PRICING, E.dram_share(tier))])
+    if "write_miss_read" in hbm_p:  # LRU and CLOCK read a page before writing it: their flash reads are misses
+        d = E.costed(d.with_columns(device_reads=pl.when(pl.col("policy").is_in(E.ONE_POOL)).then(pl.col("misses"))
+                                    .otherwise(pl.col("device_reads"))), E.SWAP, E.PRICING, E.dram_share(tier))
+    return d
+
+
+def headline_rows(r: pl.DataFrame) -> pl.DataFrame:
+    """The :data:`HEADLINE` rows of runs ``r`` through the paper's claims code: CLOCK-HBM's rows judged against
+    the control's (:func:`.claims.against_control`), as :func:`.claims.claims` builds them."""
+    built = C._magnitudes(r, E.SUBJECT, E.SWAP)
+    control = {(c.claim, c.workload): c for c in C._magnitudes(r, (E.CONTROL, "n/a"), E.SWAP)}
+    rows = [C.against_control(c, control.get((c.claim, c.workload))) for c in built if c.claim in HEADLINE]
+    order = {h: i for i, h in enumerate(HEADLINE)}
+    return L.table(sorted(rows, key=lambda c: order[c.claim]))
+
+
+def point(scale: str = "ci", **values) -> pl.DataFrame:
+    """Ledger rows of every :data:`HEADLINE` claim at the point ``values`` (missing axes take their default): the
+    Table 4 models (always models, also where a user has the originals: the space is over the models) at
+    ``scale``'s length, every policy variant and the control, judged by the paper's claims code."""
+    v = {**SPACE.default(), **values}
+    trs = traces(scale, **v)
+    return headline_rows(runs(trs, v["dram_share"], v["open_choice"]))
+
+
+def _present_standins(scale: str) -> dict[str, Trace]:
+    import warnings
+
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # p2pdownload's bogus records are dropped with a warning
+        for n in W.REAL_STANDINS:
+            if catalog.real_path(n) is not None:
+                out[n] = catalog.get(n, scale=scale)
+    return out
+
+
+def stand_ins(scale: str = "ci") -> pl.DataFrame:
+    """Ledger rows of the :data:`HEADLINE` claims on each real stand-in trace present (:data:`.workloads.
+    REAL_STANDINS`, capped at ``scale``'s length; workload = the trace's name), at the default settings. A
+    stand-in is one trace, so it enters each group's average alone: the UMass and the FIU rows are both its
+    number, and "every workload" is every baseline on it. An empty ledger frame when none is present."""
+    out = []
+    for name, tr in _present_standins(scale).items():
+        r = runs({name: tr})
+        r = pl.concat([r.with_columns(group=pl.lit(g)) for g in E.GROUPS])
+        out.append(headline_rows(r).with_columns(workload=pl.lit(name)))
+    return pl.concat(out) if out else L.table([])

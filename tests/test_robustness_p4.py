@@ -91,3 +91,23 @@ def test_stand_ins_without_traces_are_an_empty_ledger_frame(tmp_path, monkeypatc
     monkeypatch.setattr(paths, "raw", tmp_path / "raw")
     d = R.stand_ins("tiny")
     assert d.height == 0 and d.schema == pl.Schema(L.SCHEMA)
+
+
+@pytest.mark.realtrace
+def test_stand_ins_replay_each_trace_as_the_notebook_does():
+    """With the traces: one block of headline rows per real stand-in present, whose WAFs are those of the
+    notebook's own replay (:func:`experiments.run_real`) with the same passes."""
+    from conftest import real_trace_dir
+
+    if real_trace_dir() is None:
+        pytest.skip("needs FLASHREPRO_TRACE_DIRS")
+    d = R.stand_ins("tiny")
+    if not d.height:
+        pytest.skip("no paper-4 stand-in trace present")
+    s = E.summary(E.run_real(min_passes=R.STANDIN_PASSES["tiny"], names=E.PAPER_POLICIES))
+    assert set(d["workload"]) == set(s["workload"])
+    assert set(d["claim"]) == {c for c in R.HEADLINE if not c.startswith("Table 3")}
+    for (w, p), label in {(w, p): f"Table 4: WAF of {p.upper() if p != 'greedy' else p}"
+                          for w in s["workload"].unique() for p in E.PAPER_POLICIES}.items():
+        ours = d.filter(workload=w, claim=label)["our_value"].item()
+        assert ours == pytest.approx(s.filter(workload=w, policy=p)["waf"].item(), rel=1e-12)

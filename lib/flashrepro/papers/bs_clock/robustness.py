@@ -17,13 +17,13 @@ import polars as pl
 
 from ... import claims as L
 from ...devices import CARDS
+from ...robustness import Axis, Space
 from ...traces import Op, Trace, catalog
 from ...traces.sclock import TABLE2, SClockModel
 from ...traces.synthetic import zipf_ranks
 from . import claims as C
 from . import experiments as E
 from . import workloads as W
-from ._space_stub import Axis, Space  # replaced by flashrepro.robustness on merge
 
 # the hand readings of experiments.HAND_READINGS as one axis: (hand_past_bulk, insert_behind_hand)
 HAND = {"victim/position": (False, False), "victim/pointer": (False, True),

@@ -21,15 +21,13 @@ import numpy as np
 import polars as pl
 
 from ... import claims as L
+from ...robustness import Axis, Space
 from ...traces import Trace, catalog
 from ...traces.synthetic import inverse_cdf
 from ...traces.trace import Op
 from . import claims as C
 from . import experiments as E
 from . import workloads as W
-
-# replaced by flashrepro.robustness on merge
-from ._space_stub import Axis, Space
 
 PAPER = 3
 BUFFER_PAGES = 1638 + 6553  # Table 3 in binary units (the claims' reading); held fixed, split by dram_share

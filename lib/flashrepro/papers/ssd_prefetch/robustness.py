@@ -22,11 +22,11 @@ import functools
 import polars as pl
 
 from ... import claims as L
+from ...robustness import Axis, Space
 from ...traces import Trace, catalog
 from . import claims as C
 from . import experiments as E
 from . import workloads as W
-from ._space_stub import Axis, Space  # replaced by flashrepro.robustness on merge
 from .workloads import paper_value
 
 PAPER = 2

@@ -15,11 +15,11 @@ import numpy as np
 import polars as pl
 
 from ...ftl import POLICIES, ArrayStream, Geometry
+from ...robustness import Axis, Space
 from ...traces import catalog
 from . import claims as C
 from . import experiments as E
 from . import workloads as W
-from ._space_stub import Axis, Space  # replaced by flashrepro.robustness on merge
 
 PAPER = 4
 

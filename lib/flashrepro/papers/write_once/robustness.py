@@ -25,13 +25,11 @@ import numpy as np
 import polars as pl
 
 from ... import claims as L
+from ...robustness import Axis, Space
 from ...traces import Trace, catalog
 from . import claims as C
 from . import experiments as E
 from . import workloads as W
-
-# replaced by flashrepro.robustness on merge
-from ._space_stub import Axis, Space
 
 SPACE = Space(paper=5, axes=(
     Axis("cache_scale", 0.5, 2.0, 1.0,

@@ -280,3 +280,34 @@ def test_headline_text(toy_map, tmp_path):
     assert "| toy: x0 + x1 at most 1 | toy | holds |" in text and "128 Latin hypercube points" in text
     assert R.headline_rows(99, d).height == 3
     assert "has not been run" in R.headline_text(99, tmp_path)
+
+
+def test_default_at_the_claims_scale_read_from_the_ledger(tmp_path, monkeypatch):
+    """With ``ledger``, the default point at the claims' scale comes from <ledger>/<notebook>_claims.csv, not a run."""
+    ledger = toy.point(scale="paper").with_columns(pl.col("our_value") + 0.5)  # a ledger the point cannot give
+    ledger.write_csv(tmp_path / "99_toy_claims.csv")
+    ran = []
+    real = toy._point
+    monkeypatch.setattr(toy, "_point", lambda scale="ci", **v: ran.append(scale) or real(scale, **v))
+    res = R.run_map(["toy_robustness"], n=4, out_dir=tmp_path / "m", progress=False, ledger=tmp_path,
+                    log=lambda m: None)
+    assert "paper" not in ran and ran  # the map's points ran, the claims-scale default did not
+    planted = _row(res, "toy: planted value 5")
+    assert planted["default_value"] == pytest.approx(4.0 + 2 * 0.25 + 0.1 * 0.25 + 0.01 + 0.5)
+    assert planted["bias"] == pytest.approx(-0.51)
+    res = R.run_map(["toy_robustness"], n=4, out_dir=tmp_path / "n", progress=False, ledger=tmp_path / "none",
+                    log=lambda m: None)  # no ledger there: the point runs
+    assert "paper" in ran and _row(res, "toy: planted value 5")["bias"] == pytest.approx(-0.01)
+
+
+def test_headline_rows_added_to_the_notebook_text(toy_map, tmp_path):
+    _, d = toy_map
+    text = tmp_path / "99_toy_text.md"
+    text.write_text("# What holds\n\nthe notebook's text\n")
+    for _ in range(2):  # a second map replaces the section instead of adding another
+        assert R.add_to_texts(["toy_robustness"], tmp_path, d) == [text]
+    t = text.read_text()
+    assert t.startswith("# What holds\n\nthe notebook's text\n")
+    assert t.count(R.TEXT_BEGIN) == 1 and t.count(R.TEXT_END) == 1 and t.endswith(R.TEXT_END + "\n")
+    assert "| toy: x0 + x1 at most 1 | toy | holds |" in t
+    assert R.add_to_texts(["toy_robustness"], tmp_path / "absent", d) == []

@@ -266,8 +266,11 @@ from .maps import (  # noqa: E402
     LONG_COLUMNS,
     POINT_COLUMNS,
     SENSITIVITY_COLUMNS,
+    TEXT_BEGIN,
+    TEXT_END,
     MapResult,
     _top,
+    add_to_texts,
     headline_rows,
     headline_text,
     read,
@@ -278,4 +281,5 @@ from .maps import (  # noqa: E402
 __all__ = ["Axis", "Space", "PAPERS", "MAPS", "DEFAULT_POINTS", "CLAIMS_SCALE", "module_name", "load",
            "headline_claims", "paper_seed", "run_map", "MapResult", "sensitivity", "read", "plot_paper",
            "figure_slug", "headline_rows", "headline_text", "FILES", "HEADLINE_COLUMNS", "LONG_COLUMNS",
-           "POINT_COLUMNS", "SENSITIVITY_COLUMNS", "add_arguments", "add_parser", "main", "_top"]
+           "POINT_COLUMNS", "SENSITIVITY_COLUMNS", "TEXT_BEGIN", "TEXT_END", "add_to_texts", "add_arguments",
+           "add_parser", "main", "_top"]

@@ -24,6 +24,10 @@ def add_arguments(ap) -> None:
     ap.add_argument("--figures", default=None, help="folder of the figures (default: figures/, or "
                     "figures/robustness_full/)")
     ap.add_argument("--no-figures", action="store_true", help="write the CSVs only")
+    ap.add_argument("--ledger", default=None, metavar="DIR", help="read the default point at the claims' scale from "
+                    "the papers' ledgers in DIR (make: results/, just written by its notebooks) instead of running it")
+    ap.add_argument("--texts", default=None, metavar="DIR", help="add each paper's headline rows to its notebook's "
+                    "generated text, DIR/<notebook>_text.md (make: results/)")
     ap.add_argument("--no-bias", action="store_true", help="do not run the default point at the claims' scale "
                     "(default_verdict is then the map scale's and bias is empty)")
 
@@ -46,10 +50,17 @@ def main(a) -> int:
     try:
         res = run_map(papers, a.map, n=a.points, seed=a.seed, executor=a.executor, workers=a.workers,
                       scheduler=a.scheduler, progress=True, out_dir=a.out, bias=not a.no_bias,
-                      figures=not a.no_figures, figures_dir=a.figures, log=lambda m: print(m, file=sys.stderr))
+                      figures=not a.no_figures, figures_dir=a.figures, ledger=a.ledger,
+                      log=lambda m: print(m, file=sys.stderr))
     except (ValueError, TypeError) as e:
         print(f"flashrepro robustness: error: {e}", file=sys.stderr)
         return 2
+    if a.texts:
+        from .maps import add_to_texts
+
+        for f in add_to_texts(papers, a.texts, res.out_dir,
+                              res.map):
+            print(f"added the headline rows to {f}", file=sys.stderr)
     for f in res.failures:
         print(f"flashrepro robustness: point failed: {f}", file=sys.stderr)
     for r in res.headline.iter_rows(named=True):

@@ -59,7 +59,7 @@ def _plan(paper, map: str, n: int, seed: int) -> _Plan | None:
 def run_map(papers=tuple(PAPERS), map: str = "reduced", *, n: int | None = None, seed: int = 0,
             executor: str = "local", workers: int | None = None, scheduler: str | None = None, client=None,
             progress: bool | None = None, out_dir=None, bias: bool = True, claims_scale: str = CLAIMS_SCALE,
-            figures: bool = False, figures_dir=None, log=print) -> MapResult:
+            figures: bool = False, figures_dir=None, ledger=None, log=print) -> MapResult:
     """Run the ``map`` ("reduced" or "full") of each paper in ``papers`` (numbers, or module paths), judge
     and summarise it, write the four CSVs to ``out_dir`` (default ``results/`` or ``results/robustness_full/``)
     and, with ``figures``, one figure per paper figure or table (:func:`plot_paper`).
@@ -67,7 +67,13 @@ def run_map(papers=tuple(PAPERS), map: str = "reduced", *, n: int | None = None,
     ``n`` points per paper (default 32 reduced, 256 full), sampled with a seed derived from ``(seed,
     paper)``; each runs ``point(scale=MAP_SCALE[map], **values)``. The default point runs at the map's scale
     and (``bias=True``) at ``claims_scale``; ``stand_ins(scale=MAP_SCALE[map])`` gives the real traces'
-    verdicts. All papers' points go to one :func:`flashrepro.sweep.run_points` call."""
+    verdicts. All papers' points go to one :func:`flashrepro.sweep.run_points` call.
+
+    ``ledger``: a folder holding the papers' ledgers at ``claims_scale`` (``make`` passes ``results/``, which its
+    notebooks have just written at paper scale): the default point's rows at the claims' scale are then read
+    from ``<ledger>/<notebook>_claims.csv`` instead of run again (the same rows: each paper's tests check that
+    ``point`` at the default equals the ledger its notebook's functions build). A paper whose ledger is not
+    there runs the point."""
     import time
 
     from .. import paths, sweep
@@ -85,8 +91,10 @@ def run_map(papers=tuple(PAPERS), map: str = "reduced", *, n: int | None = None,
         else:
             plans.append(plan)
     targets, kwargs, where = [], [], []  # where: (plan index, what, point index)
+    from_ledger = {j: f for j, pl_ in enumerate(plans) if bias and claims_scale != pl_.map_scale
+                   and (f := _ledger_file(pl_, ledger)) is not None}
     for j, pl_ in enumerate(plans):  # the slow claims-scale defaults first, so a pool starts them early
-        if bias and claims_scale != pl_.map_scale:
+        if bias and claims_scale != pl_.map_scale and j not in from_ledger:
             targets.append((pl_.module, "point"))
             kwargs.append({"scale": claims_scale, **pl_.space.default()})
             where.append((j, "claims", None))
@@ -115,6 +123,11 @@ def run_map(papers=tuple(PAPERS), map: str = "reduced", *, n: int | None = None,
             per[j]["points"][i] = frame
         else:
             per[j][what] = frame
+    for j, f in from_ledger.items():
+        from .. import claims as L
+
+        per[j]["claims"] = L.read(f)
+        log(f"robustness: paper {plans[j].paper}: the default point at scale {claims_scale} from {f}")
     parts = [_summarise(p, d, map, claims_scale if bias else None, log) for p, d in zip(plans, per, strict=True)]
     out = _frames(parts)
     if out_dir is None:
@@ -134,6 +147,28 @@ def run_map(papers=tuple(PAPERS), map: str = "reduced", *, n: int | None = None,
             result.figures += plot_paper(p.module, out_dir, figures_dir)
     result.wall_s = time.perf_counter() - t0
     return result
+
+
+def _ledger_file(plan: _Plan, ledger):
+    """``<ledger>/<notebook>_claims.csv`` of the plan's paper, or None (no ``ledger``, or no such file)."""
+    if ledger is None:
+        return None
+    from pathlib import Path
+
+    notebook = _notebook_of(load(plan.module))
+    f = Path(ledger) / f"{notebook}_claims.csv"
+    return f if notebook and f.exists() else None
+
+
+def _notebook_of(mod) -> str | None:
+    """The notebook whose ledger and text belong to a paper's robustness module: its own ``NOTEBOOK``, else its
+    package's (``flashrepro.papers.<pkg>.NOTEBOOK``)."""
+    import importlib
+
+    if hasattr(mod, "NOTEBOOK"):
+        return mod.NOTEBOOK
+    parent = mod.__name__.rpartition(".")[0]
+    return getattr(importlib.import_module(parent), "NOTEBOOK", None) if parent else None
 
 
 # --- judging and summary -----------------------------------------------------------------------------------
@@ -443,3 +478,35 @@ def headline_text(paper, out_dir=None, map: str = "reduced") -> str:
     first = h.row(0, named=True)
     return (f"Across the declared space ({map} map: {first['n_points']} Latin hypercube points per claim at "
             f"scale {first['map_scale']}; the default verdict at scale {first['claims_scale']}):\n\n" + table(rows))
+
+
+TEXT_BEGIN, TEXT_END = "<!-- robustness:begin -->", "<!-- robustness:end -->"
+
+
+def add_to_texts(papers, results_dir, out_dir=None, map: str = "reduced") -> list:
+    """Add each paper's headline rows (:func:`headline_text`) to its notebook's generated "what holds" text,
+    ``<results_dir>/<notebook>_text.md``, as a section between :data:`TEXT_BEGIN` and :data:`TEXT_END` that
+    replaces the one a previous map wrote. ``make`` runs the map after the notebooks, which rewrite their texts
+    whole, so each text then ends with the map of the same run. Returns the files changed."""
+    from pathlib import Path
+
+    from .._io import atomic_path
+
+    changed = []
+    for p in ([papers] if isinstance(papers, (int, str)) else list(papers)):
+        mod = load(p)
+        if mod is None:
+            continue
+        notebook = _notebook_of(mod)
+        f = Path(results_dir) / f"{notebook}_text.md"
+        if not notebook or not f.exists():
+            continue
+        text = f.read_text()
+        if TEXT_BEGIN in text:
+            text = text[:text.index(TEXT_BEGIN)].rstrip("\n") + "\n"
+        section = (f"\n{TEXT_BEGIN}\n## Headline claims across the space\n\n"
+                   f"{headline_text(p, out_dir, map)}\n{TEXT_END}\n")
+        with atomic_path(f) as tmp:
+            Path(tmp).write_text(text + section)
+        changed.append(f)
+    return changed

@@ -13,14 +13,20 @@ QUICK := $(patsubst notebooks/%.ipynb,build/quick/%.ipynb,$(NOTEBOOKS))
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: all quick test lint bench lab clean nbval-refresh install lock paper0 paper1 paper2 paper3 paper4 paper5 paper6 paper7 fit4 report browser
+.PHONY: all quick test lint bench lab clean nbval-refresh install lock paper0 paper1 paper2 paper3 paper4 paper5 paper6 paper7 fit4 report browser robustness
 
-all: results/claims.csv  ## every notebook at paper scale: results/*.csv, figures/*.png|pdf, results/claims.csv
+all: results/claims.csv results/headline.csv  ## every notebook at paper scale, the claims ledger, the reduced robustness maps
 	@echo "done: tables in results/, figures in figures/, executed notebooks in build/paper/"
 
 # Every paper's claims in one table, and a count per paper.
 results/claims.csv: $(PAPER)
 	@$(PY) -m flashrepro.claims
+
+# The reduced robustness maps (32 points per paper; `make robustness` runs the full ones), after the notebooks: the
+# default point at the claims' scale is read from the ledgers they just wrote, and each paper's generated text
+# gets its headline rows.
+results/headline.csv: $(PAPER)
+	@$(PY) -m flashrepro.robustness --map reduced --executor process --ledger results --texts results
 
 install: $(STAMP)
 # Exact versions from requirements.lock (pyproject.toml holds the ranges; `make lock` re-pins them).
@@ -59,12 +65,16 @@ paper6: build/paper/06_matrix.ipynb  ## the cross-paper matrix (every policy x e
 paper7: build/paper/07_theory.ipynb  ## the kernels against the analytic models (Che, characteristic time, Desnoyers, Van Houdt)
 
 # The browsable report from what `make` wrote (re-runs only the notebooks that are out of date; seconds if none).
-report: results/claims.csv  ## build/report/index.html: claims counts, filterable claims, figures, notebooks as HTML
+report: results/claims.csv results/headline.csv  ## build/report/index.html: claims counts, filterable claims, figures, notebooks as HTML
 	$(PY) -m flashrepro.site
 
 # Headless Chromium for tests/test_site.py's browser test (Debian's package; the test is skipped without it).
 browser:
 	@command -v chromium >/dev/null || { apt-get update -q && apt-get install -y -q chromium; }
+
+ROBUSTNESS_ARGS ?=
+robustness: $(STAMP)  ## the full robustness maps (256 points per paper) -> results/robustness_full/, figures/robustness_full/
+	$(PY) -m flashrepro.robustness --map full --executor process --ledger results $(ROBUSTNESS_ARGS)
 
 fit4: $(STAMP)  ## refit paper 4's OLTP models to Figs. 1-2 -> data/paper/2rpp_models.json (a few minutes)
 	$(PY) -m flashrepro.papers.twor

@@ -43,6 +43,10 @@ Numbers are stored as numbers with a ``unit``; ``detail`` carries what a reader 
 verdict (a curve, the two values compared). Each notebook writes its claims with :func:`write`;
 ``python -m flashrepro.claims`` gathers every notebook's claims into ``results/claims.csv``.
 
+Headline claims: ``headline`` is True where the row's claim is one of its paper's ``HEADLINE`` claims
+(``flashrepro.papers.<pkg>.robustness``, issue 23), the numbers a reader remembers, which
+:mod:`flashrepro.robustness` judges across the paper's whole declared space (``results/headline.csv``).
+
 Measured rows: a claim judged on something this machine measures (a replay's wall time on its disk)
 differs from run to run, so it cannot sit in the byte-identical ``claims.csv``. Such rows are written with
 ``write(..., measured=True)`` to ``results/<notebook>_claims_measured.csv`` and gathered into
@@ -67,10 +71,10 @@ KINDS = ("value", "direction", "calibration", "not comparable")
 VERDICTS = ("holds", "partly", "does not hold", "not comparable")
 DIRECTIONS = ("positive", "negative", "at most", "at least", "increasing", "decreasing")
 COLUMNS = ["paper", "claim", "workload", "kind", "expected", "paper_value", "our_value", "unit", "tolerance",
-           "verdict", "source", "detail", "note"]
+           "verdict", "source", "detail", "note", "headline"]
 SCHEMA = {"paper": pl.Int64, "claim": pl.String, "workload": pl.String, "kind": pl.String, "expected": pl.String,
           "paper_value": pl.Float64, "our_value": pl.Float64, "unit": pl.String, "tolerance": pl.Float64,
-          "verdict": pl.String, "source": pl.String, "detail": pl.String, "note": pl.String}
+          "verdict": pl.String, "source": pl.String, "detail": pl.String, "note": pl.String, "headline": pl.Boolean}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -233,9 +237,38 @@ def by_construction(row: Claim, reason: str) -> Claim:
 
 
 def table(claims: Sequence[Claim]) -> pl.DataFrame:
-    """The claims as a polars table with the ledger's columns."""
-    rows = [dataclasses.asdict(c) for c in claims]
+    """The claims as a polars table with the ledger's columns (``headline`` from :func:`is_headline`)."""
+    rows = [dataclasses.asdict(c) | {"headline": is_headline(c.paper, c.claim)} for c in claims]
     return pl.DataFrame(rows, schema=SCHEMA).select(COLUMNS)
+
+
+def is_headline(paper: int, claim: str) -> bool:
+    """Whether ``claim`` is one of paper ``paper``'s headline claims: in its package's
+    ``robustness.HEADLINE`` (:mod:`flashrepro.robustness`; False where the paper has no such module)."""
+    from .robustness import headline_claims
+
+    return claim in headline_claims(paper)
+
+
+def tag(df: pl.DataFrame) -> pl.DataFrame:
+    """``df`` with its ``headline`` column (re)computed from the papers' ``HEADLINE`` tuples, in place of the
+    old one or added where a table (a file written before the column existed) lacks it."""
+    flags = [is_headline(p, c) for p, c in zip(df["paper"].to_list(), df["claim"].to_list(), strict=True)]
+    col = pl.Series("headline", flags, dtype=pl.Boolean)
+    if "headline" in df.columns:
+        return df.with_columns(col)
+    return df.insert_column(COLUMNS.index("headline"), col) if df.width >= COLUMNS.index("headline") \
+        else df.with_columns(col)
+
+
+def read(path) -> pl.DataFrame:
+    """A claims CSV with the ledger's schema, tagged (:func:`tag`), also one written before ``headline``."""
+    import csv
+
+    with open(path, newline="") as f:
+        header = next(csv.reader(f), [])
+    schema = {c: SCHEMA[c] for c in header} if "headline" not in header else SCHEMA
+    return tag(pl.read_csv(path, schema=schema))
 
 
 MEASURED = "_claims_measured"  # the file-name suffix of measured rows (machine-dependent, see the docstring)
@@ -244,7 +277,7 @@ MEASURED = "_claims_measured"  # the file-name suffix of measured rows (machine-
 def write(claims: Sequence[Claim] | pl.DataFrame, notebook: str, measured: bool = False) -> pl.DataFrame:
     """Write ``results/<notebook>_claims.csv`` (``measured=True``: ``<notebook>_claims_measured.csv``)
     atomically and return the table."""
-    df = claims if isinstance(claims, pl.DataFrame) else table(claims)
+    df = tag(claims) if isinstance(claims, pl.DataFrame) else table(claims)
     check(df)
     target = paths.results / f"{notebook}{MEASURED if measured else '_claims'}.csv"
     with atomic_path(target) as tmp:
@@ -286,13 +319,13 @@ def collect(results_dir=None) -> pl.DataFrame:
     files = sorted(p for p in d.glob("*_claims.csv"))
     if not files:
         raise FileNotFoundError(f"no *_claims.csv in {d}: run the notebooks first (make)")
-    df = pl.concat([pl.read_csv(f, schema=SCHEMA) for f in files])
+    df = pl.concat([read(f) for f in files])
     check(df)
     with atomic_path(d / "claims.csv") as tmp:
         df.write_csv(tmp)
     measured = sorted(d.glob(f"*{MEASURED}.csv"))
     if measured:
-        m = pl.concat([pl.read_csv(f, schema=SCHEMA) for f in measured])
+        m = pl.concat([read(f) for f in measured])
         check(m)
         with atomic_path(d / "claims_measured.csv") as tmp:
             m.write_csv(tmp)
@@ -304,7 +337,7 @@ def collect(results_dir=None) -> pl.DataFrame:
 def collect_measured(results_dir=None) -> pl.DataFrame | None:
     """``claims_measured.csv`` as :func:`collect` wrote it, or None."""
     f = (paths.results if results_dir is None else results_dir) / "claims_measured.csv"
-    return pl.read_csv(f, schema=SCHEMA) if f.exists() else None
+    return read(f) if f.exists() else None
 
 
 def _paper_label(paper: int) -> str:

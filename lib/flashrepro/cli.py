@@ -1,4 +1,5 @@
-"""The command line: ``flashrepro simulate | replay | policies | ftl-policies | formats | trace-info | workloads``."""
+"""The command line: ``flashrepro simulate | replay | policies | ftl-policies | formats | trace-info | workloads |
+sweep | robustness``."""
 
 from __future__ import annotations
 
@@ -235,9 +236,13 @@ def main(argv: list[str] | None = None) -> int:
     w.add_argument("--available", action="store_true")
     from . import sweep  # issue 15: the sweep runner's subcommand lives in its own module
     sweep.add_parser(sub)
+    from . import robustness  # issue 23: the robustness maps
+    robustness.add_parser(sub)
     a = ap.parse_args(argv)
     if a.cmd == "sweep":
         return sweep.main(a)
+    if a.cmd == "robustness":
+        return robustness.main(a)
     try:
         if a.cmd == "simulate":
             out = cmd_simulate(a)

@@ -107,6 +107,24 @@ def counts_table(claims: pl.DataFrame, rendered=()) -> str:
             f"</thead><tbody>{''.join(rows)}</tbody></table>")
 
 
+def headline_table(head: pl.DataFrame) -> str:
+    """``headline.csv`` (all columns read as text) as a table, one row per headline claim."""
+    def share(r, lo, hi, x):
+        return "n/a" if not r[x] else f"{float(r[x]):.0%} ({float(r[lo]):.0%}-{float(r[hi]):.0%})"
+
+    body = []
+    for r in head.iter_rows(named=True):
+        cells = [r["paper"], r["claim"], r["workload"], r["default_verdict"] or "n/a",
+                 share(r, "holds_ci_low", "holds_ci_high", "holds_share"),
+                 "n/a" if not r["partly_share"] else f"{float(r['partly_share']):.0%}", r["top_axis"] or "n/a",
+                 r["stand_in_verdicts"] or "none present"]
+        body.append(f'<tr class="{_cls(r["default_verdict"] or "")}">'
+                    + "".join(f"<td>{_e(str(c))}</td>" for c in cells) + "</tr>")
+    head_cells = "".join(f"<th>{c}</th>" for c in ("#", "claim", "workload", "default", "holds on", "partly",
+                                                   "top axis", "stand-ins"))
+    return f"<table id=headline><thead><tr>{head_cells}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
 def measured_table(measured: pl.DataFrame) -> str:
     """The measured rows (``claims_measured.csv``: judged on this machine's wall times), a plain table."""
     body = []
@@ -168,9 +186,9 @@ def build(out: Path | None = None, results: Path | None = None, figures: Path | 
     out.mkdir(parents=True, exist_ok=True)
     claims_csv = results / "claims.csv"
     if claims_csv.exists():
-        from .claims import SCHEMA
+        from .claims import read
 
-        claims = pl.read_csv(claims_csv, schema=SCHEMA)
+        claims = read(claims_csv)
     else:
         claims = pl.DataFrame()
     # figures: copied in, grouped by notebook
@@ -188,13 +206,21 @@ def build(out: Path | None = None, results: Path | None = None, figures: Path | 
     if not claims_csv.exists():
         parts.append(f"<p><b>No {_e(claims_csv)}:</b> run <code>make</code> first.</p>")
     parts.append(f"<h2>Papers</h2>{counts_table(claims, rendered)}")
+    if (results / "headline.csv").exists():
+        head = pl.read_csv(results / "headline.csv", infer_schema_length=0)
+        parts.append("<h2>Headline claims across the space</h2><p>Each paper's headline claims judged at every point "
+                     "of its declared space (the reduced robustness map: a seeded Latin hypercube; "
+                     "<code>results/headline.csv</code>, <code>make robustness</code> for the full map): the verdict "
+                     "at the default point, the share of the space where the claim holds (Wilson 95% interval), the "
+                     "share where it partly holds, the axis that moves it most, and its verdict on each real "
+                     f"stand-in trace present.</p>{headline_table(head)}")
     nb_links = "".join(f'<li><a href="notebooks/{n}.html">{n}</a></li>' for n in rendered)
     parts.append(f"<h2>Notebooks</h2><ul id=notebooks>{nb_links or '<li>none executed yet</li>'}</ul>")
     parts.append(f"<h2>Claims</h2>{claims_table(claims) if claims.height else '<p>no claims yet</p>'}")
     if (results / "claims_measured.csv").exists():
-        from .claims import SCHEMA
+        from .claims import read
 
-        measured = pl.read_csv(results / "claims_measured.csv", schema=SCHEMA)
+        measured = read(results / "claims_measured.csv")
         parts.append("<h2>Claims judged on this machine's measurements</h2><p>Rows judged on wall times measured "
                      "while <code>make</code> ran (<code>results/claims_measured.csv</code>): the same verdict "
                      "rule, but the numbers differ from run to run and machine to machine, so they are kept out "

@@ -7,6 +7,10 @@
     res.table        # one row per run: workload, policy, params, capacity_pages, every counter, ..., seconds
     res.failures     # tasks that raised, with their inputs and the traceback
 
+Any experiment function at a list of points (the robustness maps, :mod:`flashrepro.robustness`):
+``sweep.run_points("module:function", [kwargs, ...], executor="process")`` returns each point's polars frame
+in input order and the points that raised (with their kwargs and traceback), on the same executors.
+
 From the shell: ``flashrepro sweep --policy lru --policy clock:insert_referenced=true,false --workload
 synthetic/zipf-0.9 --capacity 256 1024 --executor dask --scheduler tcp://host:8786 --out sweep.parquet``.
 
@@ -211,6 +215,8 @@ class Failure:
 
     def __str__(self) -> str:
         t = self.task
+        if "target" in t:  # a point of run_points
+            return f"{t['target']}({t['kwargs']}): {self.error}"
         return (f"{t['workload']} x {t['policy']} {t['params']} at {t['capacities']}: {self.error}")
 
     __repr__ = __str__
@@ -424,21 +430,24 @@ def _write_store(store, done: pl.DataFrame | None, rows: list[dict]) -> pl.DataF
     return done
 
 
-def _bar(total: int, progress: bool | None):
+def _bar(total: int, progress: bool | None, desc: str = "sweep"):
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc="sweep", unit="task", leave=False, disable=None if progress is None else not progress)
+    return tqdm(total=total, desc=desc, unit="task", leave=False, disable=None if progress is None else not progress)
 
 
-def _execute(tasks: list[Task], executor: str, workers, scheduler, client, progress):
-    """Yield each task's result as it finishes."""
+def _execute(tasks: list, executor: str, workers, scheduler, client, progress, fn: Callable | None = None,
+             desc: str = "sweep"):
+    """Yield each task's result as it finishes; ``fn`` (default :func:`run_task`, or :func:`run_point_task`)
+    runs one task and never raises."""
     if not tasks:
         return
-    bar = _bar(len(tasks), progress)
+    fn = run_task if fn is None else fn
+    bar = _bar(len(tasks), progress, desc)
     try:
         if executor == "local":
             for t in tasks:
-                out = run_task(t)
+                out = fn(t)
                 bar.update()
                 yield out
         elif executor == "process":
@@ -448,12 +457,12 @@ def _execute(tasks: list[Task], executor: str, workers, scheduler, client, progr
             # spawn, not fork: a forked Numba/threaded parent is not safe to copy
             with cf.ProcessPoolExecutor(max_workers=workers or os.cpu_count(),
                                         mp_context=mp.get_context("spawn")) as pool:
-                futures = {pool.submit(run_task, t): t for t in tasks}
+                futures = {pool.submit(fn, t): t for t in tasks}
                 for f in cf.as_completed(futures):
                     bar.update()
                     yield _result_or_failure(f, futures[f])
         else:
-            yield from _execute_dask(tasks, workers, scheduler, client, bar)
+            yield from _execute_dask(tasks, workers, scheduler, client, bar, fn)
     finally:
         bar.close()
 
@@ -467,7 +476,7 @@ def _result_or_failure(future, task: Task) -> dict:
                 "traceback": "".join(traceback.format_exception_only(e))}
 
 
-def _execute_dask(tasks, workers, scheduler, client, bar):
+def _execute_dask(tasks, workers, scheduler, client, bar, fn=None):
     import distributed
 
     own = client is None
@@ -480,7 +489,7 @@ def _execute_dask(tasks, workers, scheduler, client, bar):
         else:
             client = distributed.Client(scheduler)
     try:
-        futures = [client.submit(run_task, t, pure=False, key=f"flashrepro-sweep-{t.index}-{os.getpid()}-"
+        futures = [client.submit(fn or run_task, t, pure=False, key=f"flashrepro-sweep-{t.index}-{os.getpid()}-"
                                  f"{time.monotonic_ns()}") for t in tasks]
         by_key = {f.key: t for f, t in zip(futures, tasks, strict=True)}
         for f in distributed.as_completed(futures):
@@ -491,6 +500,98 @@ def _execute_dask(tasks, workers, scheduler, client, bar):
             client.close()
             if cluster is not None:
                 cluster.close()
+
+
+# --- any experiment function at a list of points (issue 23: the robustness maps) -------------------------------
+@dataclasses.dataclass(frozen=True)
+class PointTask:
+    """One call ``module.function(**kwargs)``; the function is shipped by name, so a process or Dask worker
+    imports its module (it must be a plain top-level function returning a polars DataFrame)."""
+
+    index: int
+    module: str
+    function: str
+    kwargs: dict
+
+    @property
+    def target(self) -> str:
+        return f"{self.module}:{self.function}"
+
+    def describe(self) -> dict:
+        return {"target": self.target, "kwargs": self.kwargs}
+
+
+def run_point_task(task: PointTask) -> dict:
+    """Run one point; never raises: returns ``{"index", "frame", "seconds"}`` or ``{"index", "error", "task",
+    "traceback"}``."""
+    try:
+        t0 = time.perf_counter()
+        fn = getattr(importlib.import_module(task.module), task.function)
+        frame = fn(**task.kwargs)
+        import polars as pl
+
+        if not isinstance(frame, pl.DataFrame):
+            raise TypeError(f"{task.target} returned {type(frame).__name__}, not a polars DataFrame")
+        return {"index": task.index, "frame": frame, "seconds": time.perf_counter() - t0}
+    except Exception as e:  # noqa: BLE001  (reported with the point's inputs; the others go on)
+        return {"index": task.index, "task": task.describe(), "error": f"{type(e).__name__}: {e}",
+                "traceback": traceback.format_exc()}
+
+
+@dataclasses.dataclass
+class PointsResult:
+    """What :func:`run_points` returns: ``results[i]`` is point i's frame (None where it failed), in input
+    order; ``failures`` the points that raised, with their kwargs and traceback; ``seconds[i]`` its wall time
+    on its worker (NaN where it failed)."""
+
+    results: list
+    failures: list[Failure]
+    seconds: list
+    executor: str = "local"
+    wall_s: float = 0.0
+
+    def __iter__(self):  # results, failures = run_points(...)
+        return iter((self.results, self.failures))
+
+
+def _target(t) -> tuple[str, str]:
+    if isinstance(t, str):
+        module, sep, function = t.partition(":")
+        if not sep or not module or not function:
+            raise ValueError(f"a target is 'module:function', got {t!r}")
+        return module, function
+    if isinstance(t, (tuple, list)) and len(t) == 2 and all(isinstance(x, str) for x in t):
+        return t[0], t[1]
+    raise ValueError(f"a target is 'module:function' or a (module, function) pair, got {t!r}")
+
+
+def run_points(target, points: Iterable[Mapping], *, executor: str = "local", workers: int | None = None,
+               scheduler: str | None = None, client=None, progress: bool | None = None,
+               desc: str = "points") -> PointsResult:
+    """Run ``function(**kwargs)`` for each kwargs dict in ``points`` on the local, process or Dask executor
+    (as :func:`run`), and return the frames **in input order** (never completion order) with the failures.
+
+    ``target`` is ``"module:function"`` or a ``(module, function)`` pair, or a list of them, one per point
+    (so one call can run several papers' points and keep every worker busy). The module must be importable
+    on the workers (the function is pickled by name)."""
+    executor = _executor(executor, scheduler, client)
+    t_start = time.perf_counter()
+    points = [dict(p) for p in points]
+    targets = [_target(t) for t in target] if isinstance(target, list) else [_target(target)] * len(points)
+    if len(targets) != len(points):
+        raise ValueError(f"{len(targets)} targets for {len(points)} points")
+    tasks = [PointTask(i, m, f, p) for i, ((m, f), p) in enumerate(zip(targets, points, strict=True))]
+    results: list = [None] * len(tasks)
+    seconds = [float("nan")] * len(tasks)
+    failures = {}
+    for out in _execute(tasks, executor, workers, scheduler, client, progress, run_point_task, desc):
+        if "error" in out:
+            failures[out["index"]] = Failure(out["task"], out["error"], out.get("traceback", ""))
+        else:
+            results[out["index"]] = out["frame"]
+            seconds[out["index"]] = out["seconds"]
+    return PointsResult(results, [failures[i] for i in sorted(failures)], seconds, executor,
+                        time.perf_counter() - t_start)
 
 
 # --- metrics the matrix uses (device time on each paper's device model) ----------------------------------------

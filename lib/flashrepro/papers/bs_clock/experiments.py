@@ -230,15 +230,17 @@ HAND_READINGS = [
 
 
 def hand_readings(traces: dict[str, Trace], capacity: int = CACHE_PAGES, sizes=(2, MAX_BULK, 1024), *,
-                  insert_referenced: bool = True, flush_at_end: bool = False) -> pl.DataFrame:
+                  insert_referenced: bool = True, flush_at_end: bool = False,
+                  readings=HAND_READINGS) -> pl.DataFrame:
     """Table 5 and Fig. 6 under each reading of the hand (:data:`HAND_READINGS`): Spatial Clock's hit ratio
     (under the same placement of a new page), BS-CLOCK's at each maximum bulk in ``sizes`` (Fig. 6's ends
     and Table 5's 16 pages), the two drops the paper prints, and whether BS-CLOCK's hits equal Spatial
-    Clock's at every size (``hits_equal``). Pages written beside them."""
+    Clock's at every size (``hits_equal``). Pages written beside them. ``readings``: a subset of
+    :data:`HAND_READINGS` (all by default)."""
     lo, mid, hi = sizes
     rows = []
     for tr in traces.values():
-        for name, past, behind in HAND_READINGS:
+        for name, past, behind in readings:
             sc = run(tr, "spatial_clock", capacity, flush_at_end=flush_at_end,
                      **policy_params("spatial_clock", insert_referenced, insert_behind_hand=behind))
             bs = {m: run(tr, "bs_clock", capacity, flush_at_end=flush_at_end,

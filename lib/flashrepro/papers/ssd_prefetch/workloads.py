@@ -4,10 +4,13 @@ NT workstation traces."""
 
 from __future__ import annotations
 
+import dataclasses
+
+import numpy as np
 import polars as pl
 
 from ... import paths
-from ...traces import Trace, catalog
+from ...traces import Op, Trace, catalog
 from ...traces.pcmark import MODELS, generate, repeated
 
 PAPER_FILE = "ssd_prefetch.csv"
@@ -57,3 +60,28 @@ def table(traces: dict[str, Trace]) -> pl.DataFrame:
                      "read_share_target": READ_SHARE_TARGETS.get(w), "footprint_mib": s["footprint_bytes"] / 2**20,
                      "mean_request_kib": s["mean_request_bytes"] / 1024, "read_mib": s["read_bytes"] / 2**20})
     return pl.DataFrame(rows)
+
+
+# --- variants of the models (the robustness space, issue 23) -------------------------------------------------
+def variant_trace(workload: str, n: int, seed: int, **change) -> Trace:
+    """The model of ``workload`` with the fields ``change`` replaced (:class:`PCMarkModel`), cut to ``n``
+    requests and named as :func:`model_trace` names it: with no change, :func:`model_trace`'s trace."""
+    return generate(dataclasses.replace(MODELS[workload], **change), seed, n_requests=n, name=f"pcmark/{workload}")
+
+
+def writes_apart(tr: Trace, overlap: float, seed: int, log_blocks: int = 2048) -> Trace:
+    """``tr`` with each write kept where it is with probability ``overlap`` and otherwise moved (its size kept)
+    to a log area past the trace's last block, at a Zipf(1.5) position among ``log_blocks`` blocks as the
+    T2/T3 models place their writes: how far written and read blocks coincide. One uniform draw per request
+    from ``seed``, so a smaller ``overlap`` moves a superset of the writes; ``overlap >= 1`` returns ``tr``."""
+    if overlap >= 1:
+        return tr
+    rng = np.random.default_rng([seed, 2011, 23])
+    u = rng.random(len(tr))
+    pos = (rng.zipf(1.5, len(tr)) - 1) % log_blocks
+    block = 4096
+    base = int((tr.offset_bytes + tr.size_bytes).max()) // block + 4096
+    move = (tr.op == Op.WRITE) & (u >= overlap)
+    off = np.where(move, (base + pos) * block, tr.offset_bytes).astype(tr.offset_bytes.dtype)
+    return Trace(tr.time_s, tr.op, off, tr.size_bytes, name=tr.name, source=tr.source,
+                 meta={**tr.meta, "write_overlap": float(overlap)})

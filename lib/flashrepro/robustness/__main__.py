@@ -1,0 +1,5 @@
+import sys
+
+from .command import _cli
+
+sys.exit(_cli())

@@ -285,7 +285,8 @@ def test_headline_text(toy_map, tmp_path):
 def test_default_at_the_claims_scale_read_from_the_ledger(tmp_path, monkeypatch):
     """With ``ledger``, the default point at the claims' scale comes from <ledger>/<notebook>_claims.csv, not a run."""
     ledger = toy.point(scale="paper").with_columns(pl.col("our_value") + 0.5)  # a ledger the point cannot give
-    ledger.write_csv(tmp_path / "99_toy_claims.csv")
+    standin = ledger.filter(pl.col("claim") == toy.HEADLINE[1]).with_columns(workload=pl.lit("a real trace"))
+    pl.concat([ledger, standin]).write_csv(tmp_path / "99_toy_claims.csv")  # its stand-in rows are not the map's
     ran = []
     real = toy._point
     monkeypatch.setattr(toy, "_point", lambda scale="ci", **v: ran.append(scale) or real(scale, **v))
@@ -295,6 +296,7 @@ def test_default_at_the_claims_scale_read_from_the_ledger(tmp_path, monkeypatch)
     planted = _row(res, "toy: planted value 5")
     assert planted["default_value"] == pytest.approx(4.0 + 2 * 0.25 + 0.1 * 0.25 + 0.01 + 0.5)
     assert planted["bias"] == pytest.approx(-0.51)
+    assert "a real trace" not in res.headline["workload"].to_list()
     res = R.run_map(["toy_robustness"], n=4, out_dir=tmp_path / "n", progress=False, ledger=tmp_path / "none",
                     log=lambda m: None)  # no ledger there: the point runs
     assert "paper" in ran and _row(res, "toy: planted value 5")["bias"] == pytest.approx(-0.01)

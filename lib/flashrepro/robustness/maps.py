@@ -282,9 +282,14 @@ def _summarise(plan: _Plan, d: dict, map: str, claims_scale: str | None, log):
     default_map = _rows_of(d["default"], head)
     default_claims = _rows_of(d["claims"], head) if claims_scale is not None else default_map
     pts = [_rows_of(f, head) for f in d["points"]]
+    # The claims the map judges: the (claim, workload) pairs its points give. A ledger read for the default
+    # (``ledger``) also holds the real stand-ins' rows under the same claim strings; those are stand_ins()'s.
+    mapped = set(default_map).union(*pts)
     keys: dict = {}  # (claim, workload) -> its first judged row (value or direction), else its first row
     for rows in (default_claims, default_map, *pts):
         for k, r in rows.items():
+            if k not in mapped:
+                continue
             if k not in keys or (keys[k]["kind"] not in ("value", "direction") and r["kind"] in ("value", "direction")):
                 keys[k] = r
     missing = head - {k[0] for k in keys}

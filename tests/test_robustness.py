@@ -313,3 +313,13 @@ def test_headline_rows_added_to_the_notebook_text(toy_map, tmp_path):
     assert t.count(R.TEXT_BEGIN) == 1 and t.count(R.TEXT_END) == 1 and t.endswith(R.TEXT_END + "\n")
     assert "| toy: x0 + x1 at most 1 | toy | holds |" in t
     assert R.add_to_texts(["toy_robustness"], tmp_path / "absent", d) == []
+
+
+def test_map_at_the_claims_scale_takes_its_default_verdict_from_its_own_default(tmp_path):
+    """A paper whose map runs at the claims' scale has its default verdict (and a zero bias) from the map's own
+    default point, which is then not run twice."""
+    res = R.run_map(["toy_robustness"], n=4, out_dir=tmp_path, progress=False, claims_scale="ci",
+                    log=lambda m: None)
+    planted = _row(res, "toy: planted value 5")
+    assert planted["default_verdict"] == "holds" and planted["bias"] == 0.0
+    assert planted["default_value"] == planted["map_default_value"] == pytest.approx(4.525)

@@ -280,7 +280,10 @@ def _summarise(plan: _Plan, d: dict, map: str, claims_scale: str | None, log):
 
     head = set(plan.headline)
     default_map = _rows_of(d["default"], head)
-    default_claims = _rows_of(d["claims"], head) if claims_scale is not None else default_map
+    # At the claims' scale: its own run (or the ledger), or the map's default itself where the map runs at that
+    # scale (run_map then runs no second default).
+    same = claims_scale is None or claims_scale == plan.map_scale
+    default_claims = default_map if same else _rows_of(d["claims"], head)
     pts = [_rows_of(f, head) for f in d["points"]]
     # The claims the map judges: the (claim, workload) pairs its points give. A ledger read for the default
     # (``ledger``) also holds the real stand-ins' rows under the same claim strings; those are stand_ins()'s.

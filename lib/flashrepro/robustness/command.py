@@ -55,6 +55,10 @@ def main(a) -> int:
     except (ValueError, TypeError) as e:
         print(f"flashrepro robustness: error: {e}", file=sys.stderr)
         return 2
+    if a.out is None and not a.paper:  # the package's own maps: their wall time beside the notebooks'
+        from ..notebooks import record_time
+
+        record_time("robustness", a.map, res.wall_s)
     if a.texts:
         from .maps import add_to_texts
 

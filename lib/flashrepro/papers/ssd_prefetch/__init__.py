@@ -28,8 +28,6 @@ FIGURES = Index(NOTEBOOK, [
     Output("Fig. 6", figures.plot_fig6, "02_ssd_prefetch_fig6.png"),
     Output("Fig. 6: T2/T3 with large reads (sensitivity)", experiments.large_read_sensitivity,
            "02_ssd_prefetch_large_reads.csv"),
-    Output("Fig. 6: T1's locality (sensitivity)", experiments.t1_locality_sensitivity,
-           "02_ssd_prefetch_t1_locality.csv"),
     Output("Fig. 7", experiments.fig7, "02_ssd_prefetch_fig7.csv"),
     Output("Fig. 7", experiments.improvement, "02_ssd_prefetch_fig7_improvement.csv"),
     Output("Fig. 7", figures.plot_fig7, "02_ssd_prefetch_fig7.png"),

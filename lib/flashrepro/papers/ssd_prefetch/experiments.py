@@ -353,19 +353,6 @@ def large_read_sensitivity(seed: int, segments=FIG6_SEGMENTS_KIB, capacity_pages
     return _model_variants(cases, seed, segments, capacity_pages, n, front)
 
 
-T1_LOCALITY = [("default (zipf_s 0.9, p_continue 0.7)", {}), ("p_continue 0.5", {"p_continue": 0.5}),
-               ("p_continue 0.9", {"p_continue": 0.9}), ("zipf_s 0.6", {"zipf_s": 0.6}),
-               ("zipf_s 1.2", {"zipf_s": 1.2})]
-
-
-def t1_locality_sensitivity(seed: int, segments=FIG6_SEGMENTS_KIB, capacity_pages: int = CACHE_PAGES,
-                            n: int | None = None, variants=T1_LOCALITY, front: str = FRONT) -> pl.DataFrame:
-    """T1 is uncalibrated: its improvement per segment size when its file popularity (``zipf_s``) and the
-    chance a request continues the previous one (``p_continue``) change."""
-    return _model_variants([({"t1_variant": label}, "T1-general-usage", change) for label, change in variants],
-                           seed, segments, capacity_pages, n, front)
-
-
 # --- the open choices ---------------------------------------------------------------------------------------
 BOTH = "the paper allows both; the package's default"
 CR = "both allowed; the clean-room reference's default (tests/cleanroom)"

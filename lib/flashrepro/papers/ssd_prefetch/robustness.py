@@ -38,11 +38,11 @@ SPACE = Space(paper=PAPER, axes=(
          "results/00_workloads_summary.csv) are 0.4-3x the paper's 512 MiB, so the models' footprints (185-585 MiB) "
          "go from well inside to 8x the cache", scale="log"),
     Axis("zipf_s", 0.6, 1.2, 0.9,
-         "T1 is uncalibrated (the paper says nothing of its structure); the notebook's own T1-locality "
-         "sensitivity spans the Zipf exponent of file popularity 0.6-1.2 around the model's 0.9"),
+         "T1 is uncalibrated (the paper says nothing of its structure); the one-knob T1-locality table "
+         "this map replaced spanned the Zipf exponent of file popularity 0.6-1.2 around the model's 0.9"),
     Axis("p_continue", 0.5, 0.9, 0.7,
          "T1's sequential share (the chance a request continues the previous one) is an assumption; the "
-         "notebook's T1-locality sensitivity spans 0.5-0.9 around the model's 0.7"),
+         "one-knob T1-locality table this map replaced spanned 0.5-0.9 around the model's 0.7"),
     Axis("write_overlap", 0.0, 1.0, 1.0,
          "the paper says nothing of where T1's writes fall: the T1 model writes inside the files it reads (1), "
          "the T2/T3 models write to a log area apart (0), so every mix between the two is as plausible"),

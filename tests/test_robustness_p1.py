@@ -76,9 +76,9 @@ def test_unknown_axis_is_an_error():
 
 def test_overlap_one_is_the_models_generator():
     m = W.load_models()["mixed-apps"]
-    a, b = generate(m, 3, "x", 5000), R.generate_overlap(m, 3, "x", 5000, 1.0)
+    a, b = generate(m, 3, "x", 5000), generate(m, 3, "x", 5000, rw_overlap=1.0)
     assert np.array_equal(a.offset_bytes, b.offset_bytes) and np.array_equal(a.op, b.op)
-    c = R.generate_overlap(m, 3, "x", 5000, 0.0)
+    c = generate(m, 3, "x", 5000, rw_overlap=0.0)
     assert np.array_equal(a.op, c.op) and not np.array_equal(a.offset_bytes, c.offset_bytes)
     reads = a.op == Op.READ
     assert np.array_equal(a.offset_bytes[reads], c.offset_bytes[reads])  # only writes move

@@ -18,9 +18,8 @@ import polars as pl
 from ... import claims as L
 from ...devices import CARDS
 from ...robustness import Axis, Space
-from ...traces import Op, Trace, catalog
-from ...traces.sclock import TABLE2, SClockModel
-from ...traces.synthetic import zipf_ranks
+from ...traces import Trace, catalog
+from ...traces.sclock import TABLE2, SClockModel, generate
 from . import claims as C
 from . import experiments as E
 from . import workloads as W
@@ -99,35 +98,6 @@ def variant(model, hot_scale: float = 1.0, seq_scale: float = 1.0, hot_alpha: fl
                                new_file_share=min(1.0, model.new_file_share * seq_scale), hot_alpha=float(hot_alpha))
 
 
-def generate_overlap(model: SClockModel, seed: int, name: str, n_requests: int | None, rw_overlap: float) -> Trace:
-    """:func:`flashrepro.traces.sclock.generate` with the same draws, and then each hot-set write moved, with
-    probability ``1 - rw_overlap``, to the page of its Zipf rank under a second, independent ranking of the hot
-    set (its own seeded generator): at 1 the trace is ``generate``'s, at 0 write popularity is independent of
-    read popularity."""
-    rng = np.random.default_rng(seed)
-    n = model.n_reads + model.n_writes
-    is_write = np.zeros(n, np.bool_)
-    is_write[rng.choice(n, model.n_writes, replace=False)] = True
-    stream = (rng.random(n) < model.write_stream_share) & is_write
-    page = np.empty(n, np.int64)
-    hot = ~stream
-    perm = rng.permutation(model.hot_pages)
-    ranks = zipf_ranks(rng, model.hot_pages, int(hot.sum()), model.hot_alpha)
-    hot_pages = perm[ranks]
-    if rw_overlap < 1:
-        r2 = np.random.default_rng([seed, 23])  # issue 23's own stream: the draws above stay generate()'s
-        perm_w = r2.permutation(model.hot_pages)
-        move = is_write[hot] & (r2.random(len(ranks)) >= rw_overlap)
-        hot_pages[move] = perm_w[ranks[move]]
-    page[hot] = hot_pages
-    page[stream] = model.hot_pages + np.arange(int(stream.sum()))
-    if n_requests is not None:
-        page, is_write = page[:n_requests], is_write[:n_requests]
-    m = len(page)
-    return Trace(np.arange(m) * 1e-3, np.where(is_write, Op.WRITE, Op.READ).astype(np.int8), page * 4096,
-                 np.full(m, 4096), name=name, source=f"sclock model {model}, rw_overlap={rw_overlap}, seed={seed}")
-
-
 def model_traces(scale: str = "ci", seed: int = SEED, *, hot_scale: float = 1.0, seq_scale: float = 1.0,
                  hot_alpha: float = 0.9, rw_overlap: float = 1.0) -> dict[str, Trace]:
     """The three Table 2 models at a point of the space, cut like the catalog's models at ``scale`` (at the
@@ -139,8 +109,8 @@ def model_traces(scale: str = "ci", seed: int = SEED, *, hot_scale: float = 1.0,
         m = variant(models[w], hot_scale, seq_scale, hot_alpha)
         cap = None if n >= m.n_reads + m.n_writes else n
         name = f"bsclock/{w}"
-        if isinstance(m, SClockModel) and rw_overlap < 1:
-            out[name] = generate_overlap(m, seed, name, cap, rw_overlap)
+        if isinstance(m, SClockModel):  # the web-files model has no read/write-hot split (rw_overlap: SPACE)
+            out[name] = generate(m, seed, name, cap, rw_overlap=rw_overlap)
         else:
             out[name] = W.generate_model(m, seed, name, cap)
     return out

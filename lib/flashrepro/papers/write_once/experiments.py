@@ -151,18 +151,13 @@ def reductions(curves: pl.DataFrame) -> pl.DataFrame:
                           (1 - pl.col("flash_reads_wo") / pl.col("flash_reads").clip(1)).alias("flash_read_reduction")))
 
 
-def equal_miss_sizes(tr: Trace, fractions=FINE, **params) -> pl.DataFrame:
-    """Fig. 6: for each lru_flush size, the write_once size with the same miss ratio (linear in log size
-    between the two fine-grid points around it); ``size_ratio`` = that size / lru_flush's."""
-    fp = tr.to_pages().n_unique
-    caps = sorted({_cap(fp, f) for f in fractions})
-    pb, pp = split(params)
-    base = [run(tr, BASELINE, c, **pb)["miss_ratio"] for c in caps]
-    prop = [run(tr, PROPOSED, c, **pp)["miss_ratio"] for c in caps]
+def equal_size_rows(workload: str, footprint: int, caps: list, base: list, prop: list) -> list[dict]:
+    """For each lru_flush size in ``caps`` (miss ratios ``base``), the write_once size whose miss ratio
+    (``prop`` on the same sizes) equals it: the first crossing, smallest size first, linear in log size."""
     rows = []
     for c, m in zip(caps, base, strict=True):
         size = None
-        for k in range(len(caps) - 1):  # the first crossing, smallest size first
+        for k in range(len(caps) - 1):
             a, b = prop[k], prop[k + 1]
             if (a - m) * (b - m) <= 0 and a != b:
                 x0, x1 = np.log(caps[k]), np.log(caps[k + 1])
@@ -171,8 +166,20 @@ def equal_miss_sizes(tr: Trace, fractions=FINE, **params) -> pl.DataFrame:
             if a == m:
                 size = float(caps[k])
                 break
-        rows.append({"workload": tr.name, "capacity_blocks": c, "fraction": c / fp, "miss_ratio": m,
+        rows.append({"workload": workload, "capacity_blocks": c, "fraction": c / footprint, "miss_ratio": m,
                      "write_once_blocks": size, "size_ratio": None if size is None else size / c})
+    return rows
+
+
+def equal_miss_sizes(tr: Trace, fractions=FINE, **params) -> pl.DataFrame:
+    """Fig. 6: for each lru_flush size, the write_once size with the same miss ratio (linear in log size
+    between the two fine-grid points around it); ``size_ratio`` = that size / lru_flush's."""
+    fp = tr.to_pages().n_unique
+    caps = sorted({_cap(fp, f) for f in fractions})
+    pb, pp = split(params)
+    base = [run(tr, BASELINE, c, **pb)["miss_ratio"] for c in caps]
+    prop = [run(tr, PROPOSED, c, **pp)["miss_ratio"] for c in caps]
+    rows = equal_size_rows(tr.name, fp, caps, base, prop)
     curve = pl.DataFrame({"capacity_blocks": caps, "lru_flush": base, "write_once": prop})
     return pl.DataFrame(rows).join(curve.select("capacity_blocks", pl.col("write_once").alias("write_once_same_size")),
                                    on="capacity_blocks")

@@ -217,20 +217,7 @@ def _equal_miss(tr: Trace, fine, res: dict) -> pl.DataFrame:
     caps = sorted({E._cap(fp, f) for f in fine})
     base = [res[(tr.name, E.BASELINE, c)]["miss_ratio"] for c in caps]
     prop = [res[(tr.name, E.PROPOSED, c)]["miss_ratio"] for c in caps]
-    rows = []
-    for c, m in zip(caps, base, strict=True):
-        size = None
-        for k in range(len(caps) - 1):  # as experiments.equal_miss_sizes: the first crossing
-            a, b = prop[k], prop[k + 1]
-            if (a - m) * (b - m) <= 0 and a != b:
-                x0, x1 = np.log(caps[k]), np.log(caps[k + 1])
-                size = float(np.exp(x0 + (m - a) / (b - a) * (x1 - x0)))
-                break
-            if a == m:
-                size = float(caps[k])
-                break
-        rows.append({"workload": tr.name, "capacity_blocks": c, "fraction": c / fp, "miss_ratio": m,
-                     "write_once_blocks": size, "size_ratio": None if size is None else size / c})
+    rows = E.equal_size_rows(tr.name, fp, caps, base, prop)
     return pl.DataFrame(rows, schema={"workload": pl.String, "capacity_blocks": pl.Int64, "fraction": pl.Float64,
                                       "miss_ratio": pl.Float64, "write_once_blocks": pl.Float64,
                                       "size_ratio": pl.Float64})

@@ -282,6 +282,33 @@ def test_headline_text(toy_map, tmp_path):
     assert "has not been run" in R.headline_text(99, tmp_path)
 
 
+def test_effects_split_the_points_by_one_axis(toy_map, tmp_path, monkeypatch):
+    res, d = toy_map
+    e = R.effects("toy_robustness", out_dir=d)
+    planted = e.filter(pl.col("claim") == toy.HEADLINE[1])
+    x0 = planted.filter(pl.col("axis") == "x0")  # its top axis: 4 equal strata of x0, 32 points each
+    assert x0["part"].to_list() == ["0-0.25", "0.25-0.5", "0.5-0.75", "0.75-1"] and x0["n"].to_list() == [32] * 4
+    med = x0["median_value"].to_numpy()  # 4 + 2 x0 + 0.1 x1: about 4.3, 4.8, 5.3, 5.8
+    assert np.all(np.diff(med) > 0.4) and med == pytest.approx([4.3, 4.8, 5.3, 5.8], abs=0.06)
+    held = x0["holds_share"].to_list()  # holds iff x0 within about 0.125..0.875
+    assert held[1] == held[2] == 1.0 and 0.2 < held[0] < 0.8 and 0.2 < held[3] < 0.8
+    long = res.long.filter(pl.col("claim") == toy.HEADLINE[1])
+    x = res.points.filter(pl.col("axis") == "x0").join(long, on=["paper", "point"])
+    first = x.filter(pl.col("value").cast(float) < 0.25)
+    assert x0["median_value"][0] == pytest.approx(float(first["our_value"].median()))
+    mode = planted.filter(pl.col("axis") == "mode")  # EXPLAIN: a choice axis, one part per choice
+    assert mode["part"].to_list() == ["a", "b", "c"] and sum(mode["n"]) == 128
+    assert np.ptp(mode["median_value"].to_numpy()) < 0.3  # it changes nothing
+    sumclaim = e.filter((pl.col("claim") == toy.HEADLINE[0]) & (pl.col("axis") != "mode"))
+    assert sumclaim["axis"][0] in ("x0", "x1") and sumclaim["holds_share"].to_list() == sorted(
+        sumclaim["holds_share"].to_list(), reverse=True)  # the larger the coordinate, the fewer hold
+    assert "0.25-0.5: 4.79 (100%)" in R.effects_text("toy_robustness", d)
+    assert R.effects("toy_robustness", out_dir=tmp_path) is None
+    monkeypatch.setattr(toy, "EXPLAIN", ("nope",))
+    with pytest.raises(ValueError, match="EXPLAIN names axes not in its SPACE"):
+        R.effects("toy_robustness", out_dir=d)
+
+
 def test_default_at_the_claims_scale_read_from_the_ledger(tmp_path, monkeypatch):
     """With ``ledger``, the default point at the claims' scale comes from <ledger>/<notebook>_claims.csv, not a run."""
     ledger = toy.point(scale="paper").with_columns(pl.col("our_value") + 0.5)  # a ledger the point cannot give
@@ -311,7 +338,7 @@ def test_headline_rows_added_to_the_notebook_text(toy_map, tmp_path):
     t = text.read_text()
     assert t.startswith("# What holds\n\nthe notebook's text\n")
     assert t.count(R.TEXT_BEGIN) == 1 and t.count(R.TEXT_END) == 1 and t.endswith(R.TEXT_END + "\n")
-    assert "| toy: x0 + x1 at most 1 | toy | holds |" in t
+    assert "| toy: x0 + x1 at most 1 | toy | holds |" in t and "How single axes move each claim" in t
     assert R.add_to_texts(["toy_robustness"], tmp_path / "absent", d) == []
 
 

@@ -24,6 +24,7 @@ SPACE = Space(paper=99, axes=(
 ))
 HEADLINE = ("toy: x0 + x1 at most 1", "toy: planted value 5", "toy: positive below z = 5")
 MAP_SCALE = {"reduced": "ci", "full": "quick"}
+EXPLAIN = ("mode",)  # shown beside each claim's top axis in the text section
 NOTEBOOK = "99_toy"  # its ledger and text: <results>/99_toy_claims.csv, 99_toy_text.md
 
 

@@ -40,7 +40,9 @@ never silently dropped. Value claims' nearest point: smallest ``|ours - paper| /
 the largest signed margin to the bound or sign (``nearest_distance`` is then the shortfall, <= 0 where it
 holds). Sensitivity: SALib's RBD-FAST first-order index on the same Latin hypercube sample (unit-cube
 inputs), SALib's delta where RBD-FAST cannot run, Spearman's rank correlation beside it; ``top_axis`` is the
-largest first-order index.
+largest first-order index. A notebook's text section (``add_to_texts``) adds, per claim, the median of ours
+and the holds share in each part of its top axis and of the ``EXPLAIN`` axes: the marginal effect over the
+whole space, which replaces the notebooks' one-knob sensitivity tables over the same axes.
 
 Adding a paper's space
 ----------------------
@@ -48,8 +50,10 @@ In ``lib/flashrepro/papers/<pkg>/robustness.py``: ``SPACE = Space(paper=N, axes=
 axis a keyword of ``point``, a range from the paper's context or the traces' statistics and one sentence
 ``why``; never narrowed toward a claim), ``HEADLINE`` (claim strings exactly as in the ledger), ``MAP_SCALE =
 {"reduced": ..., "full": ...}``, ``point(scale="ci", **values) -> ledger rows`` (a plain top-level function:
-workers import it by name) and ``stand_ins(scale="ci") -> ledger rows`` on the real traces present. Then
-add the package to :data:`PAPERS`.
+workers import it by name) and ``stand_ins(scale="ci") -> ledger rows`` on the real traces present;
+optionally ``EXPLAIN``, axes whose marginal effect on every headline claim the notebook's text section shows
+beside each claim's top axis (:func:`.maps.effects`: the points split by that axis, the others varying).
+Then add the package to :data:`PAPERS`.
 
 Modules: this one (the space: :class:`Axis`, :class:`Space`; the papers), :mod:`.maps` (running, judging,
 summarising, the CSVs), :mod:`.figures` (:func:`plot_paper`), :mod:`.command` (the command line).
@@ -271,6 +275,8 @@ from .maps import (  # noqa: E402
     MapResult,
     _top,
     add_to_texts,
+    effects,
+    effects_text,
     headline_rows,
     headline_text,
     read,
@@ -281,5 +287,6 @@ from .maps import (  # noqa: E402
 __all__ = ["Axis", "Space", "PAPERS", "MAPS", "DEFAULT_POINTS", "CLAIMS_SCALE", "module_name", "load",
            "headline_claims", "paper_seed", "run_map", "MapResult", "sensitivity", "read", "plot_paper",
            "figure_slug", "headline_rows", "headline_text", "FILES", "HEADLINE_COLUMNS", "LONG_COLUMNS",
-           "POINT_COLUMNS", "SENSITIVITY_COLUMNS", "TEXT_BEGIN", "TEXT_END", "add_to_texts", "add_arguments",
+           "POINT_COLUMNS", "SENSITIVITY_COLUMNS", "TEXT_BEGIN", "TEXT_END", "add_to_texts", "effects",
+           "effects_text", "add_arguments",
            "add_parser", "main", "_top"]

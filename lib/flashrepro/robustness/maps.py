@@ -130,11 +130,7 @@ def run_map(papers=tuple(PAPERS), map: str = "reduced", *, n: int | None = None,
         log(f"robustness: paper {plans[j].paper}: the default point at scale {claims_scale} from {f}")
     parts = [_summarise(p, d, map, claims_scale if bias else None, log) for p, d in zip(plans, per, strict=True)]
     out = _frames(parts)
-    if out_dir is None:
-        out_dir = paths.results if map == "reduced" else paths.results / "robustness_full"
-    from pathlib import Path
-
-    out_dir = Path(out_dir)
+    out_dir = _map_dir(out_dir, map)
     _write_all(out, out_dir, [p.paper for p in plans])
     result = MapResult(map, out_dir, *out, failures=res.failures, skipped=skipped,
                        seconds={p.paper: d["seconds"] for p, d in zip(plans, per, strict=True)})
@@ -426,19 +422,24 @@ def _write_all(frames, out_dir, papers) -> None:
             new.write_csv(tmp, null_value="")
 
 
+def _map_dir(out_dir, map: str):
+    """``out_dir`` as a Path, or the map's own folder: ``results/`` (reduced) or ``results/robustness_full/``."""
+    from pathlib import Path
+
+    from .. import paths
+
+    if out_dir is not None:
+        return Path(out_dir)
+    return paths.results if map == "reduced" else paths.results / "robustness_full"
+
+
 def read(out_dir=None, map: str = "reduced") -> dict:
     """The four CSVs of a map as polars frames (numbers parsed), keyed by file name."""
     import polars as pl
 
-    from .. import paths
-
-    if out_dir is None:
-        out_dir = paths.results if map == "reduced" else paths.results / "robustness_full"
-    from pathlib import Path
-
     out = {}
     for name in FILES:
-        df = pl.read_csv(Path(out_dir) / name, infer_schema_length=0)
+        df = pl.read_csv(_map_dir(out_dir, map) / name, infer_schema_length=0)
         num = [c for c in df.columns if c in _NUMERIC]
         out[name] = df.with_columns([pl.col(c).cast(pl.Float64) for c in num])
     return out
@@ -454,12 +455,8 @@ def headline_rows(paper, out_dir=None, map: str = "reduced"):
     not been written yet."""
     import polars as pl
 
-    from .. import paths
-
-    d = out_dir if out_dir is not None else paths.results if map == "reduced" else paths.results / "robustness_full"
-    from pathlib import Path
-
-    if not (Path(d) / "headline.csv").exists():
+    d = _map_dir(out_dir, map)
+    if not (d / "headline.csv").exists():
         return None
     number = str(paper) if isinstance(paper, int) or str(paper).isdigit() else str(load(paper).SPACE.paper)
     return read(d, map)["headline.csv"].filter(pl.col("paper") == number)
@@ -488,6 +485,83 @@ def headline_text(paper, out_dir=None, map: str = "reduced") -> str:
             f"scale {first['map_scale']}; the default verdict at scale {first['claims_scale']}):\n\n" + table(rows))
 
 
+EFFECT_BINS = 4  # a numeric axis is cut into this many equal strata of its unit coordinate
+
+
+def effects(paper, axes=None, out_dir=None, map: str = "reduced"):
+    """How one axis at a time moves each headline claim across the map: for each claim and each of ``axes``
+    (default: the claim's top axis and the paper module's ``EXPLAIN`` axes), the map's points split by that
+    axis (a choice axis by choice; any other into :data:`EFFECT_BINS` equal strata of its unit coordinate,
+    each holding the same number of Latin hypercube points) and, per part, the median of our value and the
+    share of points where the claim holds. The other axes vary inside every part, so this is the marginal
+    effect over the whole space, not a one-knob slice through the default point (what the notebooks' ad-hoc
+    sensitivity tables were). Returns None when the map has not been written."""
+    import polars as pl
+
+    d = _map_dir(out_dir, map)
+    if not (d / "headline.csv").exists():
+        return None
+    mod = load(paper)
+    number = str(mod.SPACE.paper)
+    t = read(d, map)
+    head = t["headline.csv"].filter(pl.col("paper") == number)
+    long = t["robustness.csv"].filter(pl.col("paper") == number)
+    pts = t["robustness_points.csv"].filter(pl.col("paper") == number)
+    by_axis = {a.name: a for a in mod.SPACE.axes}
+    explain = tuple(getattr(mod, "EXPLAIN", ()))
+    unknown = [a for a in explain if a not in by_axis]
+    if unknown:
+        raise ValueError(f"{mod.__name__}.EXPLAIN names axes not in its SPACE: {unknown}")
+    rows = []
+    for h in head.iter_rows(named=True):
+        want = [a for a in (axes if axes is not None else (h["top_axis"],) + explain) if a in by_axis]
+        cl = long.filter((pl.col("claim") == h["claim"]) & (pl.col("workload") == h["workload"]))
+        for name in dict.fromkeys(want):
+            axis = by_axis[name]
+            p = pts.filter(pl.col("axis") == name).select("point", "value", "u")
+            j = cl.join(p, on="point", how="inner")
+            if axis.scale == "choice":
+                parts = [(str(c), j.filter(pl.col("value") == str(c))) for c in axis.choices]
+            else:
+                parts = []
+                for k in range(EFFECT_BINS):
+                    lo, hi = k / EFFECT_BINS, (k + 1) / EFFECT_BINS
+                    part = j.filter((pl.col("u") >= lo) & ((pl.col("u") < hi) | (k == EFFECT_BINS - 1)))
+                    parts.append((f"{_edge(axis.value(lo))}-{_edge(axis.value(hi))}", part))
+            for label, part in parts:
+                vals = part["our_value"].drop_nulls().drop_nans()
+                rows.append({"paper": int(number), "claim": h["claim"], "workload": h["workload"], "axis": name,
+                             "part": label, "n": part.height,
+                             "median_value": float(vals.median()) if vals.len() else float("nan"),
+                             "holds_share": (float((part["verdict"] == "holds").mean()) if part.height
+                                             else float("nan"))})
+    return pl.DataFrame(rows, schema={"paper": pl.Int64, "claim": pl.String, "workload": pl.String,
+                                      "axis": pl.String, "part": pl.String, "n": pl.Int64,
+                                      "median_value": pl.Float64, "holds_share": pl.Float64})
+
+
+def _edge(v) -> str:
+    """A part's bound for the text: whole numbers from 100 up, else 3 significant digits (never 1e+03)."""
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"
+
+
+def effects_text(paper, out_dir=None, map: str = "reduced") -> str:
+    """Markdown of :func:`effects`: one row per claim and axis, each part as ``range: median (holds share)``."""
+    from ..prose import num, pct, table
+
+    e = effects(paper, out_dir=out_dir, map=map)
+    if e is None or e.height == 0:
+        return ""
+    rows = []
+    for (claim, workload, axis), g in e.group_by(["claim", "workload", "axis"], maintain_order=True):
+        rows.append({"claim": claim, "workload": workload, "axis": axis,
+                     "median of ours (holds share) by part of the axis": "; ".join(
+                         f"{r['part']}: {num(r['median_value'])} ({pct(r['holds_share'], 0, False)})"
+                         for r in g.iter_rows(named=True))})
+    return ("How single axes move each claim across the map (the points split by one axis, the others varying "
+            "inside every part):\n\n" + table(rows))
+
+
 TEXT_BEGIN, TEXT_END = "<!-- robustness:begin -->", "<!-- robustness:end -->"
 
 
@@ -512,8 +586,9 @@ def add_to_texts(papers, results_dir, out_dir=None, map: str = "reduced") -> lis
         text = f.read_text()
         if TEXT_BEGIN in text:
             text = text[:text.index(TEXT_BEGIN)].rstrip("\n") + "\n"
+        eff = effects_text(p, out_dir, map)
         section = (f"\n{TEXT_BEGIN}\n## Headline claims across the space\n\n"
-                   f"{headline_text(p, out_dir, map)}\n{TEXT_END}\n")
+                   f"{headline_text(p, out_dir, map)}\n" + (f"\n{eff}\n" if eff else "") + f"{TEXT_END}\n")
         with atomic_path(f) as tmp:
             Path(tmp).write_text(text + section)
         changed.append(f)

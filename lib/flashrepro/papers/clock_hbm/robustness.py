@@ -92,6 +92,8 @@ SPACE = Space(paper=PAPER, axes=(
 # (reading (a), the paper's argument), with the baselines caching reads and not (the two readings of the ledger)
 _R = "[swap = every miss; LRU/CLOCK cache reads: {cr}]"
 _O = "[LRU/CLOCK cache reads: {cr}; operations (a)]"
+EXPLAIN = ("footprint_mib", "alpha", "hot_overlap")  # the notebook's assumption grid's axes, seen across the map
+
 HEADLINE = tuple(
     s.format(cr=cr) for cr in ("on", "off") for s in (
         "Fig. 4: CLOCK-HBM cuts swaps by 43.5% on average vs LRU, CLOCK, CLOCK-DNV " + _R,

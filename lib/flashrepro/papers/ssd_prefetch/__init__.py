@@ -26,8 +26,6 @@ FIGURES = Index(NOTEBOOK, [
     Output("Fig. 6", experiments.baselines, "02_ssd_prefetch_fig6_improvement.csv"),
     Output("Fig. 6: the proposal's parts", experiments.improvements, "02_ssd_prefetch_fig6_parts.csv"),
     Output("Fig. 6", figures.plot_fig6, "02_ssd_prefetch_fig6.png"),
-    Output("Fig. 6: T2/T3 with large reads (sensitivity)", experiments.large_read_sensitivity,
-           "02_ssd_prefetch_large_reads.csv"),
     Output("Fig. 7", experiments.fig7, "02_ssd_prefetch_fig7.csv"),
     Output("Fig. 7", experiments.improvement, "02_ssd_prefetch_fig7_improvement.csv"),
     Output("Fig. 7", figures.plot_fig7, "02_ssd_prefetch_fig7.png"),

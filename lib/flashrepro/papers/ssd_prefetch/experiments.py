@@ -324,35 +324,6 @@ def s_sweep(t1: Trace, t1x5: Trace, steps=S_SWEEP, segment_kib: int = 32, front:
     return _grid(cases, "S sweep", executor, workers)
 
 
-def _model_variants(cases, seed: int, segments, capacity_pages: int, n: int | None, front: str = FRONT
-                    ) -> pl.DataFrame:
-    """Improvement of the proposal over the existing scheme per segment size, on variants of the PCMark
-    models: ``cases`` are (label columns, workload, model fields to change)."""
-    import dataclasses
-
-    from ...traces.pcmark import MODELS, generate
-
-    rows = []
-    for labels, w, change in cases:
-        tr = generate(dataclasses.replace(MODELS[w], **change), seed, n_requests=n, name=f"pcmark/{w}")
-        for s in segments:
-            a, b = run(tr, PROPOSED, capacity_pages, s, front), run(tr, EXISTING, capacity_pages, s, front)
-            rows.append({"workload": tr.name, **labels, "segment_kib": s, "improvement": a["mb_s"] / b["mb_s"] - 1,
-                         "read_improvement": a["read_mb_s"] / b["read_mb_s"] - 1,
-                         "hit_ratio_existing": b["hit_ratio"], "hit_ratio_proposed": a["hit_ratio"]})
-    return pl.DataFrame(rows)
-
-
-def large_read_sensitivity(seed: int, segments=FIG6_SEGMENTS_KIB, capacity_pages: int = CACHE_PAGES,
-                           n: int | None = None, front: str = FRONT) -> pl.DataFrame:
-    """T2 and T3 with their sequential reads issued as 64-128 KiB requests instead of 4-64 KiB ones (a
-    declared assumption the paper does not fix): the improvement per segment size."""
-    cases = [({"requests": label}, w, {"seq_request_kib": sizes}) for w in ("T2-application-loading", "T3-xp-startup")
-             for label, sizes in (("4-64 KiB requests (default)", (4, 8, 16, 32, 64)),
-                                  ("64-128 KiB requests", (64, 128)))]
-    return _model_variants(cases, seed, segments, capacity_pages, n, front)
-
-
 # --- the open choices ---------------------------------------------------------------------------------------
 BOTH = "the paper allows both; the package's default"
 CR = "both allowed; the clean-room reference's default (tests/cleanroom)"

@@ -48,8 +48,8 @@ SPACE = Space(paper=PAPER, axes=(
          "the T2/T3 models write to a log area apart (0), so every mix between the two is as plausible"),
     Axis("seq_requests", 0, 1, "4-64",
          "the request sizes of T2-T4's sequential reads are a model assumption the paper does not fix (default "
-         "4-64 KiB, the notebook's large-read sensitivity 64-128 KiB), and the real stand-ins' mean request "
-         "sizes run 8-116 KiB (results/00_workloads_summary.csv)", scale="choice",
+         "4-64 KiB; the one-knob large-read table this map replaced tried 64-128 KiB), and the real stand-ins' "
+         "mean request sizes run 8-116 KiB (results/00_workloads_summary.csv)", scale="choice",
          choices=("4-32", "4-64", "4-128", "4-256", "16-128", "64-128")),
     Axis("write_into", 0, 1, "l2",
          "the paper is silent on writes: a written segment not in memory joins L2 (the package's default) or "
@@ -63,6 +63,8 @@ SPACE = Space(paper=PAPER, axes=(
          "the feedback gain S is not given by the paper; the notebook's S sweep spans 0.25-16 beside 0 (the "
          "control, adaptation off)", scale="log"),
 ))
+
+EXPLAIN = ("seq_requests",)  # the why-text's request-size cause: its marginal effect in the map's text section
 
 HEADLINE = (
     "Fig. 6: T1 gains up to 26% with larger segments (best segment size)",

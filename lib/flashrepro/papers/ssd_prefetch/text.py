@@ -36,7 +36,7 @@ def _verdict(claims: pl.DataFrame, claim: str, workload: str | None = None) -> s
 
 
 def what_holds(claims: pl.DataFrame, base6: pl.DataFrame, parts6: pl.DataFrame, base7: pl.DataFrame,
-               amb: pl.DataFrame, large: pl.DataFrame, measured: pl.DataFrame | None, real: list[str],
+               amb: pl.DataFrame, measured: pl.DataFrame | None, real: list[str],
                missing_real: list[str]) -> str:
     """The closing text: the verdicts by claim with the numbers that decide them, and the rows that need the
     real traces when they are absent."""
@@ -101,7 +101,7 @@ def what_holds(claims: pl.DataFrame, base6: pl.DataFrame, parts6: pl.DataFrame, 
 
 
 def why_not(claims: pl.DataFrame, base6: pl.DataFrame, parts6: pl.DataFrame, amb: pl.DataFrame,
-            large: pl.DataFrame, ratios8: pl.DataFrame, f6: pl.DataFrame) -> str:
+            ratios8: pl.DataFrame, f6: pl.DataFrame) -> str:
     """Why the paper's gains do not reproduce: one line per cause (workload model, a choice, the mechanism),
     each with the run that shows it."""
     def part(policy, seg):
@@ -111,7 +111,6 @@ def why_not(claims: pl.DataFrame, base6: pl.DataFrame, parts6: pl.DataFrame, amb
     t1 = f6.filter((pl.col("workload") == T1) & (pl.col("front") == FRONT) & (pl.col("segment_kib") == 32)
                    & (pl.col("policy") == "seg_cull_adaptive"))
     evict = int(t1["evictions"][0]) if t1.height else None
-    big = large.filter(pl.col("requests").str.starts_with("64-128"))
     r8 = ratios8.filter(pl.col("segment_kib") == 128)
     rows = [
         {"cause": "workload model: T1 fits in the 512 MiB cache", "kind": "model",
@@ -121,8 +120,9 @@ def why_not(claims: pl.DataFrame, base6: pl.DataFrame, parts6: pl.DataFrame, amb
          "what it changes": "culling throws prefetched blocks away while memory is free, so the culling schemes "
                             "gain less than prefetch alone"},
         {"cause": "workload model: T2/T3 read whole files sequentially in 4-64 KiB requests", "kind": "model",
-         "run that shows it": f"T2/T3 with 64-128 KiB requests: gains {pct(big['improvement'].min())} to "
-                              f"{pct(big['improvement'].max())} (large-read sensitivity)" if big.height else "n/a",
+         "run that shows it": "the robustness map's axis `seq_requests` (4-32 to 64-128 KiB requests, the other "
+                              "seven axes varying): the T2/T3 rows of \"how single axes move each claim\" in the "
+                              "map's section at the end of `02_ssd_prefetch_text.md`",
          "what it changes": "a segment read brings what the next requests ask for: gains, not the paper's loss"},
         {"cause": "choice: the host's read-ahead in front of both schemes (the paper's setting)", "kind": "choice",
          "run that shows it": f"T1's gain {pct(_gain(base6, T1, 32))} behind it, "

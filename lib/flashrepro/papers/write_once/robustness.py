@@ -57,6 +57,8 @@ SPACE = Space(paper=5, axes=(
          "flagged blocks it writes back (it matters only with syncs).", scale="choice", choices=(True, False)),
 ))
 
+EXPLAIN = ("history_multiple",)  # the models' history size (the notebook's history table runs the real traces)
+
 HEADLINE = (
     "Fig. 5: miss ratio (all references) lower with write_once at every cache size",
     "Fig. 5: the gain is larger for small caches",

@@ -19,6 +19,22 @@ from functools import cached_property
 import numpy as np
 from numba import njit
 
+MIN_PAGE_BYTES, MAX_PAGE_BYTES = 512, 1 << 20
+
+
+def check_page_bytes(page_bytes, what: str = "page_bytes") -> int:
+    """``page_bytes`` as an int if it is a power of two from 512 B (a sector) to 1 MiB, else ValueError
+    naming ``what`` (a CLI passes its flag, ``--page-bytes``). Other sizes are refused rather than read:
+    a page that is not a power of two puts page boundaries where no device has them, and offsets of
+    devices other than the first would shift against them."""
+    if isinstance(page_bytes, bool) or not isinstance(page_bytes, (int, np.integer)):
+        raise ValueError(f"{what} must be a whole number of bytes, got {page_bytes!r}")
+    n = int(page_bytes)
+    if not (MIN_PAGE_BYTES <= n <= MAX_PAGE_BYTES and n & (n - 1) == 0):
+        raise ValueError(f"{what} must be a power of two from {MIN_PAGE_BYTES} to {MAX_PAGE_BYTES} "
+                         f"(512 B to 1 MiB), got {n}")
+    return n
+
 
 class Op(IntEnum):
     """Request operation codes stored in ``Trace.op`` (int8)."""
@@ -133,7 +149,7 @@ class Trace:
         and writes produce nothing. Cached per page size."""
         cache = self.__dict__.setdefault("_pages", {})
         if page_bytes not in cache:
-            cache[page_bytes] = _expand(self, int(page_bytes))
+            cache[page_bytes] = _expand(self, page_bytes)
         return cache[page_bytes]
 
     def stats(self, page_bytes: int = 4096) -> dict:
@@ -168,8 +184,7 @@ _REF_BYTES = 8 + 1 + 8 + 8 + 8 + 4  # a page reference: page, is_write, req, res
 
 
 def _expand(trace: Trace, page_bytes: int) -> PageRefs:
-    if page_bytes <= 0:
-        raise ValueError(f"page_bytes must be positive, got {page_bytes}")
+    page_bytes = check_page_bytes(page_bytes)
     total, biggest = _count_pages(trace.op, trace.offset_bytes, trace.size_bytes, page_bytes)
     if total * _REF_BYTES > (1 << 30):  # only then is it worth asking
         from .._io import check_memory

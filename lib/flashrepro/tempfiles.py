@@ -8,8 +8,8 @@ killed, or the machine rebooted) from one being written right now by a concurren
 ``.<target name>.<8 random characters><suffix>``) are removed once they are older than ``OLD_AFTER_S``.
 
 An exception or Ctrl-C (``KeyboardInterrupt``) removes the temporary on the way out (``finally``);
-:func:`terminate_as_exit` turns SIGTERM into ``SystemExit`` so that a ``kill`` does the same. Only SIGKILL or
-a power cut can leave one behind, and the next run sweeps it.
+:func:`terminate_as_exit` turns SIGTERM into ``SystemExit`` (:class:`Terminated`) so that a ``kill`` does the
+same. Only SIGKILL or a power cut can leave one behind, and the next run sweeps it.
 """
 
 from __future__ import annotations
@@ -100,16 +100,39 @@ def sweep(*folders: str | os.PathLike, recursive: bool = False) -> list[Path]:
     return removed
 
 
-def terminate_as_exit() -> None:
-    """Make SIGTERM raise ``SystemExit(143)`` in the main thread, so ``finally`` blocks (and
-    :func:`atomic_path`) clean up on a ``kill`` as they do on Ctrl-C. Does nothing outside the main thread
-    or where a handler other than the default is already installed."""
-    def _exit(signum, frame):
-        raise SystemExit(128 + signum)
+class Terminated(SystemExit):
+    """Raised in the main thread when the process receives SIGTERM (code 143, 128 + the signal's number), so
+    ``finally`` blocks run as they do for Ctrl-C; a command line can tell it from any other ``SystemExit``."""
 
+
+def _raise_terminated(signum, frame):
+    raise Terminated(128 + signum)
+
+
+def terminate_as_exit() -> None:
+    """Make SIGTERM raise :class:`Terminated` (a ``SystemExit(143)``) in the main thread, so ``finally`` blocks
+    (and :func:`atomic_path`) clean up on a ``kill`` as they do on Ctrl-C. Does nothing outside the main thread
+    or where a handler other than the default is already installed."""
     with contextlib.suppress(ValueError):  # not the main thread
         if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
-            signal.signal(signal.SIGTERM, _exit)
+            signal.signal(signal.SIGTERM, _raise_terminated)
+
+
+@contextlib.contextmanager
+def terminating_as_exit() -> Iterator[None]:
+    """:func:`terminate_as_exit` for the duration of a block (a command run in-process, e.g. from a test),
+    then the handler that was there before."""
+    try:
+        before = signal.getsignal(signal.SIGTERM)
+        terminate_as_exit()
+    except ValueError:  # not the main thread: signals are not ours to handle
+        yield
+        return
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError, TypeError):
+            signal.signal(signal.SIGTERM, before if before is not None else signal.SIG_DFL)
 
 
 @contextlib.contextmanager

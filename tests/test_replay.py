@@ -150,3 +150,60 @@ def test_a_symlink_target_is_refused(tmp_path, dangling):
 def test_progress_bar(tmp_path, capsys):
     res = replay(_trace([0, 4096], [4096, 4096]), tmp_path / "y", max_bytes=1 << 20, direct=False, progress=True)
     assert res.requests == 2 and "replay y" in capsys.readouterr().err
+
+
+# Issue 24: a loading.sql statement SQLite refuses stops the SQLite replay (it used to go on, on a database
+# without the app's tables, and report a fraction of the requests without a word).
+
+
+def _broken_app(data_dir, tmp_path):
+    import shutil
+
+    folder = tmp_path / "app"
+    shutil.copytree(data_dir / "formats" / "android_sql_tiny", folder)
+    loading = folder / "loading.sql"
+    text = loading.read_text()
+    assert "CREATE INDEX notes_body ON notes(body);" in text
+    loading.write_text(text.replace("ON notes(body)", "ON nowhere(body)"))
+    return folder
+
+
+def test_a_failed_loading_statement_stops_the_replay(data_dir, tmp_path, isolated_interim):
+    from flashrepro.traces import TraceFormatError
+    from flashrepro.traces.android_sql import replay as replay_folder
+
+    folder = _broken_app(data_dir, tmp_path)
+    with pytest.raises(TraceFormatError) as e:
+        replay_folder(folder)
+    assert str(e.value) == (f"{folder / 'loading.sql'}:7: SQLite refused the statement 'CREATE INDEX notes_body ON "
+                            "nowhere(body);': SQLError: no such table: main.nowhere")
+    assert not (isolated_interim / "replays").exists() or not any((isolated_interim / "replays").iterdir())
+
+
+def test_the_command_line_says_so_in_one_line(data_dir, tmp_path, isolated_interim, capsys):
+    from flashrepro.cli import main
+
+    folder = _broken_app(data_dir, tmp_path)
+    assert main(["trace-info", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() == [f"flashrepro trace-info: error: {folder / 'loading.sql'}:7: SQLite refused the "
+                                "statement 'CREATE INDEX notes_body ON nowhere(body);': SQLError: no such table: "
+                                "main.nowhere"]
+
+
+def test_a_cached_replay_that_went_on_after_a_failure_is_not_reused(data_dir, tmp_path, isolated_interim):
+    """A replay cached by the version that counted loading failures and went on is replayed again (and fails)."""
+    import json
+
+    from flashrepro.traces import TraceFormatError
+    from flashrepro.traces.android_sql import ReplaySettings, cache_key
+    from flashrepro.traces.android_sql import replay as replay_folder
+
+    folder = _broken_app(data_dir, tmp_path)
+    target = isolated_interim / "replays" / f"{folder.name}-{cache_key(folder, ReplaySettings())}.npz"
+    target.parent.mkdir(parents=True)
+    z = np.zeros(1)
+    np.savez(target, time_s=z, op=z.astype(np.int8), offset_bytes=z.astype(np.int64), size_bytes=z.astype(np.int64),
+             file_id=z.astype(np.int32), meta=np.array(json.dumps({"format": "android-sql", "loading_failed": 1})))
+    with pytest.raises(TraceFormatError, match="SQLite refused the statement"):
+        replay_folder(folder)

@@ -28,7 +28,9 @@ CPU time (issue 22; the traces are identical, checked on every app and setting o
 * **PRAGMAs** are run one at a time and their results fetched and checked (a multi-statement string runs
   lazily and would skip them silently). ``synchronous`` (FULL or NORMAL) and SQLite's own page cache
   (``cache_pages``, ``PRAGMA cache_size``) change the trace and are settings;
-* statements that fail are counted by error and reported in ``Trace.meta`` (never hidden).
+* statements of the threads that fail are counted by error and reported in ``Trace.meta`` (never hidden);
+  a statement of ``loading.sql`` that fails stops the replay with the file, line, statement and SQLite's error
+  (the app's statements would run on the wrong database).
 
 Replays are cached under ``data/interim/replays/`` keyed by the content of every input file, the settings,
 and the SQLite and apsw versions.
@@ -173,18 +175,40 @@ def _vfs_classes():
 
 
 def _statements(text: str):
-    """Complete SQL statements of a ``.dump`` file (a statement may span lines)."""
+    """``(line, statement)``: the complete SQL statements of a ``.dump`` file (a statement may span lines),
+    each with the 1-based line it starts on."""
     import apsw
 
     buf = []
-    for line in text.splitlines():
+    start = 1
+    for number, line in enumerate(text.splitlines(), 1):
+        if not buf:
+            start = number
         buf.append(line)
         joined = "\n".join(buf)
         if apsw.complete(joined):
-            yield joined
+            yield start, joined
             buf = []
     if buf and "\n".join(buf).strip():
-        yield "\n".join(buf)
+        yield start, "\n".join(buf)
+
+
+def _load(con, path: Path, log: list) -> None:
+    """Run ``loading.sql`` (the database's initial state) statement by statement. A statement SQLite refuses
+    stops the replay with the file, the line, the statement and SQLite's error: every later statement would
+    run on a database that is not the app's (missing tables make them fail, and the trace shrinks)."""
+    import apsw
+
+    for line, sql in _statements(path.read_text(encoding="utf-8", errors="replace")):
+        log.clear()  # what the initial state's statements do is not part of the trace
+        try:
+            for _ in con.execute(sql):
+                pass
+        except apsw.Error as e:
+            shown = " ".join(sql.split())
+            shown = shown if len(shown) <= 200 else shown[:200] + "..."
+            raise TraceFormatError(f"{path}:{line}: SQLite refused the statement {shown!r}: "
+                                   f"{type(e).__name__}: {e}") from None
 
 
 def _pragma(con, name: str, value) -> str:
@@ -230,17 +254,12 @@ def run_sqlite(folder, settings: ReplaySettings = ReplaySettings()) -> tuple[lis
             con = apsw.Connection(db, vfs=load_vfs.vfsname)
             _pragma(con, "page_size", settings.page_size)
             _pragma(con, "journal_mode", settings.journal_mode)
-            load_failed = 0
-            for sql in _statements((folder / "loading.sql").read_text(encoding="utf-8", errors="replace")):
-                load_log.clear()
-                try:
-                    for _ in con.execute(sql):
-                        pass
-                except apsw.Error:
-                    load_failed += 1
-            if con.in_transaction:
-                con.execute("COMMIT")
-            con.close()
+            try:
+                _load(con, folder / "loading.sql", load_log)
+                if con.in_transaction:
+                    con.execute("COMMIT")
+            finally:
+                con.close()
         finally:
             load_vfs.unregister()
         vfs = LogVFS(f"flashrepro-log-{id(log)}", log)
@@ -270,7 +289,7 @@ def run_sqlite(folder, settings: ReplaySettings = ReplaySettings()) -> tuple[lis
         finally:
             vfs.unregister()
     facts = {"statements": n, "failed": sum(failures.values()), "failures": dict(sorted(failures.items())),
-             "failure_examples": dict(sorted(examples.items())), "loading_failed": load_failed,
+             "failure_examples": dict(sorted(examples.items())), "loading_failed": 0,  # else _load raised
              "statement_files": len(files), "pragmas": pragmas, "sqlite": apsw.sqlite_lib_version(),
              "apsw": apsw.apsw_version()}
     return log, facts
@@ -339,8 +358,14 @@ def replay(folder, settings: ReplaySettings | None = None, *, cache: bool = True
     if cache and target.is_file():
         with np.load(target, allow_pickle=False) as z:
             meta = json.loads(str(z["meta"]))
+            if meta.get("loading_failed"):  # kept by an older version that went on: replay it to say why
+                return _replay_uncached(folder, settings, name, target, cache)
             return Trace(z["time_s"], z["op"], z["offset_bytes"], z["size_bytes"], name=name, source=str(folder),
                          meta=meta, file=z["file_id"])
+    return _replay_uncached(folder, settings, name, target, cache)
+
+
+def _replay_uncached(folder: Path, settings: ReplaySettings, name: str, target: Path, cache: bool) -> Trace:
     log, facts = run_sqlite(folder, settings)
     tr = to_trace(log, facts, settings, name, str(folder))
     if cache:

@@ -275,21 +275,32 @@ def run(policies, workloads: Iterable, capacities: Iterable[int], *, scale: str 
     """
     executor = _executor(executor, scheduler, client)
     from .cache import make_params
+    from .traces.trace import check_page_bytes
 
     t_start = time.perf_counter()
+    check_page_bytes(page_bytes)
     pol = expand_policies(policies)
     protos = {}
     for name, p in pol:
         make_params(name, **p)  # unknown policy or parameter: fail before anything runs
         protos[name] = _prototype_of(name)
     workloads = list(workloads)
-    caps = tuple(int(c) for c in capacities)
+    caps = _capacities(capacities)
     if not caps or not workloads or not pol:
         raise ValueError("a sweep needs at least one policy, workload and capacity")
     metrics = tuple(metrics)
     tasks = [Task(i, w, name, p, caps, scale, seed, prefer, flush_at_end, page_bytes, metrics, protos[name])
              for i, (w, (name, p)) in enumerate(itertools.product(workloads, pol))]
     return _run_tasks(tasks, executor, workers, scheduler, client, progress, store, t_start)
+
+
+def _capacities(capacities: Iterable[int]) -> tuple[int, ...]:
+    """Cache sizes as ints, each at least one page (checked before any task runs)."""
+    caps = tuple(int(c) for c in capacities)
+    bad = [c for c in caps if c < 1]
+    if bad:
+        raise ValueError(f"a capacity must be at least 1 page, got {bad[0]}")
+    return caps
 
 
 def _executor(executor: str, scheduler, client) -> str:
@@ -318,12 +329,15 @@ def run_cases(cases: Iterable, *, scale: str = "ci", seed: int = 0, prefer: str 
 
     executor = _executor(executor, scheduler, client)
     from .cache import make_params
+    from .traces.trace import check_page_bytes
 
     t_start = time.perf_counter()
+    check_page_bytes(page_bytes)
     metrics = tuple(metrics)
     groups: dict = {}  # (workload identity, policy, params) -> [workload, policy, params, capacities]
     order = []
     for w, policy, params, cap in cases:
+        _capacities([cap])
         name = _policy_name(policy)
         params = dict(params)
         wid = w if isinstance(w, str) else id(w)
@@ -412,11 +426,19 @@ def _order(table: pl.DataFrame, order: dict) -> pl.DataFrame:
 
 
 def _read_store(store) -> pl.DataFrame | None:
+    """The rows of an earlier run in ``store`` (None when there is no such file); a file that is not a
+    store of sweep rows is an error, never read as empty or overwritten."""
     import polars as pl
 
     if store is None or not Path(store).exists():
         return None
-    return pl.read_parquet(store)
+    try:
+        done = pl.read_parquet(store)
+    except pl.exceptions.PolarsError as e:
+        raise ValueError(f"{store} is not a parquet file of sweep rows ({e})") from None
+    if "key" not in done.columns:
+        raise ValueError(f"{store} is a parquet file but not one of sweep rows (it has no 'key' column)")
+    return done
 
 
 def _write_store(store, done: pl.DataFrame | None, rows: list[dict]) -> pl.DataFrame:
@@ -476,6 +498,63 @@ def _result_or_failure(future, task: Task) -> dict:
                 "traceback": "".join(traceback.format_exception_only(e))}
 
 
+SCHEDULER_TIMEOUT_S = 5.0  # how long to wait for a Dask scheduler to answer (distributed's own default: 30 s)
+
+
+def _probe(scheduler: str, timeout_s: float) -> None:
+    """For a tcp:// or tls:// address: something must accept a connection there within ``timeout_s``, so an
+    address where nothing runs fails at once with the system's reason (distributed retries until its timeout)."""
+    import socket
+
+    from distributed.comm import parse_address, parse_host_port
+
+    scheme, loc = parse_address(scheduler)
+    if scheme not in ("tcp", "tls"):
+        return
+    host, port = parse_host_port(loc)
+    try:
+        socket.create_connection((host, port), timeout=timeout_s).close()
+    except OSError as e:  # refused, unknown host, timed out
+        raise OSError(f"scheduler={scheduler}: no Dask scheduler answers there ({e.strerror or e})") from None
+
+
+def _handshake(scheduler: str, timeout_s: float) -> None:
+    """Dask's own handshake with ``scheduler``, given up after ``timeout_s``: something that accepts connections
+    but is no scheduler would otherwise keep ``distributed.Client`` waiting forever (its timeout does not cover
+    the handshake). Run in a thread of its own, so it works where an event loop is already running (Jupyter)."""
+    import asyncio
+    import concurrent.futures
+
+    from distributed.comm import connect as open_comm
+
+    async def shake():
+        comm = await asyncio.wait_for(open_comm(scheduler, timeout=timeout_s), timeout_s)
+        await comm.close()
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, shake()).result()
+
+
+def connect(scheduler: str, timeout_s: float | None = None):
+    """A ``distributed.Client`` of the Dask scheduler at ``scheduler``, or within about ``timeout_s`` (default
+    :data:`SCHEDULER_TIMEOUT_S`) an error naming the address (ValueError for an address that is not one, OSError
+    when no scheduler answers)."""
+    import distributed
+
+    timeout_s = SCHEDULER_TIMEOUT_S if timeout_s is None else timeout_s
+    try:
+        _probe(scheduler, timeout_s)  # nothing listens there: at once, with the system's reason
+        _handshake(scheduler, timeout_s)  # something listens but does not answer as a scheduler
+        return distributed.Client(scheduler, timeout=timeout_s)
+    except ValueError as e:
+        raise ValueError(f"scheduler={scheduler}: not a Dask scheduler address ({e})") from None
+    except OSError as e:  # TimeoutError is one
+        if str(e).startswith("scheduler="):
+            raise
+        raise OSError(f"scheduler={scheduler}: no Dask scheduler answered within {timeout_s:g} s "
+                      f"({e or type(e).__name__})") from None
+
+
 def _execute_dask(tasks, workers, scheduler, client, bar, fn=None):
     import distributed
 
@@ -487,7 +566,7 @@ def _execute_dask(tasks, workers, scheduler, client, bar, fn=None):
                                                processes=True, dashboard_address=None)
             client = distributed.Client(cluster)
         else:
-            client = distributed.Client(scheduler)
+            client = connect(scheduler)
     try:
         futures = [client.submit(fn or run_task, t, pure=False, key=f"flashrepro-sweep-{t.index}-{os.getpid()}-"
                                  f"{time.monotonic_ns()}") for t in tasks]

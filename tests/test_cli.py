@@ -84,7 +84,7 @@ def test_replay_command(capsys, data_dir, tmp_path):
     assert d["replay"]["requests"] == d["device_read_requests"] + d["device_write_requests"]
     assert set(d["model"]) == {"samsung", "sandisk"} and target.stat().st_size <= 8 * 2**20
     code, _, err = run(capsys, *args)  # the target now holds data
-    assert code == 2 and "allow_existing" in err
+    assert code == 2 and "pass --allow-existing to overwrite it" in err
 
 
 def test_simulate_a_segment_policy_with_its_parameter(data_dir, isolated_interim, capsys):
@@ -203,3 +203,280 @@ def test_replay_sqlite_settings_need_an_app_folder(capsys, data_dir, tmp_path):
         main(["replay", "--policy", "lru", "--trace", "x", "--capacity-pages", "8", "--target", "t", "--max-mib", "4",
               "--merge-writes", "maybe"])
     assert "expected true or false" in capsys.readouterr().err
+
+
+# --- issue 24: flags, one-line errors, signals ---------------------------------------------------------------
+def run_any(capsys, *args):
+    """``run``, also for argparse's errors (SystemExit): the exit code, stdout and stderr."""
+    try:
+        code = main(list(args))
+    except SystemExit as e:
+        code = e.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _one_error_line(code, out, err, *expected):
+    assert code == 2 and out == "" and "Traceback" not in err, (code, err)
+    assert len(err.splitlines()) == 1, err
+    for text in expected:
+        assert text in err, (text, err)
+
+
+PAGE_BYTES_COMMANDS = {
+    "simulate": ["simulate", "--policy", "lru", "--trace", "{spc}", "--capacity-pages", "4"],
+    "replay": ["replay", "--policy", "lru", "--trace", "{spc}", "--capacity-pages", "4", "--target", "{target}",
+               "--max-mib", "1"],
+    "trace-info": ["trace-info", "{spc}"],
+    "sweep": ["sweep", "--policy", "lru", "--workload", "synthetic/uniform", "--capacity", "8"],
+}
+
+
+@pytest.mark.parametrize("value", ["3000", "0", "-4096", str(2**63), "256", str(2 * 2**20), "4k"])
+@pytest.mark.parametrize("command", sorted(PAGE_BYTES_COMMANDS))
+def test_page_bytes_must_be_a_power_of_two_page(capsys, data_dir, tmp_path, command, value):
+    """3000 used to shift page boundaries, 0 raised ZeroDivisionError and 2**63 OverflowError; every command's
+    --page-bytes now says what it takes, before anything is read or written."""
+    args = [x.format(spc=data_dir / "formats/sample.spc", target=tmp_path / "t.img")
+            for x in PAGE_BYTES_COMMANDS[command]]
+    code, out, err = run_any(capsys, *args, "--page-bytes", value)
+    _one_error_line(code, out, err, f"flashrepro {command}: error: --page-bytes must be")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_page_bytes_that_are_a_power_of_two_are_used(capsys, data_dir):
+    sizes = {}
+    for pb in ("512", "4096", "65536"):
+        code, out, err = run_any(capsys, "trace-info", str(data_dir / "formats/sample.diskmon.txt"), "--page-bytes", pb)
+        assert code == 0, err
+        sizes[pb] = json.loads(out)["page_references"]
+    assert sizes["512"] > sizes["4096"] >= sizes["65536"]
+
+
+def test_duplicate_column_is_an_error_not_a_key_error(capsys, data_dir, isolated_interim):
+    path = str(data_dir / "formats/sample.generic.csv")
+    code, out, err = run_any(capsys, "simulate", "--policy", "lru", "--trace", path, "--format", "csv", "--sep", ";",
+                             "--header", "--capacity-pages", "4", "--columns", "time=0,op=1,offset=2,size=2")
+    _one_error_line(code, out, err, "--columns: offset and size both name column 2")
+    code, out, err = run_any(capsys, "trace-info", str(data_dir / "formats/sample.generic.csv"), "--format", "csv",
+                             "--sep", ";", "--header", "--columns", "time=ts,op=kind,offset=where,size=where")
+    _one_error_line(code, out, err, "--columns: offset and size both name column 'where'")
+
+
+GENERIC = ["--format", "csv", "--columns", "time=0,op=1,offset=2,size=3", "--sep", ";", "--header"]
+
+
+def test_trace_info_and_simulate_read_the_generic_csv_with_op_names(capsys, data_dir, isolated_interim):
+    """tests/data/formats/sample.generic.csv (ops RD and WR) could not be read from the command line; trace-info
+    had no --columns at all."""
+    path = str(data_dir / "formats/sample.generic.csv")
+    code, out, err = run_any(capsys, "trace-info", path, *GENERIC, "--ops", "read=RD,write=WR")
+    assert code == 0, err
+    d = json.loads(out)
+    assert (d["requests"], d["reads"], d["writes"], d["read_bytes"], d["write_bytes"]) == (2, 1, 1, 4096, 8192)
+    assert d["duration_s"] == 1.0
+    code, out, err = run_any(capsys, "simulate", "--policy", "lru", "--trace", path, "--capacity-pages", "8", *GENERIC,
+                             "--ops", "read=RD,write=WR")
+    assert code == 0, err
+    d = json.loads(out)
+    assert (d["references"], d["write_references"]) == (5, 3)  # 4096 B at byte 1: 2 pages; 8192 B at byte 2: 3
+    code, out, err = run_any(capsys, "trace-info", path, *GENERIC)  # without --ops: RD is no read
+    _one_error_line(code, out, err, "sample.generic.csv:2: unknown opcode 'RD'")
+
+
+@pytest.mark.parametrize("ops,msg", [
+    ("read=RD", "--ops must name the write op too"),
+    ("write=WR", "--ops must name the read op too"),
+    ("read=RD,write=RD", "--ops: 'RD' cannot name both a read and a write"),
+    ("read=RD,read=RD,write=WR", "--ops: 'RD' is given twice"),
+    ("rd=RD,write=WR", "--ops expects read=NAME,write=NAME"),
+    ("read=,write=WR", "--ops expects read=NAME,write=NAME"),
+    ("read=R;D,write=WR", "holds the separator or a blank"),
+])
+def test_bad_op_names(capsys, data_dir, ops, msg):
+    code, out, err = run_any(capsys, "trace-info", str(data_dir / "formats/sample.generic.csv"), *GENERIC, "--ops", ops)
+    _one_error_line(code, out, err, msg)
+
+
+def test_several_names_for_one_op(capsys, tmp_path, isolated_interim):
+    path = tmp_path / "t.csv"
+    path.write_text("0,RD,0,4096\n1,rd,4096,4096\n2,WR,0,4096\n")
+    code, out, err = run_any(capsys, "trace-info", str(path), "--format", "csv", "--columns",
+                             "time=0,op=1,offset=2,size=3", "--ops", "read=RD,read=rd,write=WR")
+    assert code == 0, err
+    assert (json.loads(out)["reads"], json.loads(out)["writes"]) == (2, 1)
+
+
+@pytest.mark.parametrize("extra,msg", [
+    (["--format", "spc", "--offset-unit", "512"], "--offset-unit: these describe a --format csv trace"),
+    (["--format", "spc", "--header", "--sep", ";"], "--header, --sep: these describe a --format csv trace"),
+    (["--ops", "read=RD,write=WR"], "--ops: these describe a --format csv trace"),
+    (["--format", "csv"], "--format csv needs --columns"),
+    (["--format", "nope"], "--format nope: unknown trace format 'nope'"),
+])
+def test_csv_options_are_never_ignored(capsys, data_dir, extra, msg):
+    """--offset-unit 512 with --format spc used to be ignored without a word (sizes 512 times too small)."""
+    code, out, err = run_any(capsys, "trace-info", str(data_dir / "formats/sample.spc"), *extra)
+    _one_error_line(code, out, err, msg)
+
+
+def test_library_keywords_are_named_as_flags(capsys, data_dir, tmp_path):
+    """A reader says ``format=``; the command line says ``--format`` (outside a quoted trace line)."""
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(bytes(range(256)) * 4)
+    code, out, err = run_any(capsys, "trace-info", str(junk))
+    _one_error_line(code, out, err, "pass --format one of")
+    assert "format=" not in err
+    code, out, err = run_any(capsys, "replay", "--policy", "lru", "--trace", str(data_dir / "golden_trace.spc"),
+                             "--capacity-pages", "64", "--target", str(tmp_path / "t.img"), "--max-mib", "0.001")
+    _one_error_line(code, out, err, "does not fit in --max-mib 0.001 (1048 bytes)")
+    code, out, err = run_any(capsys, "replay", "--policy", "lru", "--trace", str(data_dir / "golden_trace.spc"),
+                             "--capacity-pages", "64", "--target", "/proc/no/such.img", "--max-mib", "1")
+    _one_error_line(code, out, err, "--target /proc/no/such.img: /proc/no: No such file or directory")
+
+
+def test_as_flags_leaves_quoted_text_alone():
+    import argparse
+
+    from flashrepro.cli import _as_flags
+
+    a = argparse.Namespace(format=None, max_mib=2.0)
+    flags = {"format": "--format", "max_mib": "--max-mib"}
+    assert _as_flags("t.csv:3: bad field 'format=1' ; pass format= one of a", a, flags) == \
+        "t.csv:3: bad field 'format=1' ; pass --format one of a"
+    assert _as_flags("fits in max_bytes=2097152", a, flags) == "fits in --max-mib 2 (2097152 bytes)"
+    assert _as_flags("page_bytes=3000", a, flags) == "page_bytes=3000"  # no such flag here: left as it is
+
+
+@pytest.mark.parametrize("param,msg", [
+    ("bogus", "--param expects KEY=VALUE, got 'bogus'; policy 'clock' takes cache_reads, insert_referenced"),
+    ("=1", "policy 'clock' takes cache_reads, insert_referenced"),
+    ("insert_referenced=maybe", "--param: policy 'clock': parameter insert_referenced: 'maybe' is not a boolean; "
+                                "policy 'clock' takes cache_reads, insert_referenced"),
+    ("nope=1", "--param: policy 'clock' has no parameter 'nope'; valid: cache_reads, insert_referenced"),
+])
+def test_param_errors_name_the_policys_parameters(capsys, data_dir, param, msg):
+    code, out, err = run_any(capsys, "simulate", "--policy", "clock", "--trace", str(data_dir / "formats/sample.spc"),
+                             "--capacity-pages", "4", "--param", param)
+    _one_error_line(code, out, err, msg)
+
+
+def test_sweep_policy_grid_errors_name_the_flag(capsys):
+    code, out, err = run_any(capsys, "sweep", "--policy", "clock:insert_referenced=true,maybe", "--workload",
+                             "synthetic/uniform", "--capacity", "8")
+    _one_error_line(code, out, err, "--policy clock:insert_referenced=true,maybe: policy 'clock': parameter "
+                    "insert_referenced: 'maybe' is not a boolean; policy 'clock' takes cache_reads, insert_referenced")
+    code, out, err = run_any(capsys, "sweep", "--policy", "nope:x=1", "--workload", "synthetic/uniform", "--capacity",
+                             "8")
+    _one_error_line(code, out, err, "--policy nope: unknown policy 'nope'; registered policies:")
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_sweep_without_a_scheduler_fails_at_once_naming_it(capsys):
+    """It used to wait 30 s and end in an OSError traceback."""
+    import time
+
+    address = f"tcp://127.0.0.1:{_closed_port()}"
+    t0 = time.perf_counter()
+    code, out, err = run_any(capsys, "sweep", "--policy", "lru", "--workload", "synthetic/uniform", "--capacity", "8",
+                             "--scheduler", address)
+    _one_error_line(code, out, err, f"flashrepro sweep: error: --scheduler {address}: no Dask scheduler answers there")
+    assert time.perf_counter() - t0 < 5
+    code, out, err = run_any(capsys, "sweep", "--policy", "lru", "--workload", "synthetic/uniform", "--capacity", "8",
+                             "--scheduler", "nonsense")
+    _one_error_line(code, out, err, "--scheduler nonsense: not a Dask scheduler address")
+
+
+def test_a_silent_scheduler_times_out(capsys, monkeypatch):
+    """Something listens but never answers as a scheduler: an error after SCHEDULER_TIMEOUT_S, naming it."""
+    import socket
+    import time
+
+    from flashrepro import sweep
+
+    monkeypatch.setattr(sweep, "SCHEDULER_TIMEOUT_S", 1.0)
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+        t0 = time.perf_counter()
+        code, out, err = run_any(capsys, "sweep", "--policy", "lru", "--workload", "synthetic/uniform", "--capacity",
+                                 "8", "--scheduler", address)
+    _one_error_line(code, out, err, f"--scheduler {address}: no Dask scheduler answered within 1 s")
+    assert time.perf_counter() - t0 < 10
+
+
+def test_sweep_refuses_outputs_it_cannot_use_before_running(capsys, tmp_path):
+    (tmp_path / "rows.parquet").write_bytes(b"not parquet")
+    base = ["sweep", "--policy", "lru", "--workload", "synthetic/uniform", "--capacity", "8"]
+    code, out, err = run_any(capsys, *base, "--out", str(tmp_path / "rows.parquet"))
+    _one_error_line(code, out, err, f"--out {tmp_path / 'rows.parquet'} is not a parquet file of sweep rows")
+    code, out, err = run_any(capsys, *base, "--csv", str(tmp_path))
+    _one_error_line(code, out, err, f"--csv {tmp_path} is a folder")
+    code, out, err = run_any(capsys, *base, "--workload", "nope")
+    _one_error_line(code, out, err, "--workload nope: unknown workload 'nope'")
+    assert (tmp_path / "rows.parquet").read_bytes() == b"not parquet"
+
+
+def test_robustness_refuses_a_paper_that_is_not_there(capsys, tmp_path):
+    """A misspelt module path used to be skipped with exit code 0."""
+    code, out, err = run_any(capsys, "robustness", "--paper", "no_such_module", "--out", str(tmp_path))
+    _one_error_line(code, out, err, "--paper no_such_module: no module no_such_module")
+    code, out, err = run_any(capsys, "robustness", "--paper", "99", "--out", str(tmp_path))
+    _one_error_line(code, out, err, "--paper 99: no paper 99")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_is_one_line_and_exit_130(capsys, data_dir, monkeypatch):
+    from flashrepro import cli
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "open_trace", interrupted)
+    code, out, err = run_any(capsys, "simulate", "--policy", "lru", "--trace", str(data_dir / "formats/sample.spc"),
+                             "--capacity-pages", "4")
+    assert (code, out, err) == (130, "", "flashrepro simulate: interrupted (Ctrl-C)\n")
+
+
+def test_sigterm_during_a_command_is_exit_143_and_the_handler_is_restored(capsys, data_dir, monkeypatch):
+    import os
+    import signal
+
+    from flashrepro import cli
+
+    before = signal.getsignal(signal.SIGTERM)
+
+    def killed(*a, **k):
+        os.kill(os.getpid(), signal.SIGTERM)
+        raise AssertionError("SIGTERM did not stop the command")
+
+    monkeypatch.setattr(cli, "open_trace", killed)
+    code, out, err = run_any(capsys, "simulate", "--policy", "lru", "--trace", str(data_dir / "formats/sample.spc"),
+                             "--capacity-pages", "4")
+    assert (code, out, err) == (143, "", "flashrepro simulate: terminated (SIGTERM)\n")
+    assert signal.getsignal(signal.SIGTERM) == before
+
+
+def test_stale_parse_temporaries_are_removed_when_a_command_starts(capsys, data_dir, isolated_interim):
+    """A parse killed by SIGKILL leaves its temporary folder; the next command removes it (a live writer's stays)."""
+    import os
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    folder = isolated_interim / "traces"
+    stale = folder / f".0123456789abcdef01234567-0123456789ab.pid{int(dead.stdout)}.abcd1234"
+    live = folder / f".0123456789abcdef01234567-0123456789ab.pid{os.getpid()}.efgh5678"
+    for d in (stale, live):
+        d.mkdir(parents=True)
+        (d / "offset_bytes.bin").write_bytes(b"\0" * 4096)
+    code, out, err = run_any(capsys, "formats")
+    assert code == 0 and not stale.exists() and live.exists()

@@ -1,96 +1,86 @@
 """The command line: ``flashrepro simulate | replay | policies | ftl-policies | formats | trace-info | workloads |
-sweep | robustness``."""
+sweep | robustness``.
+
+Every error is one line on stderr, ``flashrepro <command>: error: <what>``, naming the flag as it is typed
+(``--page-bytes``, never the library's keyword ``page_bytes=``), with exit code 2 (3 when a run does not fit in
+memory) and no traceback. Ctrl-C ends a run with exit code 130 and SIGTERM with 143, in both cases after
+removing what the run was writing (a half-parsed trace in the parse cache, a replay target it created), and
+stale temporaries that killed runs left in the parse cache are removed when a command starts. A reader that
+closes the pipe early (``flashrepro policies | head``) ends the command quietly with exit code 141 (128 +
+SIGPIPE, as a program killed by SIGPIPE reports it).
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import json
 import math
+import os
+import re
+import signal
 import sys
+from pathlib import Path
 
+from . import paths, tempfiles
 from .cache import POLICIES, make_params, simulate
 from .cache.onepass import simulate_source
-from .traces import FORMATS, TraceFormatError, catalog, load_trace, open_trace
+from .cache.registry import get_policy
+from .traces import CSV_PRESETS, FORMATS, catalog, load_trace, open_trace
 from .traces.readers import get_format
+from .traces.trace import check_page_bytes
+
+MAX_COUNT = 2**63 - 1  # a count that fits the kernels' int64
+MAX_UNIT = 2**40  # bytes per offset or size unit: far above any trace's (512 B sectors), far below an overflow
 
 
-def _params(items: list[str]) -> dict:
-    out = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ValueError(f"--param expects KEY=VALUE, got {item!r}")
-        key = key.strip()
-        if key in out:
-            raise ValueError(f"--param {key} is given twice ({out[key]!r} and {value.strip()!r}); give it once")
-        out[key] = value.strip()
-    return out
+# --- argument types: a bad value is an argparse error naming the flag -----------------------------------------
+class Parser(argparse.ArgumentParser):
+    """argparse with its errors on one line, ``flashrepro simulate: error: argument --page-bytes: ...``, and a
+    pointer to ``--help`` instead of the usage block."""
+
+    def error(self, message):
+        message = re.sub(r"^argument (\S+): (?=\1\b)", "", message)  # "argument --x: --x must ..." -> "--x must ..."
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-CSV_FIELDS = ("time", "op", "offset", "size", "device")
+def flag_type(check):
+    """An argparse type from ``check(text)``, whose ValueError message (it names the flag) is the error."""
+
+    def convert(text: str):
+        try:
+            return check(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+
+    convert.__name__ = check.__name__
+    return convert
 
 
-def csv_layout(columns: str, header: bool = False, sep: str = ",", offset_unit: int = 1, size_unit: int = 1,
-               time_unit_s: float = 1.0) -> dict:
-    """``--columns time=0,op=1,offset=2,size=3`` (0-based indices, or header names with ``--header``) as the
-    csv reader's layout (:class:`~flashrepro.traces.CsvLayout` fields); op, offset and size are required."""
-    out = {}
-    for item in columns.split(","):
-        key, eq, value = (x.strip() for x in item.partition("="))
-        if not eq or not key or not value:
-            raise ValueError(f"--columns expects FIELD=COLUMN,... (fields {', '.join(CSV_FIELDS)}), got {item!r}")
-        if key not in CSV_FIELDS:
-            raise ValueError(f"--columns: unknown field {key!r}; fields: {', '.join(CSV_FIELDS)}")
-        if key in out:
-            raise ValueError(f"--columns: {key} is given twice")
-        if value.isdigit():
-            out[key] = int(value)
-        elif header:
-            out[key] = value
-        else:
-            raise ValueError(f"--columns: {key}={value!r} is not a 0-based column number (names need --header)")
-    missing = [k for k in ("op", "offset", "size") if k not in out]
-    if missing:
-        raise ValueError(f"--columns must give {', '.join(missing)}")
-    for name, v in (("--offset-unit", offset_unit), ("--size-unit", size_unit), ("--time-unit-s", time_unit_s)):
-        if not (v > 0 and math.isfinite(v)):
-            raise ValueError(f"{name} must be positive, got {v}")
-    return {**out, "header": header, "sep": sep, "offset_unit": offset_unit, "size_unit": size_unit,
-            "time_unit_s": time_unit_s}
-
-
-def _reader_opts(fmt: str | None, a=None) -> dict:
-    """Reader options from the command line (``--columns`` and its companions for ``--format csv``)."""
-    if fmt is not None:
-        get_format(fmt)  # an unknown name fails before the file is hashed
-    columns = getattr(a, "columns", None)
-    if columns is None:
-        return {}
-    if fmt != "csv":
-        raise ValueError("--columns goes with --format csv")
-    return {"layout": csv_layout(columns, a.header, a.sep, a.offset_unit, a.size_unit, a.time_unit_s)}
-
-
-def _load(path: str, fmt: str | None, a=None):
-    return load_trace(path, fmt, **_reader_opts(fmt, a))
-
-
-def cmd_simulate(a) -> dict:
-    make_params(a.policy, **_params(a.param))  # unknown policy or parameter: fail before reading the trace
-    source = open_trace(a.trace, a.format, **_reader_opts(a.format, a))  # parsed into the parse cache, streamed
-    bar = None
-    if _progress(a):
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(source), unit="req", unit_scale=True, file=sys.stderr, desc=a.policy)
+def _whole(text: str, flag: str) -> int:
     try:
-        res = simulate_source(source, a.policy, a.capacity_pages, page_bytes=a.page_bytes,
-                              flush_at_end=a.flush_at_end, progress=bar and (lambda n: bar.update(n - bar.n)),
-                              **_params(a.param))
-    finally:
-        if bar is not None:
-            bar.close()
-    return res.to_dict()
+        return int(text)
+    except ValueError:
+        raise ValueError(f"{flag} must be a whole number, got {text!r}") from None
+
+
+def count_type(flag: str, least: int = 1, most: int = MAX_COUNT):
+    """The type of a flag that takes a whole number from ``least`` to ``most``."""
+
+    def count(text: str) -> int:
+        n = _whole(text, flag)
+        if not least <= n <= most:
+            raise ValueError(f"{flag} must be a whole number from {least} to {most}, got {n}")
+        return n
+
+    return flag_type(count)
+
+
+@flag_type
+def page_bytes_type(text: str) -> int:
+    """``--page-bytes``: a power of two from 512 B to 1 MiB (:func:`~flashrepro.traces.trace.check_page_bytes`)."""
+    return check_page_bytes(_whole(text, "--page-bytes"), "--page-bytes")
 
 
 def _bool_arg(text: str) -> bool:
@@ -100,6 +90,179 @@ def _bool_arg(text: str) -> bool:
     if t in ("false", "0", "no", "off"):
         return False
     raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
+# --- --policy and --param ------------------------------------------------------------------------------------
+def _takes(policy: str) -> str:
+    """What ``policy`` takes, for error messages; an unknown policy is an error naming ``--policy``."""
+    try:
+        fields = sorted(f.name for f in dataclasses.fields(get_policy(policy).params))
+    except ValueError as e:
+        raise ValueError(f"--policy {policy}: {e}") from None
+    return f"policy {policy!r} takes " + (", ".join(fields) if fields else "no parameters")
+
+
+def check_params(policy: str, params: dict, flag: str):
+    """The policy's parameter object from ``params`` (strings as typed), by the policy's own rules
+    (:func:`~flashrepro.cache.make_params`); an error names ``flag`` and lists the policy's parameters."""
+    takes = _takes(policy)
+    try:
+        return make_params(policy, **params)
+    except ValueError as e:
+        msg = str(e)
+        raise ValueError(f"{flag}: {msg}" + ("" if "valid:" in msg else f"; {takes}")) from None
+
+
+def policy_params(policy: str, items: list[str]) -> dict:
+    """``--param KEY=VALUE`` items for ``--policy`` as a dict of strings, checked (:func:`check_params`)
+    before any trace is read."""
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ValueError(f"--param expects KEY=VALUE, got {item!r}; {_takes(policy)}")
+        if key in out:
+            raise ValueError(f"--param {key} is given twice ({out[key]!r} and {value.strip()!r}); give it once")
+        out[key] = value.strip()
+    check_params(policy, out, "--param")
+    return out
+
+
+# --- --format csv: which column holds what -------------------------------------------------------------------
+CSV_FIELDS = ("time", "op", "offset", "size", "device")
+OP_KINDS = {"read": "reads", "write": "writes"}  # --ops KIND=NAME -> the CsvLayout field of that kind's names
+CSV_FLAGS = {"header": "--header", "sep": "--sep", "offset_unit": "--offset-unit", "size_unit": "--size-unit",
+             "time_unit_s": "--time-unit-s", "ops": "--ops"}  # options that only describe a --columns trace
+
+
+def _column_spec(key: str, value: str, header: bool) -> int | str:
+    if value.isdigit():
+        return int(value)
+    if header:
+        return value
+    raise ValueError(f"--columns: {key}={value!r} is not a 0-based column number (names need --header)")
+
+
+def _columns(columns: str, header: bool) -> dict:
+    out = {}
+    for item in columns.split(","):
+        key, eq, value = (x.strip() for x in item.partition("="))
+        if not eq or not key or not value:
+            raise ValueError(f"--columns expects FIELD=COLUMN,... (fields {', '.join(CSV_FIELDS)}), got {item!r}")
+        if key not in CSV_FIELDS:
+            raise ValueError(f"--columns: unknown field {key!r}; fields: {', '.join(CSV_FIELDS)}")
+        if key in out:
+            raise ValueError(f"--columns: {key} is given twice")
+        spec = _column_spec(key, value, header)
+        same = [k for k, v in out.items() if v == spec]
+        if same:  # one column read as two fields: the reader would lose one of them
+            raise ValueError(f"--columns: {same[0]} and {key} both name column {spec!r}; each field needs its own")
+        out[key] = spec
+    missing = [k for k in ("op", "offset", "size") if k not in out]
+    if missing:
+        raise ValueError(f"--columns must give {', '.join(missing)}")
+    return out
+
+
+def op_names(ops: str, sep: str = ",") -> dict:
+    """``--ops read=RD,write=WR`` as the layout's ``reads`` and ``writes`` (a kind may be given more than once:
+    ``read=R,read=RD``). Both kinds are needed: the default names would otherwise still count as ops."""
+    names: dict = {kind: [] for kind in OP_KINDS}
+    for item in ops.split(","):
+        kind, eq, name = (x.strip() for x in item.partition("="))
+        if not eq or kind not in OP_KINDS or not name:
+            raise ValueError(f"--ops expects read=NAME,write=NAME (the op column's names), got {item!r}")
+        if sep in name or any(c.isspace() for c in name):
+            raise ValueError(f"--ops: the op name {name!r} holds the separator or a blank")
+        for other, taken in names.items():
+            if name in taken:
+                raise ValueError(f"--ops: {name!r} is given twice" if other == kind else
+                                 f"--ops: {name!r} cannot name both a {other} and a {kind}")
+        names[kind].append(name)
+    missing = [kind for kind, taken in names.items() if not taken]
+    if missing:
+        raise ValueError(f"--ops must name the {' and '.join(missing)} op too (e.g. read=RD,write=WR)")
+    return {OP_KINDS[kind]: tuple(taken) for kind, taken in names.items()}
+
+
+def csv_layout(columns: str, header: bool = False, sep: str = ",", offset_unit: int = 1, size_unit: int = 1,
+               time_unit_s: float = 1.0, ops: str | None = None) -> dict:
+    """``--columns time=0,op=1,offset=2,size=3`` (0-based indices, or header names with ``--header``) and its
+    companions as the csv reader's layout (:class:`~flashrepro.traces.CsvLayout` fields); op, offset and size
+    are required, two fields never share a column, and ``--ops`` gives the op column's names."""
+    if not sep or "\n" in sep or "\r" in sep:
+        raise ValueError(f"--sep must be one or more characters other than a line break, got {sep!r}")
+    out = _columns(columns, header)
+    if not (time_unit_s > 0 and math.isfinite(time_unit_s)):
+        raise ValueError(f"--time-unit-s must be positive and finite, got {time_unit_s}")
+    if ops is not None:
+        out |= op_names(ops, sep)
+    return {**out, "header": header, "sep": sep, "offset_unit": offset_unit, "size_unit": size_unit,
+            "time_unit_s": time_unit_s}
+
+
+def _csv_args(parser) -> None:
+    """The ``--format csv`` options (one set for every command that reads a trace file)."""
+    c = parser.add_argument_group("--format csv", "a simple delimited trace: which column holds what")
+    c.add_argument("--columns", default=None, metavar="FIELD=COL,...", help="e.g. time=0,op=1,offset=2,size=3 "
+                   "(0-based; header names with --header); fields: time, op, offset, size, device")
+    c.add_argument("--header", "--skip-header", dest="header", action="store_true", default=None,
+                   help="the first line is a header (skipped; its names may be used in --columns)")
+    c.add_argument("--sep", default=None, help="field separator (default ',')")
+    c.add_argument("--offset-unit", type=count_type("--offset-unit", 1, MAX_UNIT), default=None,
+                   help="bytes per offset unit (512 for sectors; default 1)")
+    c.add_argument("--size-unit", type=count_type("--size-unit", 1, MAX_UNIT), default=None,
+                   help="bytes per size unit (default 1)")
+    c.add_argument("--time-unit-s", type=float, default=None, help="seconds per time unit (default 1)")
+    c.add_argument("--ops", default=None, metavar="read=NAME,write=NAME",
+                   help="the op column's names (default: R/W, Read/Write, 0/1 in either case), e.g. read=RD,write=WR")
+
+
+def _reader_opts(fmt: str | None, a) -> dict:
+    """Reader options from the command line (``--columns`` and its companions for ``--format csv``)."""
+    if fmt is not None:
+        try:
+            get_format(fmt)  # an unknown name fails before the file is hashed
+        except ValueError as e:
+            raise ValueError(f"--format {fmt}: {e}") from None
+    given = {dest: getattr(a, dest) for dest in CSV_FLAGS if getattr(a, dest, None) is not None}
+    if a.columns is None:
+        if fmt == "csv":
+            raise ValueError("--format csv needs --columns FIELD=COL,... (which column holds what); the CSV formats "
+                             f"{', '.join(CSV_PRESETS)} need none")
+        if given:
+            raise ValueError(f"{', '.join(CSV_FLAGS[d] for d in given)}: these describe a --format csv trace and go "
+                             "with --columns")
+        return {}
+    if fmt != "csv":
+        raise ValueError("--columns goes with --format csv")
+    return {"layout": csv_layout(a.columns, **given)}
+
+
+# --- the commands --------------------------------------------------------------------------------------------
+def _check_trace(a) -> None:
+    if not Path(a.trace).exists():
+        raise FileNotFoundError(f"--trace {a.trace}: no such file or folder")
+
+
+def cmd_simulate(a) -> dict:
+    params = policy_params(a.policy, a.param)  # unknown policy or parameter: fail before reading the trace
+    _check_trace(a)
+    source = open_trace(a.trace, a.format, **_reader_opts(a.format, a))  # parsed into the parse cache, streamed
+    bar = None
+    if _progress(a):
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(source), unit="req", unit_scale=True, file=sys.stderr, desc=a.policy)
+    try:
+        res = simulate_source(source, a.policy, a.capacity_pages, page_bytes=a.page_bytes,
+                              flush_at_end=a.flush_at_end, progress=bar and (lambda n: bar.update(n - bar.n)),
+                              **params)
+    finally:
+        if bar is not None:
+            bar.close()
+    return res.to_dict()
 
 
 def _max_bytes(mib: float) -> int:
@@ -124,36 +287,37 @@ SQL_OPTIONS = {  # replay's --format android-sql options -> ReplaySettings field
 def sql_settings(a) -> dict:
     """The SQLite replay settings given on the command line (``--sql-page-size`` ...), checked: a bad value or
     an option given with a trace that is not an android-sql app folder is an error that says why."""
-    from pathlib import Path
-
     from .traces.android_sql import ReplaySettings, is_app_folder
 
-    given = {field: getattr(a, opt) for opt, field in SQL_OPTIONS.items() if getattr(a, opt, None) is not None}
+    given = {opt: getattr(a, opt) for opt in SQL_OPTIONS if getattr(a, opt, None) is not None}
     if not given:
         return {}
-    names = ", ".join("--" + opt.replace("_", "-") for opt in SQL_OPTIONS
-                      if getattr(a, opt, None) is not None)
+    names = ", ".join("--" + opt.replace("_", "-") for opt in given)
     if a.format not in (None, "android-sql"):
         raise ValueError(f"{names}: these set how an android-sql app folder is replayed through SQLite; they do "
                          f"not go with --format {a.format}")
     if not is_app_folder(Path(a.trace)):
         raise ValueError(f"{names}: these set how an android-sql app folder is replayed through SQLite, and "
                          f"{a.trace} is not one (a folder with loading.sql and threads/ or benchset/)")
-    ReplaySettings(**given).check()
-    return given
+    for opt, value in given.items():
+        try:
+            ReplaySettings(**{SQL_OPTIONS[opt]: value}).check()
+        except ValueError as e:
+            raise ValueError(f"--{opt.replace('_', '-')} {value}: {e}") from None
+    return {SQL_OPTIONS[opt]: value for opt, value in given.items()}
 
 
 def cmd_replay(a) -> dict:
-    import dataclasses
-
     from .devices import CARDS, io_time
     from .replay import replay
 
     _max_bytes(a.max_mib)  # a bad bound or target fails before the trace is read
-    make_params(a.policy, **_params(a.param))
+    params = policy_params(a.policy, a.param)
+    _check_trace(a)
+    opts = _reader_opts(a.format, a)
     sql = sql_settings(a)  # a bad SQLite replay setting fails before anything is replayed
-    tr = load_trace(a.trace, a.format, **sql) if sql else _load(a.trace, a.format, a)
-    res = simulate(tr, a.policy, a.capacity_pages, page_bytes=a.page_bytes, log_io=True, **_params(a.param))
+    tr = load_trace(a.trace, a.format, **(sql or opts))
+    res = simulate(tr, a.policy, a.capacity_pages, page_bytes=a.page_bytes, log_io=True, **params)
     after = res.io_log.to_trace(tr.time_s)
     rep = replay(after, a.target, max_bytes=_max_bytes(a.max_mib), allow_existing=a.allow_existing,
                  direct=not a.buffered, progress=_progress(a))
@@ -164,7 +328,11 @@ def cmd_replay(a) -> dict:
     return out
 
 
-def cmd_ftl_policies() -> dict:
+def cmd_trace_info(a) -> dict:
+    return load_trace(a.path, a.format, **_reader_opts(a.format, a)).stats(a.page_bytes)
+
+
+def cmd_ftl_policies(a=None) -> dict:
     from .ftl import POLICIES as FTL_POLICIES
     from .ftl import TRIGGERS
 
@@ -172,35 +340,139 @@ def cmd_ftl_policies() -> dict:
             "gc_triggers": {n: t.describe() for n, t in TRIGGERS.items()}}
 
 
+def cmd_policies(a) -> dict:
+    return {n: {"description": p.description, "params": list(p.params.__dataclass_fields__)}
+            for n, p in sorted(POLICIES.items())}
+
+
+def cmd_formats(a) -> dict:
+    return {n: f.description for n, f in sorted(FORMATS.items())}
+
+
+def cmd_workloads(a) -> dict:
+    return {n: {"available": catalog.available(n), "description": catalog.CATALOG[n].description}
+            for n in catalog.names(available_only=a.available)}
+
+
+JSON_COMMANDS = {"simulate": cmd_simulate, "replay": cmd_replay, "policies": cmd_policies,
+                 "ftl-policies": cmd_ftl_policies, "formats": cmd_formats, "trace-info": cmd_trace_info,
+                 "workloads": cmd_workloads}
+
+
+def _print_json(command):
+    def run(a) -> int:
+        json.dump(command(a), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+
+    return run
+
+
+# --- errors, signals and a closed pipe ----------------------------------------------------------------------
+_KEYWORDS = {"format": "format", "page_bytes": "page_bytes", "capacity_pages": "capacity_pages",
+             "scheduler": "scheduler", "allow_existing": "allow_existing", "max_bytes": "max_mib"}
+_KEYWORD = re.compile(r"\b(?P<kw>" + "|".join(_KEYWORDS) + r")=(?P<value>[^\s,;)]*)")
+
+
+def _as_flags(text: str, a, flags: dict) -> str:
+    """``text`` with the library's keywords (``format=``, ``allow_existing=True``) written as the flags that set
+    them (``--format``, ``--allow-existing``), outside quoted text (a quoted trace line is left as it is)."""
+
+    def flag(m):
+        dest = _KEYWORDS[m["kw"]]
+        if dest not in flags:
+            return m[0]
+        if m["kw"] == "max_bytes":
+            return f"{flags[dest]} {getattr(a, dest):g} ({m['value']} bytes)"
+        return flags[dest] if m["value"] in ("", "True") else f"{flags[dest]} {m['value']}"
+
+    parts = re.split(r"('(?:[^'\\]|\\.)*')", text)
+    return "".join(p if i % 2 else _KEYWORD.sub(flag, p) for i, p in enumerate(parts))
+
+
+def _given_as(path: str, a, flags: dict) -> str | None:
+    """``FLAG VALUE`` for the option whose value is ``path`` (or whose :func:`atomic_path` temporary it is),
+    ``FLAG VALUE: path`` for one inside ``path`` (a folder that could not be made), else None."""
+    p = Path(path)
+    for dest, flag in flags.items():
+        value = getattr(a, dest, None)
+        if not isinstance(value, str) or not value:
+            continue
+        v = Path(value)
+        if p == v or (p.parent == v.parent and p.name.startswith(f".{v.name}.pid")):
+            return f"{flag} {value}"
+        if p in v.parents:
+            return f"{flag} {value}: {path}"
+    return None
+
+
+def error_text(e: BaseException, a, flags: dict) -> str:
+    """One line for an error: an OSError as ``FLAG PATH: reason``; library keywords as flags."""
+    if isinstance(e, OSError) and e.filename is not None and e.strerror:
+        text = f"{_given_as(str(e.filename), a, flags) or e.filename}: {e.strerror}"
+    else:
+        text = str(e) or type(e).__name__
+    return " ".join(line.strip() for line in _as_flags(text, a, flags).splitlines() if line.strip())
+
+
+def _stdout_to_devnull() -> None:
+    """After a closed pipe: send what is left of stdout to /dev/null, so flushing it at exit raises nothing
+    (the recipe of the Python docs' note on SIGPIPE)."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+def run_command(prog: str, command, a, flags: dict | None = None) -> int:
+    """``command(a)`` (which returns the exit code) the way the command line runs it: stale temporaries of
+    killed runs removed from the parse cache first, SIGTERM cleaned up like Ctrl-C, and every way it can fail
+    as one line on stderr with its exit code (see the module)."""
+    flags = flags or {}
+    tempfiles.sweep(paths.interim / "traces", paths.interim / "replays")
+    with tempfiles.terminating_as_exit():
+        try:
+            code = command(a)
+            sys.stdout.flush()
+            return code
+        except BrokenPipeError:  # the reader of stdout is gone (| head): nothing to say to anyone
+            _stdout_to_devnull()
+            return 128 + signal.SIGPIPE
+        except KeyboardInterrupt:
+            message, code = "interrupted (Ctrl-C)", 128 + signal.SIGINT
+        except tempfiles.Terminated as e:
+            message, code = "terminated (SIGTERM)", e.code
+        except MemoryError as e:  # check_memory says what does not fit before a run starts
+            message, code = f"error: not enough memory: {e}", 3
+        except (ValueError, OSError) as e:  # TraceFormatError is a ValueError
+            message, code = f"error: {error_text(e, a, flags)}", 2
+    print(f"{prog}: {message}", file=sys.stderr)
+    return code
+
+
+def flags_of(parser) -> dict:
+    """dest -> the option's first spelling (``--page-bytes``), for the options of one subcommand."""
+    return {act.dest: act.option_strings[0] for act in parser._actions if act.option_strings}
+
+
+# --- the parser ----------------------------------------------------------------------------------------------
+def _trace_args(s, trace_help: str = "trace file (plain, .gz, .bz2, .xz, .zst), or a folder for a folder format "
+                "(android-sql)"):
+    s.add_argument("--trace", required=True, help=trace_help)
+    s.add_argument("--format", default=None, help="trace format (default: sniffed from the file)")
+
+
 def _policy_args(s):
     s.add_argument("--policy", required=True)
-    s.add_argument("--trace", required=True, help="trace file (plain, .gz, .bz2, .xz, .zst), or a folder for a "
-                   "folder format (android-sql)")
-    s.add_argument("--format", default=None, help="trace format (default: sniffed from the file)")
-    s.add_argument("--capacity-pages", type=int, required=True)
-    s.add_argument("--page-bytes", type=int, default=4096)
+    _trace_args(s)
+    s.add_argument("--capacity-pages", type=count_type("--capacity-pages"), required=True)
+    s.add_argument("--page-bytes", type=page_bytes_type, default=4096, help="a power of two, 512 to 1048576")
     s.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="policy parameter")
     s.add_argument("--quiet", action="store_true", help="no progress bar (there is none when stderr is not a "
                    "terminal either)")
-    c = s.add_argument_group("--format csv", "a simple delimited trace: which column holds what")
-    c.add_argument("--columns", default=None, metavar="FIELD=COL,...", help="e.g. time=0,op=1,offset=2,size=3 "
-                   "(0-based; header names with --header); fields: time, op, offset, size, device")
-    c.add_argument("--header", "--skip-header", dest="header", action="store_true",
-                   help="the first line is a header (skipped; its names may be used in --columns)")
-    c.add_argument("--sep", default=",", help="field separator (default ',')")
-    c.add_argument("--offset-unit", type=int, default=1, help="bytes per offset unit (512 for sectors)")
-    c.add_argument("--size-unit", type=int, default=1, help="bytes per size unit")
-    c.add_argument("--time-unit-s", type=float, default=1.0, help="seconds per time unit")
+    _csv_args(s)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="flashrepro", description=__doc__)
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    s = sub.add_parser("simulate", help="run one policy on a trace file; prints JSON counters")
-    _policy_args(s)
-    s.add_argument("--flush-at-end", action="store_true", help="write back dirty pages after the last request")
-    r = sub.add_parser("replay", help="run a policy and replay its after-cache trace on a file or device, timed")
-    _policy_args(r)
+def _replay_args(r):
     r.add_argument("--target", required=True, help="file or block device to write to")
     r.add_argument("--max-mib", type=float, required=True, help="never touch more than this many MiB of the target")
     r.add_argument("--allow-existing", action="store_true", help="allow overwriting a target that holds data")
@@ -225,50 +497,44 @@ def main(argv: list[str] | None = None) -> int:
     q.add_argument("--merge-writes", default=None, type=_bool_arg, metavar="BOOL",
                    help="true (default): one block write per block per run of consecutive writes; false: per "
                    "syscall")
+
+
+def parser() -> tuple[argparse.ArgumentParser, dict, dict]:
+    """The parser, its subcommands' parsers by name, and each subcommand's run function (``a -> exit code``)."""
+    ap = Parser(prog="flashrepro", description=__doc__)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("simulate", help="run one policy on a trace file; prints JSON counters")
+    _policy_args(s)
+    s.add_argument("--flush-at-end", action="store_true", help="write back dirty pages after the last request")
+    r = sub.add_parser("replay", help="run a policy and replay its after-cache trace on a file or device, timed")
+    _policy_args(r)
+    _replay_args(r)
     sub.add_parser("policies", help="list registered policies")
     sub.add_parser("ftl-policies", help="list the FTL's GC policies and GC triggers")
     sub.add_parser("formats", help="list trace formats")
     t = sub.add_parser("trace-info", help="statistics of a trace file as JSON")
     t.add_argument("path")
-    t.add_argument("--format", default=None)
-    t.add_argument("--page-bytes", type=int, default=4096)
+    t.add_argument("--format", default=None, help="trace format (default: sniffed from the file)")
+    t.add_argument("--page-bytes", type=page_bytes_type, default=4096, help="a power of two, 512 to 1048576")
+    _csv_args(t)
     w = sub.add_parser("workloads", help="list catalog workloads and whether they are available here")
     w.add_argument("--available", action="store_true")
+    runs = {name: _print_json(fn) for name, fn in JSON_COMMANDS.items()}
     from . import sweep  # issue 15: the sweep runner's subcommand lives in its own module
+
     sweep.add_parser(sub)
+    runs["sweep"] = sweep.main
     from . import robustness  # issue 23: the robustness maps
+
     robustness.add_parser(sub)
+    runs["robustness"] = robustness.main
+    return ap, sub.choices, runs
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap, commands, runs = parser()
     a = ap.parse_args(argv)
-    if a.cmd == "sweep":
-        return sweep.main(a)
-    if a.cmd == "robustness":
-        return robustness.main(a)
-    try:
-        if a.cmd == "simulate":
-            out = cmd_simulate(a)
-        elif a.cmd == "replay":
-            out = cmd_replay(a)
-        elif a.cmd == "policies":
-            out = {n: {"description": p.description, "params": list(p.params.__dataclass_fields__)}
-                   for n, p in sorted(POLICIES.items())}
-        elif a.cmd == "ftl-policies":
-            out = cmd_ftl_policies()
-        elif a.cmd == "formats":
-            out = {n: f.description for n, f in sorted(FORMATS.items())}
-        elif a.cmd == "trace-info":
-            out = _load(a.path, a.format).stats(a.page_bytes)
-        else:
-            out = {n: {"available": catalog.available(n), "description": catalog.CATALOG[n].description}
-                   for n in catalog.names(available_only=a.available)}
-    except (ValueError, OSError, TraceFormatError) as e:
-        print(f"flashrepro {a.cmd}: error: {e}", file=sys.stderr)
-        return 2
-    except MemoryError as e:  # check_memory says what does not fit before a run starts
-        print(f"flashrepro {a.cmd}: error: not enough memory: {e}", file=sys.stderr)
-        return 3
-    json.dump(out, sys.stdout, indent=2)
-    sys.stdout.write("\n")
-    return 0
+    return run_command(f"flashrepro {a.cmd}", runs[a.cmd], a, flags_of(commands[a.cmd]))
 
 
 if __name__ == "__main__":

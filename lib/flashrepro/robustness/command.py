@@ -4,21 +4,24 @@ from __future__ import annotations
 
 import math
 
-from . import MAPS, PAPERS
+from . import MAPS, PAPERS, load, module_name
 
 
 # --- the command line ------------------------------------------------------------------------------------------
 def add_arguments(ap) -> None:
+    from ..cli import count_type
     from ..sweep import EXECUTORS
 
     ap.add_argument("--map", default="reduced", choices=MAPS, help="reduced (make; 32 points per paper) or full "
                     "(make robustness; 256 points per paper)")
     ap.add_argument("--paper", nargs="+", default=None, metavar="N",
                     help="paper numbers (default: every paper with a robustness module) or module paths")
-    ap.add_argument("--points", type=int, default=None, help="points per paper (default: 32 reduced, 256 full)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--points", type=count_type("--points"), default=None,
+                    help="points per paper (default: 32 reduced, 256 full)")
+    ap.add_argument("--seed", type=count_type("--seed", 0), default=0)
     ap.add_argument("--executor", default="local", choices=EXECUTORS)
-    ap.add_argument("--workers", type=int, default=None, help="processes for 'process' and the Dask LocalCluster")
+    ap.add_argument("--workers", type=count_type("--workers"), default=None,
+                    help="processes for 'process' and the Dask LocalCluster")
     ap.add_argument("--scheduler", default=None, help="a Dask scheduler address, e.g. tcp://host:8786 (implies dask)")
     ap.add_argument("--out", default=None, help="folder of the CSVs (default: results/, or results/robustness_full/)")
     ap.add_argument("--figures", default=None, help="folder of the figures (default: figures/, or "
@@ -41,20 +44,40 @@ def add_parser(sub) -> None:
     add_arguments(s)
 
 
+def _papers(given: list[str] | None) -> list:
+    """``--paper`` values as paper numbers or module paths; a module path that is not there is an error (a
+    paper number whose module is not written yet is skipped by :func:`.maps.run_map`, and says so)."""
+    if not given:
+        return list(PAPERS)
+    out = []
+    for p in given:
+        try:
+            if p.isdigit():
+                module_name(int(p))  # a number that is no paper's
+            elif load(p) is None:
+                raise ValueError(f"no module {p} (give a paper number, {', '.join(map(str, PAPERS))}, or an "
+                                 "importable module path)")
+        except (ValueError, ImportError) as e:
+            raise ValueError(f"--paper {p}: {e}") from None
+        out.append(int(p) if p.isdigit() else p)
+    return out
+
+
 def main(a) -> int:
+    """Run ``flashrepro robustness``; errors propagate to :func:`flashrepro.cli.run_command`, which prints
+    them."""
     import sys
 
     from .maps import run_map
 
-    papers = [int(p) if p.isdigit() else p for p in a.paper] if a.paper else list(PAPERS)
+    papers = _papers(a.paper)
     try:
         res = run_map(papers, a.map, n=a.points, seed=a.seed, executor=a.executor, workers=a.workers,
                       scheduler=a.scheduler, progress=True, out_dir=a.out, bias=not a.no_bias,
                       figures=not a.no_figures, figures_dir=a.figures, ledger=a.ledger,
                       log=lambda m: print(m, file=sys.stderr))
-    except (ValueError, TypeError) as e:
-        print(f"flashrepro robustness: error: {e}", file=sys.stderr)
-        return 2
+    except TypeError as e:  # a paper module that does not follow the robustness contract
+        raise ValueError(str(e)) from None
     if a.out is None and not a.paper:  # the package's own maps: their wall time beside the notebooks'
         from ..notebooks import record_time
 
@@ -79,8 +102,8 @@ def main(a) -> int:
 
 
 def _cli(argv=None) -> int:
-    import argparse
+    from ..cli import Parser, flags_of, run_command
 
-    ap = argparse.ArgumentParser(prog="python -m flashrepro.robustness", description=main.__doc__)
+    ap = Parser(prog="python -m flashrepro.robustness", description=main.__doc__)
     add_arguments(ap)
-    return main(ap.parse_args(argv))
+    return run_command(ap.prog, main, ap.parse_args(argv), flags_of(ap))

@@ -159,3 +159,25 @@ def test_no_import_cycle_between_modules():
     assert graph["flashrepro.report"] and "flashrepro.claims" in graph["flashrepro.report"]  # the graph is read
     assert _cycles(graph) == []
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]  # and cycles are seen
+
+
+def test_paper_numbers_answer_one_row_or_say_why(tmp_path, monkeypatch):
+    from flashrepro.papers.layout import PaperNumbers
+
+    (tmp_path / "p.csv").write_text("key,workload,policy,value,source\nwaf,tpcc,2r,3.5,T3\nwaf,tpcc,,4.0,T3\n"
+                                    "waf,fio,2r,2.0,T3\nwaf,fio,2r,2.5,T3\nn,,,7,S1\nall,all,,9,S2\n")
+    monkeypatch.setattr(paths, "paper", tmp_path)
+    v = PaperNumbers("p.csv", ("workload", "policy"))
+    assert v("waf", "tpcc", "2r") == 3.5 and v("waf", workload="tpcc", policy="2r") == 3.5
+    assert v("waf", "tpcc") == 4.0  # a column not asked for matches its empty cell only
+    assert v("n") == 7.0
+    with pytest.raises(KeyError, match=r"p.csv: 2 rows for key 'waf' with workload='fio', policy='2r'"):
+        v("waf", "fio", "2r")
+    with pytest.raises(KeyError, match="0 rows for key 'nope'"):
+        v("nope", "tpcc")
+    with pytest.raises(KeyError, match="no column"):
+        v("waf", colour="red")
+    with pytest.raises(TypeError, match="at most 2 values"):
+        v("waf", "a", "b", "c")
+    assert PaperNumbers("p.csv", workload="all")("all") == 9.0  # a default for a column left out
+    assert v.table().height == 6

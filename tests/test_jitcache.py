@@ -8,20 +8,30 @@ from flashrepro import jitcache
 
 
 def _package(root, text="x = 1\n"):
-    (root / "sub").mkdir(parents=True)
-    (root / "a.py").write_text(text)
-    (root / "sub" / "b.py").write_text("y = 2\n")
-    return root
+    """A package ``pkg``: a kernel module importing a helper (``sub/b.py``), and a module no kernel imports."""
+    pkg = root / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "kern.py").write_text("from numba import njit\nfrom .sub import b\n")
+    (pkg / "sub" / "b.py").write_text(text)
+    (pkg / "prose.py").write_text("from .sub.b import x\n")
+    return pkg
 
 
-def test_source_hash_covers_every_file_and_name(tmp_path):
+def test_source_hash_covers_what_kernels_import(tmp_path):
     a = jitcache.source_hash(_package(tmp_path / "a"))
     assert a == jitcache.source_hash(_package(tmp_path / "a2"))  # same source elsewhere: same version
-    assert a != jitcache.source_hash(_package(tmp_path / "b", "x = 3\n"))
+    assert a != jitcache.source_hash(_package(tmp_path / "b", "x = 3\n"))  # a helper a kernel imports
     c = _package(tmp_path / "c")
-    (c / "sub" / "b.py").rename(c / "sub" / "b2.py")
-    assert jitcache.source_hash(c) != a
+    (c / "prose.py").write_text("changed = True\n")  # nothing a kernel imports
+    assert jitcache.source_hash(c) == a
+    names = sorted(p.relative_to(c).as_posix() for p in jitcache.kernel_sources(c))
+    assert names == ["kern.py", "sub/__init__.py", "sub/b.py"]
     assert len(a) == 16
+    ours = {p.relative_to(jitcache.PACKAGE).as_posix() for p in jitcache.kernel_sources()}
+    assert {"jitkit.py", "cache/lru.py", "ftl/_kernel.py", "traces/trace.py"} <= ours
+    assert not ours & {"cli.py", "notebooks.py", "papers/twor/text.py"}
 
 
 def test_cache_root_from_the_environment(monkeypatch, tmp_path):

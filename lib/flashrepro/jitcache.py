@@ -4,8 +4,10 @@ Numba's default cache sits in ``__pycache__`` beside each source file and is key
 fresh clone (or a worktree, or a second checkout) compiles every kernel again, several minutes on a small
 machine, and a kernel whose file did not change is reused even when a helper it inlines from another file
 did. This module puts the package's kernels in ``<cache>/<source hash>/<subpackage>/`` instead, where the
-source hash covers every ``.py`` file of the package: any edit anywhere is a new folder (never a stale
-kernel), and every checkout of the same source shares one compiled set.
+source hash covers every file a kernel can depend on: the modules that use Numba and every package module
+they import, transitively (about half the package: a paper's text, claims or figures, the notebooks' runner
+and the command line are not among them). An edit to any of those is a new folder (never a stale kernel);
+every checkout of the same source shares one compiled set.
 
 ``<cache>`` is ``$FLASHREPRO_JIT_CACHE`` if set, else ``$XDG_CACHE_HOME/flashrepro/numba`` (``~/.cache``).
 ``FLASHREPRO_JIT_CACHE=off`` leaves Numba's own locators in charge. At most :data:`KEEP` source versions
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -24,10 +27,48 @@ PACKAGE = Path(__file__).resolve().parent
 KEEP = 4  # source versions kept side by side (e.g. main and a branch or two)
 
 
+_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
+
+
+def kernel_sources(package: Path = PACKAGE) -> list[Path]:
+    """The files a compiled kernel can depend on: every module that mentions Numba, and every module of the
+    package that one of those imports (``from . import x``, ``from .x import y``, ``from <package>.x import
+    y``; at the top or inside a function), transitively. Read with a regular expression, not parsed: this
+    runs at every import of the package."""
+    top = package.name
+    files = {}
+    for p in package.rglob("*.py"):
+        parts = list(p.relative_to(package.parent).with_suffix("").parts)
+        files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = p
+    texts = {m: p.read_text(encoding="utf-8", errors="replace") for m, p in files.items()}
+
+    def imports(mod: str) -> set[str]:
+        pkg = mod if files[mod].name == "__init__.py" else mod.rpartition(".")[0]
+        out = set()
+        for dots, name, names in _FROM.findall(texts[mod]):
+            if dots:
+                base = pkg.split(".")[: len(pkg.split(".")) - len(dots) + 1]
+                target = ".".join(base + ([name] if name else []))
+            elif name == top or name.startswith(top + "."):
+                target = name
+            else:
+                continue
+            out |= {c for c in [target] + [f"{target}.{n}" for n in re.findall(r"\w+", names)] if c in files}
+        return out
+
+    todo = [m for m, t in texts.items() if "numba" in t or "njit" in t]
+    seen = set(todo)
+    while todo:
+        for dep in imports(todo.pop()) - seen:
+            seen.add(dep)
+            todo.append(dep)
+    return sorted(files[m] for m in seen)
+
+
 def source_hash(package: Path = PACKAGE) -> str:
-    """SHA-256 (first 16 hex digits) of every ``.py`` file under ``package``, names and contents."""
+    """SHA-256 (first 16 hex digits) of :func:`kernel_sources`, names and contents."""
     h = hashlib.sha256()
-    for p in sorted(package.rglob("*.py")):
+    for p in kernel_sources(package):
         h.update(p.relative_to(package).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
     return h.hexdigest()[:16]
 

@@ -44,7 +44,7 @@ verdict (a curve, the two values compared). Each notebook writes its claims with
 ``python -m flashrepro.claims`` gathers every notebook's claims into ``results/claims.csv``.
 
 Headline claims: ``headline`` is True where the row's claim is one of its paper's ``HEADLINE`` claims
-(``flashrepro.papers.<pkg>.robustness``, issue 23), the numbers a reader remembers, which
+(``flashrepro.papers.<pkg>.robustness``), the numbers a reader remembers, which
 :mod:`flashrepro.robustness` judges across the paper's whole declared space (``results/headline.csv``).
 
 Measured rows: a claim judged on something this machine measures (a replay's wall time on its disk)

@@ -31,7 +31,7 @@ def write_timings(df: pl.DataFrame, name: str) -> str:
     """Write machine-dependent measurements (wall times, replay timings) to ``results/<name>_timings.csv``.
 
     Every other table and figure is byte-identical from run to run (tests/test_rerun.py); a time measured
-    while the notebook runs differs on every run, so it goes here and nowhere else (issue 12, section 4)."""
+    while the notebook runs differs on every run, so it goes here and nowhere else."""
     return write_table(df, f"{name}_timings")
 
 

@@ -1,4 +1,4 @@
-"""One policy over a trace source, in one pass when the trace fits in memory (issue 12 section 7).
+"""One policy over a trace source, in one pass when the trace fits in memory.
 
 :func:`~flashrepro.cache.simulate.simulate_stream` reads a source twice, batch by batch: first the unit space
 (the sorted distinct segments every request touches), then the policy. That keeps memory bounded whatever

@@ -115,7 +115,7 @@ def fit_family(name: str, seed: int = 0, log2_hot=None, progress: bool = True) -
 
     The two calibration targets (Tables 4-5, Spatial Clock) do not pin both parameters when they say the
     same thing (video streaming: 67 reads, so hit ratio and pages written are one statistic); the
-    predictions are then a range over this family (issue 13, part 3). This is a model-selection rule,
+    predictions are then a range over this family. This is a model-selection rule,
     not a verdict tolerance."""
     workload, kind = MODELS[name]
     share_key, hot_key = KIND_PARAMS[kind]

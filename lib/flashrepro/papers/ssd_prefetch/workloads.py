@@ -55,7 +55,7 @@ def table(traces: dict[str, Trace]) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
-# --- variants of the models (the robustness space, issue 23) -------------------------------------------------
+# --- variants of the models (the robustness space) -------------------------------------------------
 def variant_trace(workload: str, n: int, seed: int, **change) -> Trace:
     """The model of ``workload`` with the fields ``change`` replaced (:class:`PCMarkModel`), cut to ``n``
     requests and named as :func:`model_trace` names it: with no change, :func:`model_trace`'s trace."""

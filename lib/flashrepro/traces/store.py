@@ -10,7 +10,8 @@ MiB alone, or a disk image edited outside the running system. A copy of the file
 (its inode differs).
 
 A cache entry is a folder ``<key>/`` of raw column files (``time_s.bin``, ``op.bin``, ``offset_bytes.bin``,
-``size_bytes.bin`` and, for file-level traces, ``file.bin``) and ``meta.json``. A file is parsed block by
+``size_bytes.bin`` and, where the trace has them, ``file.bin`` and ``device.bin``) and ``meta.json`` (with
+the :class:`~flashrepro.traces.trace.AddressSpace` of a trace on several devices). A file is parsed block by
 block straight into the entry (a temporary folder, renamed when complete), so parsing takes bounded memory
 whatever the file's length; :class:`StoredTrace` reads the entry back whole or in batches.
 """
@@ -31,11 +32,14 @@ import numpy as np
 from .. import paths
 from ..tempfiles import sweep
 from .readers import concat, iter_trace, read_trace
-from .trace import Trace
+from .trace import AddressSpace, Trace
 
 # Bump when a reader's output changes, so old cache entries are not reused.
-READER_VERSION = 2
-COLUMNS = {"time_s": np.float64, "op": np.int8, "offset_bytes": np.int64, "size_bytes": np.int64, "file": np.int32}
+# 3: a device column (offsets no longer carry the device).
+READER_VERSION = 3
+COLUMNS = {"time_s": np.float64, "op": np.int8, "offset_bytes": np.int64, "size_bytes": np.int64, "file": np.int32,
+           "device": np.int64}
+FILL = {"file": -1, "device": 0}  # an optional column's value for rows of batches that lack it
 
 
 EDGE_BYTES = 1 << 20  # the head and the tail of a file that go into its key
@@ -70,7 +74,8 @@ class StoredTrace:
         self.folder, self.source = folder, source
         info = json.loads((folder / "meta.json").read_text())
         self.name, self.meta, self.n = info["name"], info["meta"], int(info["n"])
-        self.has_file = (folder / "file.bin").is_file()
+        self.columns = [c for c in COLUMNS if (folder / f"{c}.bin").is_file()]
+        self.space = None if info.get("space") is None else AddressSpace.from_json(info["space"])
 
     def __len__(self) -> int:
         return self.n
@@ -90,8 +95,8 @@ class StoredTrace:
 
     def slice(self, start: int, stop: int) -> Trace:
         stop = min(stop, self.n)
-        cols = {c: self._read(c, start, stop - start) for c in COLUMNS if c != "file" or self.has_file}
-        return Trace(**cols, name=self.name, source=self.source, meta=self.meta)
+        cols = {c: self._read(c, start, stop - start) for c in self.columns}
+        return Trace(**cols, name=self.name, source=self.source, meta=self.meta, space=self.space)
 
     def batches(self, size: int = 1 << 22) -> Iterator[Trace]:
         for start in range(0, self.n, size):
@@ -115,34 +120,45 @@ class MemoryTrace:
         for start in range(0, self.n, size):
             sl = slice(start, start + size)
             yield Trace(tr.time_s[sl], tr.op[sl], tr.offset_bytes[sl], tr.size_bytes[sl], name=tr.name,
-                        source=tr.source, meta=tr.meta, file=None if tr.file is None else tr.file[sl])
+                        source=tr.source, meta=tr.meta, file=None if tr.file is None else tr.file[sl],
+                        device=None if tr.device is None else tr.device[sl], space=tr.address_space)
 
     def load(self) -> Trace:
         return self.trace
 
 
 def _write_entry(target: Path, parts: Iterator[Trace]) -> None:
-    """Append every batch's columns to a temporary folder, then rename it to ``target``."""
+    """Append every batch's columns to a temporary folder, then rename it to ``target``. The meta.json written
+    last holds the whole trace's :class:`AddressSpace` when its requests are on several devices (every batch
+    read back is keyed in it)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     sweep(target.parent)  # folders a killed parse left behind
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.pid{os.getpid()}.", dir=target.parent))
     try:
         files = {}
         n = 0
-        last = None
+        last, space = None, None
         for tr in parts:
             for col in COLUMNS:
                 a = getattr(tr, col)
-                if a is None:
+                if a is None and col not in files:
                     continue
-                if col not in files:
+                if col not in files:  # a column the first batches lacked: theirs is all device 0 / no file
                     files[col] = open(tmp / f"{col}.bin", "wb")
-                np.ascontiguousarray(a, COLUMNS[col]).tofile(files[col])
+                    if n:
+                        np.full(n, FILL[col], COLUMNS[col]).tofile(files[col])
+                np.ascontiguousarray(np.full(len(tr), FILL[col]) if a is None else a, COLUMNS[col]).tofile(files[col])
+            if tr.device is not None:
+                part = AddressSpace.of(tr.device, tr.op, tr.offset_bytes, tr.size_bytes)
+                space = part if space is None else space.union(part)
             n += len(tr)
             last = tr
         for f in files.values():
             f.close()
-        (tmp / "meta.json").write_text(json.dumps({"name": last.name, "meta": last.meta, "n": n}))
+        several = space is not None and len(space.devices) > 1
+        meta = {**last.meta, "several_devices": True} if several else last.meta
+        (tmp / "meta.json").write_text(json.dumps({"name": last.name, "meta": meta, "n": n,
+                                                   "space": space.to_json() if several else None}))
         try:
             os.rename(tmp, target)
         except OSError:  # another process wrote the same entry first

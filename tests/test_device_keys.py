@@ -108,6 +108,15 @@ def test_head_keys_pages_as_the_whole_trace():
     assert head.address_bytes.tolist() == tr.address_bytes[:1].tolist()
 
 
+def test_stats_say_what_the_reader_said(tmp_path, data_dir):
+    tr = read_trace(data_dir / "formats" / "sample.blkparse.txt", "blkparse")
+    reading = tr.stats()["reading"]
+    assert reading["format"] == "blkparse" and reading["dropped_no_data_completions"] == tr.meta[
+        "dropped_no_data_completions"]
+    mask = _trace([R], None, [0], [4096], meta={"mask": np.ones(3, bool), "pair": (1, 2), "n": np.int64(4)})
+    assert mask.stats()["reading"] == {"mask": "array of 3 bool", "pair": [1, 2], "n": 4}  # JSON-ready
+
+
 # --- the address space --------------------------------------------------------------------------------------
 def test_address_space_layout():
     space = AddressSpace(np.array([2, 7, 1 << 40]), np.array([20 * TB, 0, 4096]))

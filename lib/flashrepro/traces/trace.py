@@ -289,7 +289,9 @@ class Trace:
         return cache[page_bytes]
 
     def stats(self, page_bytes: int = 4096) -> dict:
-        """Summary statistics (counts, bytes, footprint, duration) as a JSON-ready dict."""
+        """Summary statistics (counts, bytes, footprint, duration) as a JSON-ready dict, and under ``reading``
+        what the reader said about the file (:attr:`meta`: its format, lines skipped, records merged or
+        dropped, bytes trimmed, ...)."""
         rw = (self.op == Op.READ) | (self.op == Op.WRITE)
         sizes = self.size_bytes[rw]
         pages = self.to_pages(page_bytes)
@@ -313,7 +315,23 @@ class Trace:
             "syncs": int(np.count_nonzero(self.op == Op.SYNC)),
             "trims": int(np.count_nonzero(self.op == Op.TRIM)),
             "files": 0 if self.file is None else int(np.unique(self.file[self.file >= 0]).size),
+            "reading": _json_ready(self.meta),
         }
+
+
+def _json_ready(value):
+    """``value`` with numpy scalars as Python numbers, tuples as lists, and arrays described (not listed)."""
+    if isinstance(value, dict):
+        return {str(k): _json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return f"array of {value.size} {value.dtype}"
+    if isinstance(value, np.generic):
+        return value.item()
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return repr(value)
 
 
 _REF_BYTES = 8 + 1 + 8 + 8 + 8 + 4  # a page reference: page, is_write, req, rest, time, file

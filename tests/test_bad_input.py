@@ -11,6 +11,7 @@ from flashrepro.cli import main
 from flashrepro.traces import Op, TraceFormatError, read_trace
 
 SECTOR = 512
+LIMIT = 1 << 30  # the readers' default max_request_bytes
 R, W, FL, TR = int(Op.READ), int(Op.WRITE), int(Op.FLUSH), int(Op.TRIM)
 
 
@@ -96,6 +97,7 @@ def test_utf8_byte_order_mark_is_accepted(fmt, tmp_path, data_dir):
 
 
 @pytest.mark.parametrize("fmt,line,why", [
+    ("spc", "0,1000,35184372088832,w,0.0\n", "larger than the limit of 1,073,741,824 bytes"),
     ("arc", "0 4611686018427387904 0 1\n", "too large"),
     ("msr", "128166372003061629,hm,0,Read,9223372036854775807,4096,1\n", None),
     ("spc", "0,1000,4096,w,1e400\n", "not a finite number"),
@@ -108,9 +110,15 @@ def test_huge_and_non_finite_values_are_errors(fmt, line, why, tmp_path):
 def test_request_too_big_to_expand_says_so_before_starting(tmp_path, capsys, isolated_interim):
     p = _write(tmp_path, "big.lis", "0 68719476736 0 1\n5 1 0 2\n")  # one request of 2^45 bytes
     assert main(["simulate", "--policy", "lru", "--trace", str(p), "--format", "arc",
-                 "--capacity-pages", "100"]) == 3
+                 "--capacity-pages", "100"]) == 2
     err = capsys.readouterr().err
-    assert "not enough memory" in err and "35,184,372,088,832 bytes" in err
+    assert "big.lis:1:" in err and "larger than the limit" in err  # the reader's limit, at its line
+    # with the limit raised, the page expansion says it does not fit before it starts
+    from flashrepro.cache import simulate
+
+    tr = read_trace(p, "arc", max_request_bytes=1 << 46)
+    with pytest.raises(MemoryError, match="35,184,372,088,832 bytes"):
+        simulate(tr, "lru", 100)
 
 
 # --- hypothesis: field mutations of valid lines against per-format oracles ----------------------------------
@@ -152,8 +160,8 @@ def _op(s, table):
 
 
 def _dev(dev, offset, size):
-    """(device, offset) of a request, which must end by 2^62 bytes."""
-    if offset + size > 1 << 62:
+    """(device, offset) of a read or write, which must end by 2^62 bytes and be at most LIMIT bytes long."""
+    if offset + size > 1 << 62 or size > LIMIT:
         raise Bad
     return dev, offset
 

@@ -6,9 +6,10 @@ block is read by the format's typed fast path where it has one (:mod:`.fastparse
 regular expressions); a block the fast path cannot read exactly goes through the format's anchored
 regular expression in polars instead, which accepts the line or names it. A line that neither matches nor is
 skippable (blank, comment, header) raises :class:`TraceFormatError` naming the file, the 1-based line
-number, the line and the reason; so do unknown opcodes, negative sizes, non-finite times and offsets that
-overflow. Blocks are parsed one at a time, so a file of any length parses in bounded memory
-(:func:`iter_trace`).
+number, the line and the reason; so do unknown opcodes, negative sizes, non-finite times, offsets that
+overflow, and reads or writes larger than ``max_request_bytes`` (1 GiB unless a reader is told otherwise; a
+trim of any size is a range, never expanded). Blocks are parsed one at a time, so a file of any length parses
+in bounded memory (:func:`iter_trace`).
 
 Formats with a device field give the trace a ``device`` column beside the offset on that device: blkparse and
 FIU the Linux device number (``major << 20 | minor``, a minor of up to 20 bits), the others the number as
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
 INT, FLOAT = "int64", "float64"  # what _Fields.num reads a column as
 SECTOR = 512
 _MAX_OFFSET = 1 << 62  # offsets at or above this cannot be right (and would overflow when keyed)
+MAX_REQUEST_BYTES = 1 << 30  # a read or write larger than this is an error (reader keyword max_request_bytes)
 LINUX_MAJOR_BITS, LINUX_MINOR_BITS = 12, 20  # a Linux device number (dev_t) is major << 20 | minor
 # Lines are parsed in blocks of about this many bytes. Small blocks reuse memory the last one freed: 64 MiB
 # made the first run of a 245 MB file 1.4x slower (each block's buffers fresh pages) and 100 MiB bigger.
@@ -113,6 +115,7 @@ class _Ctx:
     in_tail: bool = False
     final: bool = False  # the current block is the last one
     block_lines: int | None = None  # lines in the current block (an upper bound on its records)
+    max_request_bytes: int = MAX_REQUEST_BYTES  # the largest read or write accepted
     state: dict = dataclasses.field(default_factory=dict)  # a builder's own state (a CSV header, ...)
     meta: dict = dataclasses.field(default_factory=dict)  # counts summed over blocks, other facts kept first
 
@@ -387,6 +390,7 @@ def _check_columns(f: _Fields, cols: dict) -> None:
 def _build(f: _Fields, fmt: Format, ctx: _Ctx) -> dict:
     cols = fmt.build(f, **ctx.opts)
     _check_columns(f, cols)
+    _check_request_sizes(f, cols, ctx.max_request_bytes)
     return cols
 
 
@@ -435,13 +439,16 @@ def _parse_lines(block: bytes, fmt: Format, ctx: _Ctx) -> dict | None:
 
 def iter_trace(path, format: str | None = None, block_bytes: int = BLOCK_BYTES, **opts) -> Iterator[Trace]:
     """A text trace file as a sequence of :class:`Trace` batches of whole records, parsed block by block
-    (bounded memory). The last batch's ``meta`` holds the facts of the whole file."""
+    (bounded memory). The last batch's ``meta`` holds the facts of the whole file. A read or write larger than
+    ``max_request_bytes`` (a keyword of every format; default :data:`MAX_REQUEST_BYTES`, 1 GiB) is an error
+    naming its line."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no trace file at {path}")
     if format and get_format(format).folder is not None:
         raise TraceFormatError(f"{path}: format {format!r} reads a folder, not a file")
     fmt = get_format(format) if format else None
+    limit = check_request_limit(opts.pop("max_request_bytes", MAX_REQUEST_BYTES))
     blocks = iter_blocks(path, block_bytes)
     ctx = None
     prev = None
@@ -452,7 +459,7 @@ def iter_trace(path, format: str | None = None, block_bytes: int = BLOCK_BYTES, 
             fmt = fmt or sniff_format(block, path)
             if not fmt.batched:
                 block = block + b"".join(blocks)
-            ctx = _Ctx(path, fmt, opts)
+            ctx = _Ctx(path, fmt, opts, max_request_bytes=limit)
         ctx.block_lines = int(fastparse.count_lines(np.frombuffer(block, np.uint8)))
         cols = _parse_block(block, fmt, ctx)
         ctx.line_base += ctx.block_lines
@@ -554,12 +561,16 @@ def _extent_filter(f: _Fields, offset_sectors: np.ndarray, size_sectors: np.ndar
 
 
 def _sector_trace(f, time_s, op, dev, sector, nsect, max_sector=None):
-    """Trace columns of records in 512-byte sectors on device ``dev``."""
+    """Trace columns of records in 512-byte sectors on device ``dev``; the bytes trims discard are counted in
+    the meta (``trimmed_bytes``)."""
     keep, meta = _extent_filter(f, sector, nsect, max_sector)
     if keep is not None:  # drop before scaling so bogus values cannot overflow
         time_s, op, dev, sector, nsect = (a[keep] for a in (time_s, op, dev, sector, nsect))
         f.take(keep)
     offset, size = f.scaled(sector, SECTOR, "sector"), f.scaled(nsect, SECTOR, "length")
+    trims = op == Op.TRIM
+    if trims.any():
+        meta = {**meta, "trimmed_bytes": int(size[trims].sum())}
     return {"time_s": time_s, "op": op, "device": np.asarray(dev, np.int64), "offset_bytes": offset,
             "size_bytes": size, "meta": meta}
 
@@ -575,6 +586,26 @@ def _linux_device(f, major_field: str, minor_field: str) -> np.ndarray:
             f.fail(int(big[0]), f"field {field!r} is {value[big[0]]}: a Linux device's {part} number is below "
                                 f"2^{bits}")
     return (major << LINUX_MINOR_BITS) | minor
+
+
+def check_request_limit(value, what: str = "max_request_bytes") -> int:
+    """``value`` as a whole number of bytes from 1 up, else ValueError naming ``what`` (a CLI passes its flag)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 < int(value) < _MAX_OFFSET:
+        raise ValueError(f"{what} must be a whole number of bytes from 1 to 2^62, got {value!r}")
+    return int(value)
+
+
+def _check_request_sizes(f: _Fields, cols: dict, limit: int) -> None:
+    """No read or write larger than ``limit`` bytes (a trim may be any size): a request of a terabyte would
+    take minutes to expand into pages before anything failed."""
+    op, size, keep = cols["op"], cols["size_bytes"], cols.get("keep")
+    big = (op <= Op.WRITE) & (size > limit)
+    rows = np.flatnonzero(big if keep is None else big & keep)
+    if rows.size:
+        i = int(rows[0])
+        what = "read" if op[i] == Op.READ else "write"
+        f.fail(i, f"a {what} of {int(size[i]):,} bytes is larger than the limit of {limit:,} bytes "
+                  f"(max_request_bytes)")
 
 
 _F = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"  # a float

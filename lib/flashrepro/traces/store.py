@@ -36,7 +36,7 @@ import numpy as np
 
 from .. import paths
 from ..tempfiles import sweep
-from .readers import concat, iter_trace, read_trace
+from .readers import MAX_REQUEST_BYTES, concat, iter_trace, read_trace
 from .trace import AddressSpace, Trace
 
 # Bump when a reader's output or the entry's layout changes, so old cache entries are not reused.
@@ -68,6 +68,8 @@ def file_key(path: Path) -> str:
 
 
 def cache_key(path: Path, format: str | None, opts: dict) -> str:
+    if opts.get("max_request_bytes") == MAX_REQUEST_BYTES:  # the default, spelt out or not: one entry
+        opts = {k: v for k, v in opts.items() if k != "max_request_bytes"}
     spec = json.dumps({"format": format, "opts": {k: repr(v) for k, v in sorted(opts.items())},
                        "v": READER_VERSION}, sort_keys=True)
     return f"{file_key(path)}-{hashlib.sha256(spec.encode()).hexdigest()[:12]}"
@@ -273,6 +275,7 @@ def open_trace(path, format: str | None = None, *, cache: bool = True, **opts):
     again."""
     path = Path(path)
     if path.is_dir():  # a folder format (android-sql) caches its own result, keyed by every file in it
+        opts.pop("max_request_bytes", None)  # its requests are the pages SQLite writes, never one huge line
         return MemoryTrace(read_trace(path, format, **({"cache": cache} | opts)))
     if not path.is_file():
         raise FileNotFoundError(f"no trace file at {path}")

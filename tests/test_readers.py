@@ -14,26 +14,24 @@ from flashrepro import paths
 from flashrepro._io import atomic_path
 from flashrepro.traces import CsvLayout, Op, TraceFormatError, catalog, load_trace, read_trace
 from flashrepro.traces import store as store_mod
-from flashrepro.traces.readers import DEVICE_SHIFT
 
 R, W, F = Op.READ, Op.WRITE, Op.FLUSH
 S = 512
-EXPECTED = {  # file: (format, time_s, op, offset_bytes, size_bytes), read off the fixture lines by hand
+EXPECTED = {  # file: (format, time_s, op, offset_bytes, size_bytes), read off the fixture lines by hand (offsets on
+    # each request's device; the device column: tests/test_device_keys.py)
     "sample.spc": ("spc", [0, 0, 0.026214, 0.026214], [W, R, W, R],
-                   [303567 * S, 55590 * S + (1 << DEVICE_SHIFT), 303574 * S, 55596 * S + (1 << DEVICE_SHIFT)],
+                   [303567 * S, 55590 * S, 303574 * S, 55596 * S],
                    [3584, 3072, 3584, 3072]),
     "sample.msr.csv": ("msr", [0, 1.3792137, 2.3993696], [R, W, W],
-                       [383496192, 3221225472, 1024 + (1 << DEVICE_SHIFT)], [32768, 4096, 512]),
+                       [383496192, 3221225472, 1024], [32768, 4096, 512]),
     "sample.lis": ("arc", [0, 0, 0], [R, R, R], [100 * S, 104 * S, 7 * S], [8 * S, 16 * S, S]),
     "sample.diskmon.txt": ("diskmon", [0, 0.04375 - 0.000625, 0.34375], [W, R, W],
                            [6194591 * S, 100 * S, 7 * S], [32 * S, 8 * S, S]),
     "sample.mqsim.trace": ("mqsim", [0, 315e-6, 431e-6], [W, R, R],
-                           [264719034 * S + (4 << DEVICE_SHIFT), 197570570 * S + (3 << DEVICE_SHIFT),
-                            8 * S + (13 << DEVICE_SHIFT)], [16 * S, 16 * S, 32 * S]),
+                           [264719034 * S, 197570570 * S, 8 * S], [16 * S, 16 * S, 32 * S]),
     "sample.fiu.blkparse": ("fiu", [0, 4.980861e-3], [W, R], [18579576 * S, 508516672 * S], [8 * S, 16 * S]),
     "sample.blkparse.txt": ("blkparse", [0, 0.00006, 0.00016], [R, W, F],
-                            [584808 * S + (2064 << DEVICE_SHIFT), 1000 * S + (2064 << DEVICE_SHIFT),
-                             2064 << DEVICE_SHIFT], [936 * S, 8 * S, 0]),
+                            [584808 * S, 1000 * S, 0], [936 * S, 8 * S, 0]),
     "sample.cloudphysics.csv": ("cloudphysics", [0, 1], [W, R], [42932745 * S, 8 * S], [512, 4096]),
     "sample.most.po": ("most", [0, 0.009494583, 0.01575526], [W, F, R], [23004888 * S, 4079896 * S, 100 * S],
                        [8 * S, 0, 16 * S]),

@@ -7,12 +7,15 @@ regular expressions); a block the fast path cannot read exactly goes through the
 regular expression in polars instead, which accepts the line or names it. A line that neither matches nor is
 skippable (blank, comment, header) raises :class:`TraceFormatError` naming the file, the 1-based line
 number, the line and the reason; so do unknown opcodes, negative sizes, non-finite times, offsets that
-overflow, and device numbers too large to keep apart. Blocks are parsed one at a time, so a file of any
-length parses in bounded memory (:func:`iter_trace`).
+overflow, and reads or writes larger than ``max_request_bytes`` (1 GiB unless a reader is told otherwise; a
+trim of any size is a range, never expanded). Blocks are parsed one at a time, so a file of any length parses
+in bounded memory (:func:`iter_trace`).
 
-Multi-device formats fold the device number into the byte offset (``device << 44``, 16 TiB per device),
-so distinct devices never share pages and the order within a device is kept; a device number of 2^18 or
-more, or an extent past 16 TiB on such a format, is an error rather than a silent overlap.
+Formats with a device field give the trace a ``device`` column beside the offset on that device: blkparse and
+FIU the Linux device number (``major << 20 | minor``, a minor of up to 20 bits), the others the number as
+written (SPC's ASU, MSR's disk, a LUN or a volume). Pages are keyed by device and page
+(:class:`~flashrepro.traces.trace.AddressSpace`), with no share of bits per device, so devices of any number
+and size never share pages, and an offset is never refused for being past some per-device limit.
 
 Add a format with :func:`register_format`; ``flashrepro formats`` lists them.
 """
@@ -39,10 +42,10 @@ if TYPE_CHECKING:
     import polars as pl
 
 INT, FLOAT = "int64", "float64"  # what _Fields.num reads a column as
-DEVICE_SHIFT = 44
-MAX_DEVICE = (1 << (62 - DEVICE_SHIFT)) - 1
 SECTOR = 512
-_MAX_OFFSET = 1 << 62  # offsets at or above this cannot be right (and would overflow when shifted)
+_MAX_OFFSET = 1 << 62  # offsets at or above this cannot be right (and would overflow when keyed)
+MAX_REQUEST_BYTES = 1 << 30  # a read or write larger than this is an error (reader keyword max_request_bytes)
+LINUX_MAJOR_BITS, LINUX_MINOR_BITS = 12, 20  # a Linux device number (dev_t) is major << 20 | minor
 # Lines are parsed in blocks of about this many bytes. Small blocks reuse memory the last one freed: 64 MiB
 # made the first run of a 245 MB file 1.4x slower (each block's buffers fresh pages) and 100 MiB bigger.
 BLOCK_BYTES = 8 << 20
@@ -112,6 +115,7 @@ class _Ctx:
     in_tail: bool = False
     final: bool = False  # the current block is the last one
     block_lines: int | None = None  # lines in the current block (an upper bound on its records)
+    max_request_bytes: int = MAX_REQUEST_BYTES  # the largest read or write accepted
     state: dict = dataclasses.field(default_factory=dict)  # a builder's own state (a CSV header, ...)
     meta: dict = dataclasses.field(default_factory=dict)  # counts summed over blocks, other facts kept first
 
@@ -191,20 +195,6 @@ class _Fields:
         if over.size:
             self.fail(int(over[0]), f"{what} {values[over[0]]} is too large (over 2^62 bytes)")
         return values.astype(np.int64) * unit
-
-    def device_offset(self, dev: np.ndarray, offset: np.ndarray, size: np.ndarray) -> np.ndarray:
-        """``offset`` with the device number folded in above bit 44, refusing devices and extents that would
-        overlap another device's range."""
-        dev = np.asarray(dev, np.int64)
-        big = np.flatnonzero(dev > MAX_DEVICE)
-        if big.size:
-            self.fail(int(big[0]), f"device number {dev[big[0]]} is too large (at most {MAX_DEVICE}: devices are "
-                                   f"kept apart as device << {DEVICE_SHIFT} in the byte offset)")
-        past = np.flatnonzero(offset + np.maximum(size, 0) > (1 << DEVICE_SHIFT))
-        if past.size:
-            self.fail(int(past[0]), f"extent ends past 16 TiB ({offset[past[0]]} + {size[past[0]]} bytes): on a "
-                                    f"multi-device format devices are 2^{DEVICE_SHIFT} bytes apart")
-        return offset + (dev << DEVICE_SHIFT)
 
 
 class _Fallback(Exception):
@@ -400,6 +390,7 @@ def _check_columns(f: _Fields, cols: dict) -> None:
 def _build(f: _Fields, fmt: Format, ctx: _Ctx) -> dict:
     cols = fmt.build(f, **ctx.opts)
     _check_columns(f, cols)
+    _check_request_sizes(f, cols, ctx.max_request_bytes)
     return cols
 
 
@@ -448,13 +439,16 @@ def _parse_lines(block: bytes, fmt: Format, ctx: _Ctx) -> dict | None:
 
 def iter_trace(path, format: str | None = None, block_bytes: int = BLOCK_BYTES, **opts) -> Iterator[Trace]:
     """A text trace file as a sequence of :class:`Trace` batches of whole records, parsed block by block
-    (bounded memory). The last batch's ``meta`` holds the facts of the whole file."""
+    (bounded memory). The last batch's ``meta`` holds the facts of the whole file. A read or write larger than
+    ``max_request_bytes`` (a keyword of every format; default :data:`MAX_REQUEST_BYTES`, 1 GiB) is an error
+    naming its line."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no trace file at {path}")
     if format and get_format(format).folder is not None:
         raise TraceFormatError(f"{path}: format {format!r} reads a folder, not a file")
     fmt = get_format(format) if format else None
+    limit = check_request_limit(opts.pop("max_request_bytes", MAX_REQUEST_BYTES))
     blocks = iter_blocks(path, block_bytes)
     ctx = None
     prev = None
@@ -465,7 +459,7 @@ def iter_trace(path, format: str | None = None, block_bytes: int = BLOCK_BYTES, 
             fmt = fmt or sniff_format(block, path)
             if not fmt.batched:
                 block = block + b"".join(blocks)
-            ctx = _Ctx(path, fmt, opts)
+            ctx = _Ctx(path, fmt, opts, max_request_bytes=limit)
         ctx.block_lines = int(fastparse.count_lines(np.frombuffer(block, np.uint8)))
         cols = _parse_block(block, fmt, ctx)
         ctx.line_base += ctx.block_lines
@@ -511,10 +505,11 @@ def concat(parts: list[Trace]) -> Trace:
     last = parts[-1]
     if len(parts) == 1:
         return Trace(last.time_s, last.op, last.offset_bytes, last.size_bytes, name=last.name, source=last.source,
-                     meta=last.meta, file=last.file)
+                     meta=last.meta, file=last.file, device=last.device)
     cols = {k: np.concatenate([getattr(p, k) for p in parts]) for k in ("time_s", "op", "offset_bytes", "size_bytes")}
     file = None if last.file is None else np.concatenate([p.file for p in parts])
-    return Trace(**cols, name=last.name, source=last.source, meta=last.meta, file=file)
+    device = None if all(p.device is None for p in parts) else np.concatenate([p.device_numbers for p in parts])
+    return Trace(**cols, name=last.name, source=last.source, meta=last.meta, file=file, device=device)
 
 
 def read_folder(path: Path, format: str | None = None, **opts) -> Trace:
@@ -566,13 +561,51 @@ def _extent_filter(f: _Fields, offset_sectors: np.ndarray, size_sectors: np.ndar
 
 
 def _sector_trace(f, time_s, op, dev, sector, nsect, max_sector=None):
+    """Trace columns of records in 512-byte sectors on device ``dev``; the bytes trims discard are counted in
+    the meta (``trimmed_bytes``)."""
     keep, meta = _extent_filter(f, sector, nsect, max_sector)
     if keep is not None:  # drop before scaling so bogus values cannot overflow
         time_s, op, dev, sector, nsect = (a[keep] for a in (time_s, op, dev, sector, nsect))
         f.take(keep)
     offset, size = f.scaled(sector, SECTOR, "sector"), f.scaled(nsect, SECTOR, "length")
-    return {"time_s": time_s, "op": op, "offset_bytes": f.device_offset(dev, offset, size), "size_bytes": size,
-            "meta": meta}
+    trims = op == Op.TRIM
+    if trims.any():
+        meta = {**meta, "trimmed_bytes": int(size[trims].sum())}
+    return {"time_s": time_s, "op": op, "device": np.asarray(dev, np.int64), "offset_bytes": offset,
+            "size_bytes": size, "meta": meta}
+
+
+def _linux_device(f, major_field: str, minor_field: str) -> np.ndarray:
+    """The records' Linux device numbers (dev_t: ``major << 20 | minor``). A major number of more than 12 bits
+    or a minor number of more than 20 is no Linux device's: an error naming the line."""
+    major, minor = f.num(major_field), f.num(minor_field)
+    for field, part, value, bits in ((major_field, "major", major, LINUX_MAJOR_BITS),
+                                     (minor_field, "minor", minor, LINUX_MINOR_BITS)):
+        big = np.flatnonzero(value >= 1 << bits)
+        if big.size:
+            f.fail(int(big[0]), f"field {field!r} is {value[big[0]]}: a Linux device's {part} number is below "
+                                f"2^{bits}")
+    return (major << LINUX_MINOR_BITS) | minor
+
+
+def check_request_limit(value, what: str = "max_request_bytes") -> int:
+    """``value`` as a whole number of bytes from 1 up, else ValueError naming ``what`` (a CLI passes its flag)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 < int(value) < _MAX_OFFSET:
+        raise ValueError(f"{what} must be a whole number of bytes from 1 to 2^62, got {value!r}")
+    return int(value)
+
+
+def _check_request_sizes(f: _Fields, cols: dict, limit: int) -> None:
+    """No read or write larger than ``limit`` bytes (a trim may be any size): a request of a terabyte would
+    take minutes to expand into pages before anything failed."""
+    op, size, keep = cols["op"], cols["size_bytes"], cols.get("keep")
+    big = (op <= Op.WRITE) & (size > limit)
+    rows = np.flatnonzero(big if keep is None else big & keep)
+    if rows.size:
+        i = int(rows[0])
+        what = "read" if op[i] == Op.READ else "write"
+        f.fail(i, f"a {what} of {int(size[i]):,} bytes is larger than the limit of {limit:,} bytes "
+                  f"(max_request_bytes)")
 
 
 _F = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"  # a float
@@ -580,10 +613,8 @@ _I = r"-?\d+"  # an integer, sign kept so that negative sizes get their own mess
 
 
 def _spc(f):
-    size = f.num("size")
-    return {"time_s": f.num("time", FLOAT), "op": f.op("op", _opmap("rR", "wW")),
-            "offset_bytes": f.device_offset(f.num("asu"), f.scaled(f.num("lba"), SECTOR, "lba"), size),
-            "size_bytes": size}
+    return {"time_s": f.num("time", FLOAT), "op": f.op("op", _opmap("rR", "wW")), "device": f.num("asu"),
+            "offset_bytes": f.scaled(f.num("lba"), SECTOR, "lba"), "size_bytes": f.num("size")}
 
 
 register_format(Format(
@@ -596,9 +627,8 @@ register_format(Format(
 def _msr(f):
     t = f.num("time")
     t0 = f.state.setdefault("t0", int(t[0]))  # times are 100 ns ticks since 1601: subtract before scaling
-    size = f.num("size")
     return {"time_s": (t - t0) * 1e-7, "op": f.op("op", _opmap(["Read", "read"], ["Write", "write"])),
-            "offset_bytes": f.device_offset(f.num("disk"), f.num("offset"), size), "size_bytes": size}
+            "device": f.num("disk"), "offset_bytes": f.num("offset"), "size_bytes": f.num("size")}
 
 
 register_format(Format(
@@ -656,9 +686,10 @@ def _fiu(f, merge_contiguous=False):
     blocks appears as a run of records; paper 3's Table 4 sizes of 6-45 KB are such merged requests). The
     merged request keeps its first record's time."""
     cols = _sector_trace(f, f.num("time") * 1e-9, f.op("op", _opmap("R", "W")),
-                         np.zeros(f.n, np.int64), f.num("lba"), f.num("size"))
+                         _linux_device(f, "major", "minor"), f.num("lba"), f.num("size"))
     if merge_contiguous:
-        cols.update(merge_contiguous_requests(cols["time_s"], cols["op"], cols["offset_bytes"], cols["size_bytes"]))
+        cols.update(merge_contiguous_requests(cols["time_s"], cols["op"], cols["offset_bytes"], cols["size_bytes"],
+                                              cols["device"]))
     return cols
 
 
@@ -666,7 +697,8 @@ def _fiu_join(prev: dict, cols: dict, ctx: _Ctx, merge_contiguous=False) -> tupl
     """A run of contiguous records cut by a block boundary is one request, as if the file were one block."""
     if not merge_contiguous:
         return prev, cols
-    if prev["op"][-1] == cols["op"][0] and prev["offset_bytes"][-1] + prev["size_bytes"][-1] == cols["offset_bytes"][0]:
+    if prev["op"][-1] == cols["op"][0] and prev["device"][-1] == cols["device"][0] and \
+            prev["offset_bytes"][-1] + prev["size_bytes"][-1] == cols["offset_bytes"][0]:
         prev = dict(prev, size_bytes=prev["size_bytes"].copy())
         prev["size_bytes"][-1] += cols["size_bytes"][0]
         cols = {k: v[1:] for k, v in cols.items()}
@@ -674,14 +706,21 @@ def _fiu_join(prev: dict, cols: dict, ctx: _Ctx, merge_contiguous=False) -> tupl
     return prev, cols
 
 
-def merge_contiguous_requests(time_s, op, offset, size) -> dict:
-    """Merge runs of consecutive requests with the same op, each starting where the previous one ended."""
+def merge_contiguous_requests(time_s, op, offset, size, device=None) -> dict:
+    """Merge runs of consecutive requests with the same op (and device), each starting where the previous one
+    ended."""
     time_s, op, offset, size = (np.asarray(a) for a in (time_s, op, offset, size))
     joins = np.r_[False, (op[1:] == op[:-1]) & (offset[1:] == offset[:-1] + size[:-1])]
+    if device is not None:
+        device = np.asarray(device)
+        joins[1:] &= device[1:] == device[:-1]
     starts = np.flatnonzero(~joins)
-    return {"time_s": time_s[starts], "op": op[starts], "offset_bytes": offset[starts],
-            "size_bytes": np.add.reduceat(size, starts) if len(starts) else size[:0],
-            "meta": {"merged_records": int(joins.sum()), "records": len(op)}}
+    out = {"time_s": time_s[starts], "op": op[starts], "offset_bytes": offset[starts],
+           "size_bytes": np.add.reduceat(size, starts) if len(starts) else size[:0],
+           "meta": {"merged_records": int(joins.sum()), "records": len(op)}}
+    if device is not None:
+        out["device"] = device[starts]
+    return out
 
 
 register_format(Format(
@@ -690,7 +729,7 @@ register_format(Format(
     rf"^\s*(?P<time>\d+)\s+(?P<pid>\d+)\s+(?P<proc>.+?)\s+(?P<lba>\d+)\s+(?P<size>{_I})\s+(?P<op>\S+)"
     r"\s+(?P<major>\d+)\s+(?P<minor>\d+)(?:\s+(?P<md5>[0-9a-fA-F]+))?\s*$", _fiu, join=_fiu_join,
     fast=FastSpec("ws", (("time", "int"), ("pid", "digits"), ("proc", "skip"), ("lba", "int"), ("size", "int"),
-                         ("op", "token"), ("major", "digits"), ("minor", "digits")), extra="one")))
+                         ("op", "token"), ("major", "int"), ("minor", "int")), extra="one")))
 
 def _blkparse(f, action="C"):
     """Completions (``action``) of data requests: D (discard) -> TRIM, W -> WRITE, R -> READ; a completion
@@ -717,7 +756,7 @@ def _blkparse(f, action="C"):
     sector, n = f.num("_sector"), f.num("_n")
     keep = sel & (data | flush)
     dropped = int(np.count_nonzero(sel & ~(data | flush)))
-    cols = _sector_trace(f, f.num("time", FLOAT), op, (f.num("maj") << 8) + f.num("min"), sector, n)
+    cols = _sector_trace(f, f.num("time", FLOAT), op, _linux_device(f, "maj", "min"), sector, n)
     cols["keep"] = keep
     cols["meta"] = {**cols["meta"], "dropped_no_data_completions": dropped}
     return cols
@@ -864,10 +903,12 @@ def _csv(f, layout: CsvLayout | dict | str | None = None):
     n = f.n
     size = f.scaled(f.num("size"), layout.size_unit, "size")
     offset = f.scaled(f.num("offset"), layout.offset_unit, "offset")
-    dev = f.num("device") if "device" in cols else np.zeros(n, np.int64)
     time = f.num("time", FLOAT) * layout.time_unit_s if "time" in cols else np.zeros(n)
-    return {"time_s": time, "op": f.op("op", _opmap(layout.reads, layout.writes)),
-            "offset_bytes": f.device_offset(dev, offset, size), "size_bytes": size}
+    out = {"time_s": time, "op": f.op("op", _opmap(layout.reads, layout.writes)), "offset_bytes": offset,
+           "size_bytes": size}
+    if "device" in cols:
+        out["device"] = f.num("device")
+    return out
 
 
 _ROW = r"^(?P<row>.*)$"

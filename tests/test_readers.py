@@ -95,7 +95,20 @@ def test_truncated_compressed_file_is_an_error(ext, data_dir, tmp_path):
     blob = COMPRESSORS[ext](src)
     p = tmp_path / f"trace.{ext}"
     p.write_bytes(blob[: len(blob) * 2 // 3])
-    with pytest.raises(TraceFormatError, match="corrupt or truncated"):
+    with pytest.raises(TraceFormatError, match=rf"trace\.{ext}: truncated \w+ data: the file ends before"):
+        read_trace(p, "diskmon")
+
+
+@pytest.mark.parametrize("ext", ["gz", "bz2", "xz"])
+def test_corrupt_compressed_file_is_an_error(ext, data_dir, tmp_path):
+    """A damaged deflate block raised zlib.error (no OSError), a traceback; every codec's damage is one error."""
+    src = (data_dir / "formats" / "sample.diskmon.txt").read_bytes() * 50
+    blob = bytearray(COMPRESSORS[ext](src))
+    mid = len(blob) // 2
+    blob[mid:mid + 8] = bytes(b ^ 0x5A for b in blob[mid:mid + 8])
+    p = tmp_path / f"trace.{ext}"
+    p.write_bytes(bytes(blob))
+    with pytest.raises(TraceFormatError, match=rf"trace\.{ext}: corrupt \w+ data: the compressed stream cannot"):
         read_trace(p, "diskmon")
 
 

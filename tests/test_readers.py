@@ -225,3 +225,131 @@ def test_real_file_reads(name):
         assert (tr.n_reads, tr.n_writes) == MANIFEST_COUNTS[name]
     if name in MANIFEST_SECTORS:
         assert int(tr.size_bytes.sum()) // 512 == MANIFEST_SECTORS[name]
+
+
+# --- issue 24: every line read or named -------------------------------------------------------------------
+D = Op.TRIM
+
+
+def _fails_at(path, fmt, line: int, match: str, **opts) -> str:
+    with pytest.raises(TraceFormatError, match=match) as e:
+        read_trace(path, fmt, **opts)
+    assert f"{path}:{line}: " in str(e.value), str(e.value)
+    return str(e.value)
+
+
+@pytest.mark.parametrize("block_bytes", [1 << 20, 64])
+def test_blkparse_summary_blocks_anywhere_are_skipped_and_counted(data_dir, block_bytes):
+    """Two runs, each ending with its summary, and a summary in the middle of the second: every record after a
+    summary is read (it was dropped from the first summary on), a summary block cut by a block boundary too.
+    The second run's clock starts again: it is moved to start where the first ended (0.0002 s - 0.00005 s)."""
+    from flashrepro.traces.readers import concat, iter_trace
+
+    path = data_dir / "formats" / "sample.blkparse-runs.txt"
+    tr = concat(list(iter_trace(path, "blkparse", block_bytes=block_bytes)))
+    assert tr.op.tolist() == [W, R, D, W]
+    np.testing.assert_allclose(tr.time_s, [0, 0.0001, 0.00025, 0.00045], atol=1e-12)
+    assert (tr.offset_bytes - tr.offset_bytes[0]).tolist() == [0, 1000 * S, 4000 * S, 5000 * S]
+    assert tr.size_bytes.tolist() == [8 * S, 16 * S, 8 * S, 8 * S]
+    assert (tr.meta["skipped_summary_lines"], tr.meta["summary_blocks"], tr.meta["runs_joined"]) == (12, 2, 1)
+
+
+def test_blkparse_concatenated_runs_keep_every_record(data_dir, tmp_path):
+    one = (data_dir / "formats" / "sample.blkparse.txt").read_text()
+    single = read_trace(data_dir / "formats" / "sample.blkparse.txt")
+    tr = read_trace(_write(tmp_path, one * 3, "three.blkparse"), "blkparse")
+    assert tr.op.tolist() == single.op.tolist() * 3
+    assert np.all(np.diff(tr.time_s) >= 0)  # each run starts where the one before ended
+    assert tr.meta["runs_joined"] == 2 and tr.meta["skipped_summary_lines"] == 3 * single.meta["skipped_summary_lines"]
+
+
+@pytest.mark.parametrize("text,line,why", [
+    ("  8,0 0 2 0.1 1 C W 100 + 8 [x]\n Reads Queued: 1\n", 3, "does not look like a blkparse record"),
+    ("CPU0 (8,0):\n Reads Queued: 1\nnot a statistic\n", 4, "does not look like a blkparse record"),
+])
+def test_blkparse_lines_outside_a_summary_block_are_errors(tmp_path, text, line, why):
+    p = _write(tmp_path, "  8,0 0 1 0.0 1 C W 100 + 8 [x]\n" + text, "b.txt")
+    _fails_at(p, "blkparse", line, why)
+
+
+@pytest.mark.parametrize("fmt,line", [
+    ("blkparse", "  8,0 0 2 0.1 1 {action} {rwbs} 100 + 8 [x]\n"),
+    ("most", "0.1\t{action}\t{rwbs}\t100\t8\t1\tapp\tD\n"),
+])
+@pytest.mark.parametrize("rwbs", ["RW", "RD", "WD", "WSD", "RN"])
+@pytest.mark.parametrize("action", ["C", "Q"])
+def test_rwbs_with_two_operations_is_an_error(tmp_path, fmt, line, rwbs, action):
+    """RW was read as a write and RD as a discard: which operation is meant cannot be told."""
+    first = line.format(action="C", rwbs="W").replace("0.1", "0.0")
+    p = _write(tmp_path, first + line.format(action=action, rwbs=rwbs), f"t.{fmt}")
+    _fails_at(p, fmt, 2, rf"field rwbs '{rwbs}' has more than one of R, W, D and N")
+
+
+MOST_LINE = "{t}\tC\t{rwbs}\t{sector}\t{n}\t137\tapp\tD\n"
+
+
+def test_most_discard_is_a_trim_of_its_extent_not_a_flush(tmp_path):
+    """A discard was read as a whole-device flush: lru_flush then wrote back the 7 dirty pages the trace
+    had only written (none is synced or flushed)."""
+    from flashrepro.cache.simulate import simulate
+
+    p = _write(tmp_path, MOST_LINE.format(t=0, rwbs="W", sector=1000, n=56)
+               + MOST_LINE.format(t=0.01, rwbs="D", sector=5000, n=8), "t.po")
+    tr = read_trace(p, "most")
+    assert tr.op.tolist() == [W, D] and tr.offset_bytes.tolist() == [1000 * S, 5000 * S]
+    assert tr.size_bytes.tolist() == [56 * S, 8 * S]
+    res = simulate(tr, "lru_flush", 100)
+    assert res.counters["device_writes"] == 0 and res.counters["deletes"] == 1
+
+
+def test_most_completions_without_data_are_dropped_and_counted(tmp_path):
+    p = _write(tmp_path, MOST_LINE.format(t=0, rwbs="W", sector=1000, n=8) + MOST_LINE.format(t=1, rwbs="N", sector=0,
+               n=0) + MOST_LINE.format(t=2, rwbs="FWS", sector=0, n=0), "t.po")
+    tr = read_trace(p, "most")
+    assert tr.op.tolist() == [W, F] and tr.meta["dropped_no_data_completions"] == 1
+
+
+@pytest.mark.parametrize("rwbs", ["Q", "WX", "w"])
+def test_most_unknown_rwbs_letter_is_an_error(tmp_path, rwbs):
+    p = _write(tmp_path, MOST_LINE.format(t=0, rwbs="W", sector=1000, n=8)
+               + MOST_LINE.format(t=1, rwbs=rwbs, sector=8, n=8), "t.po")
+    _fails_at(p, "most", 2, "field rwbs|does not look like a most record")
+
+
+@pytest.mark.parametrize("call,why", [
+    ("write 30", "write takes fd count: missing count"),
+    ("pwrite 30 4096", "pwrite takes fd offset count: missing count"),
+    ("pread 30", "pread takes fd offset count: missing offset, count"),
+    ("write 30 4096 7", "write takes fd count: 1 argument"),
+    ("open /data/db 30", "open takes path... flags fd: missing an argument"),
+    ("fsync", "fsync takes fd result: missing fd, result"),
+    ("read 30 4k", "argument count '4k' is not an integer"),
+    ("pwrite 30 -4096 10", "pwrite: negative offset -4096"),
+    ("pwrite 30 17592186044416 4096", "extent ends past 16 TiB"),
+])
+def test_mobibench_call_with_wrong_arguments_is_an_error(tmp_path, call, why):
+    """``write 30`` was replayed as a write of 30 bytes (the fd taken for the count), ``pwrite 30 4096`` as a
+    write at offset 30: a missing argument is not filled in."""
+    p = _write(tmp_path, f"1 0 open /data/db O_RDWR 30\n1 5 write 30 100\n1 10 {call}\n1 20 close 30 0\n", "m.log")
+    _fails_at(p, "mobibench", 3, why)
+
+
+@pytest.mark.parametrize("fname", sorted(EXPECTED))
+def test_sniffing_passes_over_a_long_comment_block(fname, data_dir, tmp_path):
+    """Sniffing looked at the first 20 KB only: after a longer comment block it found no record."""
+    raw = (data_dir / "formats" / fname).read_bytes()
+    p = tmp_path / fname
+    p.write_bytes(b"# a comment line as a tool may write before its records ..............\n" * 600 + raw)
+    tr = read_trace(p)
+    assert tr.meta["format"] == EXPECTED[fname][0]
+    _check(tr, EXPECTED[fname])
+
+
+def test_unsniffable_file_says_where_and_what_was_tried(tmp_path):
+    p = _write(tmp_path, "# a header\n\nhello world\n")
+    with pytest.raises(TraceFormatError, match=r"records from line 3 on \('hello world'\) match none of spc, msr, "
+                                                r".*; pass format= one of"):
+        read_trace(p)
+    p = _write(tmp_path, "# only\n# comments\n\n")
+    with pytest.raises(TraceFormatError, match="hold only blank lines and comments; pass format="):
+        read_trace(p)

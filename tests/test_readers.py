@@ -353,3 +353,77 @@ def test_unsniffable_file_says_where_and_what_was_tried(tmp_path):
     p = _write(tmp_path, "# only\n# comments\n\n")
     with pytest.raises(TraceFormatError, match="hold only blank lines and comments; pass format="):
         read_trace(p)
+
+
+@pytest.mark.parametrize("block_bytes", [1 << 20, 64])
+def test_line_numbers_count_blank_blocks_at_the_start(tmp_path, block_bytes):
+    """Blocks of blank lines before the first record were passed over without counting their lines."""
+    from flashrepro.traces.readers import concat, iter_trace
+
+    p = _write(tmp_path, "\n" * 100 + "0,1,4096,r,0.0\n0,x,4096,r,0.0\n")
+    with pytest.raises(TraceFormatError, match=r"t\.spc:102: does not look like a spc record: field 'lba'"):
+        concat(list(iter_trace(p, "spc", block_bytes=block_bytes)))
+
+
+@pytest.mark.parametrize("block_bytes", [1 << 20, 64])
+@pytest.mark.parametrize("fname", ["sample.spc", "sample.diskmon.txt", "sample.blkparse.txt",
+                                   "sample.cloudphysics.csv"])
+def test_comment_lines_are_counted(data_dir, tmp_path, fname, block_bytes):
+    """A record commented out is skipped, and said: the fast path's comments count as the slow path's."""
+    from flashrepro.traces.readers import concat, iter_trace
+
+    lines = (data_dir / "formats" / fname).read_text().splitlines(keepends=True)
+    p = tmp_path / fname
+    p.write_text("# one\n" + "".join(lines[:2]) + "   # two\n" + "".join(lines[2:]) + "#three\n")
+    tr = concat(list(iter_trace(p, EXPECTED[fname][0], block_bytes=block_bytes)))
+    _check(tr, EXPECTED[fname])
+    assert tr.meta["skipped_comment_lines"] == 3
+    assert "skipped_comment_lines" not in read_trace(data_dir / "formats" / fname).meta
+
+
+def test_msr_header_lines_are_skipped_and_counted_other_text_is_an_error(data_dir, tmp_path):
+    body = (data_dir / "formats" / "sample.msr.csv").read_text()
+    header = "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n"
+    tr = read_trace(_write(tmp_path, header + body + header + body, "h.csv"), "msr")
+    assert len(tr) == 6 and tr.meta["skipped_header_lines"] == 2
+    p = _write(tmp_path, body + "Timestamp is not a header\n", "t.csv")  # any line starting so was skipped
+    _fails_at(p, "msr", 4, "does not look like a msr record: field 'time' is missing or malformed")
+
+
+def test_byte_order_marks_of_concatenated_files_are_dropped(data_dir, tmp_path):
+    raw = (data_dir / "formats" / "sample.diskmon.txt").read_bytes()
+    p = tmp_path / "b.txt"
+    p.write_bytes(b"\xef\xbb\xbf" + raw + b"\xef\xbb\xbf" + raw.replace(b"\n", b"\r\n"))
+    tr = read_trace(p, "diskmon")
+    assert tr.op.tolist() == [W, R, W] * 2
+    p.write_bytes(raw + b"2\t5.0\t0.0\t0\t\xef\xbb\xbfWrite\t7\t1\n")  # inside a line it is no mark
+    _fails_at(p, "diskmon", 4, "diskmon")
+
+
+@pytest.mark.parametrize("text,line,why", [
+    ("0,1,4096,r,0.0\n0,1,-4096,w,0.1\n", 2, "negative size -4096"),
+    ("0,1,4096,r,0.0\n0,1,4096,x,0.1\n", 2, r"unknown opcode 'x' in field 'op'"),
+    ("0,1,4096,r,0.0\n0,1,4096\n", 2, "does not look like a spc record: field 'op' is missing or malformed"),
+    ("0,1,4096,r,0.0\n0,1,4096,r,0.1,7\n", 2, "does not look like a spc record: unexpected text after field 'time'"),
+])
+def test_messages_name_the_field(tmp_path, text, line, why):
+    _fails_at(_write(tmp_path, text), "spc", line, why)
+
+
+def test_csv_header_errors_name_the_header_line(tmp_path):
+    p = _write(tmp_path, "# exported\n\nversion,time,opcode,size,lbn\n1,5,2a,512,8\n", "c.csv")
+    _fails_at(p, "cloudphysics", 3, r"no column 'op' \(op\) in the header")
+    p = _write(tmp_path, "version,time,op,size,lbn\n1,5,2a,512,8\n1,6,28,512\n", "c.csv")
+    _fails_at(p, "cloudphysics", 3, r"4 fields where the first line has 5 \(line 1\)")
+
+
+def test_csv_header_after_a_block_of_comments(data_dir, tmp_path):
+    """The header was looked for in the first block only: with comments filling it, a blank line was taken as
+    the header."""
+    from flashrepro.traces.readers import concat, iter_trace
+
+    p = tmp_path / "c.csv"
+    p.write_bytes(b"# comment\n" * 50 + (data_dir / "formats" / "sample.cloudphysics.csv").read_bytes())
+    tr = concat(list(iter_trace(p, "cloudphysics", block_bytes=64)))
+    _check(tr, EXPECTED["sample.cloudphysics.csv"])
+    assert tr.meta["skipped_comment_lines"] == 50

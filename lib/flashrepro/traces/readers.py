@@ -77,7 +77,8 @@ class Format:
     summary_body: str | None = None
     batched: bool = True
     join: Callable | None = None  # ``join(prev, cols, ctx, **opts)``: mend a record cut by a block boundary
-    prepare: Callable | None = None  # ``prepare(block, ctx) -> (block, lines taken)``: the file's first block
+    prepare: Callable | None = None  # ``prepare(block, ctx) -> (block, lines taken)``: the file's first blocks,
+    # until it sets ``ctx.prepared``
 
 
 FORMATS: dict[str, Format] = {}
@@ -113,10 +114,16 @@ class _Ctx:
     line_base: int = 0  # lines before the current block
     t0: float | None = None  # the first record's time: every time is relative to it
     in_summary: bool = False  # the previous block ended inside a summary block
+    prepared: bool = False  # the format's ``prepare`` has found what it looks for (a CSV header)
     final: bool = False  # the current block is the last one
     block_lines: int | None = None  # lines in the current block (an upper bound on its records)
     state: dict = dataclasses.field(default_factory=dict)  # a builder's own state (a CSV header, ...)
     meta: dict = dataclasses.field(default_factory=dict)  # counts summed over blocks, other facts kept first
+
+
+def _name(col: str) -> str:
+    """A column's field name as a message gives it (a column a builder derived is named with a leading _)."""
+    return col.lstrip("_")
 
 
 class _Fields:
@@ -161,7 +168,7 @@ class _Fields:
         bad = out.is_null() & s.is_not_null()
         if bad.any():
             kind = "an integer below 2^63" if dtype == INT else "a number"
-            self.fail(int(bad.arg_max()), f"field {col.lstrip('_')!r} is not {kind}")
+            self.fail(int(bad.arg_max()), f"field {_name(col)!r} is not {kind}")
         arr = out.to_numpy()
         return self._checked(arr, col, nonneg)
 
@@ -169,11 +176,11 @@ class _Fields:
         if arr.dtype.kind == "f":
             bad = np.flatnonzero(~np.isfinite(arr))
             if bad.size:
-                self.fail(int(bad[0]), f"{col} {arr[bad[0]]} is not a finite number")
+                self.fail(int(bad[0]), f"{_name(col)} {arr[bad[0]]} is not a finite number")
         if nonneg:
             neg = np.flatnonzero(arr < 0)
             if neg.size:
-                self.fail(int(neg[0]), f"negative {col} {arr[neg[0]]}")
+                self.fail(int(neg[0]), f"negative {_name(col)} {arr[neg[0]]}")
         return arr
 
     def op(self, col: str, mapping: dict[str, int]) -> np.ndarray:
@@ -184,7 +191,7 @@ class _Fields:
         bad = out.is_null()
         if bad.any():
             i = int(bad.arg_max())
-            self.fail(i, f"unknown opcode {s[i]!r} (expected one of {sorted(mapping)})")
+            self.fail(i, f"unknown opcode {s[i]!r} in field {_name(col)!r} (expected one of {sorted(mapping)})")
         return out.to_numpy()
 
     def scaled(self, values: np.ndarray, unit: int, what: str) -> np.ndarray:
@@ -218,9 +225,10 @@ class _FastFields(_Fields):
     """The same access over the typed columns of the fast path. Whatever would be an error here sends the
     block to the regular-expression path instead, which accepts the line or names it."""
 
-    def __init__(self, parsed: fastparse.Parsed, ctx: _Ctx, block: bytes):
+    def __init__(self, parsed: fastparse.Parsed, ctx: _Ctx, block: bytes, skipped: dict):
         self.cols, self.rec_line, self.ctx, self.block = parsed.columns, parsed.line, ctx, block
         self.path = ctx.path
+        self.skipped = skipped  # lines the kernel passed over, by kind: counted in meta if the block is read
 
     @property
     def n(self) -> int:
@@ -250,7 +258,8 @@ class _FastFields(_Fields):
         bad = np.flatnonzero(keys[at] != tok)
         if bad.size:
             name = fastparse.decode_token(tok[bad[0]])
-            self.fail(int(bad[0]), f"unknown opcode {name!r} (expected one of {sorted(mapping)})")
+            self.fail(int(bad[0]), f"unknown opcode {name!r} in field {_name(col)!r} (expected one of "
+                                   f"{sorted(mapping)})")
         return codes[at]
 
 
@@ -282,22 +291,30 @@ def _read_block(f, carry: bytes, size: int) -> bytearray:
     return buf
 
 
+_BOM = b"\xef\xbb\xbf"
+
+
+def _drop_boms(lines: bytearray) -> bytearray:
+    """Whole lines (line ends normalised) without the UTF-8 byte-order mark that may start each: files that
+    each begin with one, concatenated, hold one at the start of each part."""
+    if lines.startswith(_BOM):
+        del lines[:3]
+    if _BOM in lines:  # a C scan; usually not there
+        lines = bytearray(bytes(lines).replace(b"\n" + _BOM, b"\n"))
+    return lines
+
+
 def iter_blocks(path: Path, block_bytes: int = BLOCK_BYTES) -> Iterator[bytes]:
     """The decompressed content of ``path`` in blocks of whole lines (bytes or bytearray), line ends
-    normalised, a leading UTF-8 byte-order mark dropped. A truncated or corrupt compressed file raises
-    :class:`TraceFormatError`. Each block is a fresh buffer the reader fills in place: the text is copied once,
-    from the file into it."""
+    normalised, a UTF-8 byte-order mark at the start of a line dropped. A truncated or corrupt compressed file
+    raises :class:`TraceFormatError`. Each block is a fresh buffer the reader fills in place: the text is
+    copied once, from the file into it."""
     carry = b""
-    first = True
     with open_decompressed(path) as f:
         while True:
             data = _read_block(f, carry, block_bytes)
             if len(data) == len(carry):  # nothing more in the file
                 break
-            if first:
-                if data.startswith(b"\xef\xbb\xbf"):
-                    del data[:3]
-                first = False
             if data.endswith(b"\r"):  # the \n of a CR LF may come with the next chunk
                 carry = b"\r"
                 del data[-1:]
@@ -311,10 +328,13 @@ def iter_blocks(path: Path, block_bytes: int = BLOCK_BYTES) -> Iterator[bytes]:
                 continue
             carry = bytes(data[cut + 1:]) + carry
             del data[cut + 1:]
-            yield data
+            yield _drop_boms(data)
     rest = _normalise(carry)
     if rest:
-        yield rest if rest.endswith(b"\n") else rest + b"\n"
+        yield _drop_boms(bytearray(rest if rest.endswith(b"\n") else rest + b"\n"))
+
+
+_COMMENT_LINE = re.compile(rb"^[ \t]*#", re.MULTILINE)  # what the fast path skips as a comment
 
 
 def _peel_header(block: bytes, fmt: Format, ctx: _Ctx) -> tuple[bytes, int]:
@@ -344,7 +364,8 @@ def _fast_fields(block: bytes, fmt: Format, ctx: _Ctx) -> _FastFields | None:
     if parsed is None or len(parsed) == 0:
         return None
     parsed.line += taken
-    return _FastFields(parsed, ctx, block)
+    comments = len(_COMMENT_LINE.findall(rest)) if b"#" in rest else 0  # one C scan; usually none
+    return _FastFields(parsed, ctx, block, {"skipped_header_lines": taken, "skipped_comment_lines": comments})
 
 
 def _slow_fields(block: bytes, fmt: Format, ctx: _Ctx) -> _Fields | None:
@@ -357,7 +378,11 @@ def _slow_fields(block: bytes, fmt: Format, ctx: _Ctx) -> _Fields | None:
     df = pl.DataFrame({"line": lines}).with_row_index("_line", offset=1)
     if fmt.summary is not None:
         df = _drop_summaries(df, fmt, ctx)
-    df = df.filter(~df["line"].str.contains(fmt.skip))
+    skip = df["line"].str.contains(fmt.skip)
+    comment = df["line"].str.contains(r"^\s*#")
+    _count(ctx, "skipped_comment_lines", (skip & comment).sum())
+    _count(ctx, "skipped_header_lines", (skip & ~comment & df["line"].str.contains(r"\S")).sum())
+    df = df.filter(~skip)
     if df.height == 0:
         return None
     groups = df["line"].str.extract_groups(fmt.pattern)
@@ -366,8 +391,9 @@ def _slow_fields(block: bytes, fmt: Format, ctx: _Ctx) -> _Fields | None:
         i = int((~matched).arg_max())
         lineno = int(df["_line"][i])
         if fmt.strict:
-            raise TraceFormatError(f"{ctx.path}:{ctx.line_base + lineno}: does not look like a {fmt.name} record "
-                                   f"({fmt.description}): {lines[lineno - 1][:200]!r}")
+            line = lines[lineno - 1]
+            raise TraceFormatError(f"{ctx.path}:{ctx.line_base + lineno}: does not look like a {fmt.name} record: "
+                                   f"{_which_field(fmt.pattern, line)} ({fmt.description}): {line[:200]!r}")
         nbad = int((~matched).sum())
         ctx.meta["skipped_lines"] = ctx.meta.get("skipped_lines", 0) + nbad
         ctx.meta.setdefault("first_skipped_line", ctx.line_base + lineno)
@@ -376,6 +402,40 @@ def _slow_fields(block: bytes, fmt: Format, ctx: _Ctx) -> _Fields | None:
     if fields.height == 0:
         return None
     return _Fields(fields, ctx, lines)
+
+
+@functools.lru_cache(maxsize=64)
+def _field_prefixes(pattern: str) -> tuple[tuple[str, re.Pattern], ...]:
+    """For each named group at the top level of ``pattern``: its name and the pattern up to its end."""
+    out, depth, name, i = [], 0, None, 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 1
+        elif c == "[":  # a character class: up to its closing bracket (one right after [ or [^ is a member)
+            i = pattern.index("]", i + (3 if pattern.startswith("[^", i) else 2))
+        elif c == "(":
+            if depth == 0 and pattern.startswith("(?P<", i):
+                name = pattern[i + 4:pattern.index(">", i)]
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0 and name is not None:
+                out.append((name, re.compile(pattern[:i + 1])))
+                name = None
+        i += 1
+    return tuple(out)
+
+
+def _which_field(pattern: str, line: str) -> str:
+    """What is wrong with a line ``pattern`` does not match: the first field that is missing or not what the
+    format has there (the first named group the line's start cannot match), or text after the last field."""
+    last = None
+    for name, prefix in _field_prefixes(pattern):
+        if not prefix.match(line):
+            return f"field {name!r} is missing or malformed"
+        last = name
+    return f"unexpected text after field {last!r}" if last else "it does not match"
 
 
 def _count(ctx: _Ctx, key: str, n: int) -> None:
@@ -433,7 +493,7 @@ def _build(f: _Fields, fmt: Format, ctx: _Ctx) -> dict:
 def _parse_block(block: bytes, fmt: Format, ctx: _Ctx) -> dict | None:
     """One block's Trace columns (times relative to the file's first record), or None if it has no records."""
     taken = 0
-    if ctx.line_base == 0 and fmt.prepare is not None:
+    if fmt.prepare is not None and not ctx.prepared:
         block, taken = fmt.prepare(block, ctx)
     ctx.line_base += taken
     try:
@@ -449,6 +509,8 @@ def _parse_lines(block: bytes, fmt: Format, ctx: _Ctx) -> dict | None:
         saved = dict(ctx.state), dict(ctx.meta)
         try:
             cols = _build(f, fmt, ctx)
+            for key, n in f.skipped.items():
+                _count(ctx, key, n)
         except _Fallback:
             ctx.state, ctx.meta = saved
     if cols is None:
@@ -688,7 +750,8 @@ def _msr(f):
 register_format(Format(
     "msr", "MSR Cambridge CSV: Timestamp(100 ns),Hostname,DiskNumber,Type,Offset(B),Size(B),ResponseTime",
     rf"^(?P<time>\d+),(?P<host>[^,]*),(?P<disk>\d+),(?P<op>[^,]*),(?P<offset>\d+),(?P<size>{_I}),(?P<resp>\d*)\s*$",
-    _msr, skip=r"^\s*(#.*)?$|^Timestamp",
+    _msr, skip=r"^\s*(#.*)?$|^(?i:\s*timestamp\s*,\s*hostname\s*,\s*disknumber\s*,\s*type\s*,\s*offset\s*,\s*size"
+              r"\s*,\s*responsetime\s*)$",
     fast=FastSpec(",", (("time", "int"), ("host", "skip"), ("disk", "int"), ("op", "token"), ("offset", "int"),
                         ("size", "int"), ("resp", "digits")))))
 
@@ -840,8 +903,8 @@ def _blkparse(f, action="C"):
                   np.where(rwbs.str.contains("W").to_numpy(), Op.WRITE,
                            np.where(rwbs.str.contains("R").to_numpy(), Op.READ, Op.FLUSH))).astype(np.int8)
     f.df = f.df.with_columns(ext.struct.field("sector").fill_null("0").alias("_sector"),
-                             ext.struct.field("n").fill_null("0").alias("_n"))
-    sector, n = f.num("_sector"), f.num("_n")
+                             ext.struct.field("n").fill_null("0").alias("_count"))
+    sector, n = f.num("_sector"), f.num("_count")
     keep = sel & (data | flush)
     dropped = int(np.count_nonzero(sel & ~(data | flush)))
     cols = _sector_trace(f, f.num("time", FLOAT), op, (f.num("maj") << 8) + f.num("min"), sector, n)
@@ -874,7 +937,7 @@ def _most(f, action="C"):
     (:func:`_checked_rwbs`)."""
     sel = (f.df["action"] == action).to_numpy()
     rwbs = _checked_rwbs(f)
-    n = f.num("n")
+    n = f.num("count")
     has = {c: rwbs.str.contains(c).to_numpy() for c in "RWDF"}
     op = np.select([has["D"], has["W"], has["R"]], [Op.TRIM, Op.WRITE, Op.READ], Op.FLUSH).astype(np.int8)
     rw = has["R"] | has["W"]
@@ -891,7 +954,7 @@ def _most(f, action="C"):
 register_format(Format(
     "most", "MOST (Android blktrace viewer) .po: time action rwbs sector size_sectors pid process type [file]; "
     "action C kept",
-    rf"^\s*(?P<time>{_F})\t(?P<action>[A-Z])\t(?P<rwbs>[A-Z]+)\t\s*(?P<sector>\d+)\t\s*(?P<n>{_I})\t\s*(?P<pid>\d+)"
+    rf"^\s*(?P<time>{_F})\t(?P<action>[A-Z])\t(?P<rwbs>[A-Z]+)\t\s*(?P<sector>\d+)\t\s*(?P<count>{_I})\t\s*(?P<pid>\d+)"
     r"\t(?P<rest>.*)$", _most))
 
 
@@ -939,8 +1002,8 @@ _ROLES = ("offset", "size", "op", "time", "device")
 _ROLE_KIND = {"offset": "int", "size": "int", "op": "token", "time": "float", "device": "int"}
 
 
-def _csv_columns(layout: CsvLayout, header: list[str] | None, path) -> dict[str, int]:
-    """Role -> 0-based column index."""
+def _csv_columns(layout: CsvLayout, header: list[str] | None, path, line: int) -> dict[str, int]:
+    """Role -> 0-based column index; ``line``: the header's line number (for messages)."""
     out = {}
     for role in _ROLES:
         spec = getattr(layout, role)
@@ -948,9 +1011,9 @@ def _csv_columns(layout: CsvLayout, header: list[str] | None, path) -> dict[str,
             continue
         if isinstance(spec, str) and not spec.lstrip("-").isdigit():
             if header is None:
-                raise TraceFormatError(f"{path}: column {spec!r} is a name, but the layout has no header")
+                raise TraceFormatError(f"{path}: layout= names column {spec!r} for {role}, but has header=False")
             if spec not in header:
-                raise TraceFormatError(f"{path}: no column {spec!r} in header {header}")
+                raise TraceFormatError(f"{path}:{line}: no column {spec!r} ({role}) in the header {header}")
             spec = header.index(spec)
         out[role] = int(spec)
     return out
@@ -971,24 +1034,32 @@ def _csv_fast(opts: dict, state: dict) -> FastSpec | None:
 
 
 def _csv_prepare(block: bytes, ctx: _Ctx, preset: str | None = None) -> tuple[bytes, int]:
-    """The header (if the layout has one) off the first block, and where each field is."""
+    """The header (if the layout has one) off the start of the file, and where each field is. Blank lines and
+    comments before it are passed over (comments counted), into the next block if need be."""
     layout = ctx.opts.get("layout", preset)
     if layout is None:
         raise TraceFormatError(f"{ctx.path}: format 'csv' needs layout=CsvLayout(...) or a preset name "
                                f"({', '.join(CSV_PRESETS)})")
     layout = _layout(layout)
-    header, taken, pos = None, 0, 0
+    taken, pos = 0, 0
     while True:  # the first line that is not blank or a comment: the header, or the first record
+        if pos >= len(block):
+            return block[pos:], taken  # none in this block
         end = block.find(b"\n", pos)
-        line = block[pos:end if end >= 0 else len(block)].decode("utf-8", errors="replace")
-        if line.strip() and not line.lstrip().startswith("#") or end < 0:
+        end = len(block) if end < 0 else end
+        line = block[pos:end].decode("utf-8", errors="replace")
+        if line.strip() and not line.lstrip().startswith("#"):
             break
+        _count(ctx, "skipped_comment_lines", line.strip() != "")
         pos, taken = end + 1, taken + 1
+    first = ctx.line_base + taken + 1
+    header = [h.strip() for h in line.split(layout.sep)] if layout.header else None
     if layout.header:
-        header = [h.strip() for h in line.split(layout.sep)]
-        pos, taken = (end + 1 if end >= 0 else len(block)), taken + 1
-    ctx.state["columns"] = _csv_columns(layout, header, ctx.path)
+        pos, taken = end + 1, taken + 1
+    ctx.state["columns"] = _csv_columns(layout, header, ctx.path, first)
     ctx.state["width"] = len(line.split(layout.sep))  # every record has as many fields as the first line
+    ctx.state["width_line"] = first
+    ctx.prepared = True
     return block[pos:], taken
 
 
@@ -999,7 +1070,8 @@ def _csv(f, layout: CsvLayout | dict | str | None = None):
         odd = (parts.list.len() != f.state["width"]).to_numpy()
         if odd.any():
             i = int(np.argmax(odd))
-            f.fail(i, f"{parts.list.len()[i]} fields where the first line has {f.state['width']}")
+            f.fail(i, f"{parts.list.len()[i]} fields where the first line has {f.state['width']} (line "
+                      f"{f.state['width_line']})")
         for role, i in f.state["columns"].items():
             s = parts.list.get(i, null_on_oob=True)
             if s.is_null().any():

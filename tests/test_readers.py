@@ -37,6 +37,11 @@ EXPECTED = {  # file: (format, time_s, op, offset_bytes, size_bytes), read off t
     "sample.cloudphysics.csv": ("cloudphysics", [0, 1], [W, R], [42932745 * S, 8 * S], [512, 4096]),
     "sample.most.po": ("most", [0, 0.009494583, 0.01575526], [W, F, R], [23004888 * S, 4079896 * S, 100 * S],
                        [8 * S, 0, 16 * S]),
+    "sample.tencent.csv": ("tencent", [0, 0, 1], [W, R, W], [4247200 * S + (1058 << DEVICE_SHIFT),
+                                                          13896880 * S + (1063 << DEVICE_SHIFT),
+                                                          100 * S + (1058 << DEVICE_SHIFT)], [128 * S, 8 * S, 16 * S]),
+    "sample.systor17.csv": ("systor17", [0, 0.25, 1], [R, W, R], [203468398592, 4096 + (1 << DEVICE_SHIFT), 0],
+                            [32768, 4096, 512]),
 }
 
 
@@ -427,3 +432,12 @@ def test_csv_header_after_a_block_of_comments(data_dir, tmp_path):
     tr = concat(list(iter_trace(p, "cloudphysics", block_bytes=64)))
     _check(tr, EXPECTED["sample.cloudphysics.csv"])
     assert tr.meta["skipped_comment_lines"] == 50
+
+
+@pytest.mark.parametrize("first,why", [("\x00", r"1 field\(s\), but layout= reads column 4"),
+                                       ("1538323200,4247200,128,1,1058,7", "6 fields where the other lines have 5")])
+def test_csv_without_header_names_a_bad_first_line(data_dir, tmp_path, first, why):
+    """The first line sets the field count of a file without header: a bad first line was reported at the
+    second, as a record with a wrong count (found by the hostile suite)."""
+    rest = (data_dir / "formats" / "sample.tencent.csv").read_text()
+    _fails_at(_write(tmp_path, first + "\n" + rest, "t.csv"), "tencent", 1, why)

@@ -1,14 +1,18 @@
 """Readers of real trace formats into :class:`~flashrepro.traces.trace.Trace`.
 
-Every text format goes through the same path. The file is decompressed as a stream (by magic bytes) and
-cut into blocks of whole lines (a UTF-8 byte-order mark is dropped; CR LF and lone CR end lines too). Each
-block is read by the format's typed fast path where it has one (:mod:`.fastparse`: one Numba pass, no
-regular expressions); a block the fast path cannot read exactly goes through the format's anchored
-regular expression in polars instead, which accepts the line or names it. A line that neither matches nor is
-skippable (blank, comment, header) raises :class:`TraceFormatError` naming the file, the 1-based line
-number, the line and the reason; so do unknown opcodes, negative sizes, non-finite times, offsets that
-overflow, and device numbers too large to keep apart. Blocks are parsed one at a time, so a file of any
-length parses in bounded memory (:func:`iter_trace`).
+Every text format goes through the same path. The file is decompressed as a stream (by magic bytes; a
+truncated or corrupt stream is an error saying which) and cut into blocks of whole lines (a UTF-8
+byte-order mark starting a line is dropped; CR LF and lone CR end lines too). Each block is read by the
+format's typed fast path where it has one (:mod:`.fastparse`: one Numba pass, no regular expressions); a
+block the fast path cannot read exactly goes through the format's anchored regular expression in polars
+instead, which accepts the line or names it. A line that neither matches nor is skippable raises
+:class:`TraceFormatError` naming the file, the 1-based line number, the first field that is wrong and the
+line; so do unknown opcodes, negative sizes, non-finite times, offsets that overflow, and device numbers too
+large to keep apart. Lines that are skipped are counted in the trace's meta: comments
+(``skipped_comment_lines``), headers a format knows (``skipped_header_lines``), blkparse's summary blocks
+(``skipped_summary_lines``); blank lines are not. Blocks are parsed one at a time, so a file of any length
+parses in bounded memory (:func:`iter_trace`). Without a format, :func:`sniff_format` reads the first
+records, past any number of blank and comment lines.
 
 Multi-device formats fold the device number into the byte offset (``device << 44``, 16 TiB per device),
 so distinct devices never share pages and the order within a device is kept; a device number of 2^18 or
@@ -839,6 +843,7 @@ register_format(Format(
     fast=FastSpec("ws", (("time", "int"), ("pid", "digits"), ("proc", "skip"), ("lba", "int"), ("size", "int"),
                          ("op", "token"), ("major", "digits"), ("minor", "digits")), extra="one")))
 
+
 def _checked_rwbs(f: _Fields):
     """The rwbs field of every line, refused (file, line, field) where it has a letter blktrace does not write
     or more than one of R, W, D and N: blktrace writes exactly one (the operation: read, write, discard or
@@ -1056,21 +1061,34 @@ def _csv_prepare(block: bytes, ctx: _Ctx, preset: str | None = None) -> tuple[by
     header = [h.strip() for h in line.split(layout.sep)] if layout.header else None
     if layout.header:
         pos, taken = end + 1, taken + 1
-    ctx.state["columns"] = _csv_columns(layout, header, ctx.path, first)
-    ctx.state["width"] = len(line.split(layout.sep))  # every record has as many fields as the first line
+    columns = ctx.state["columns"] = _csv_columns(layout, header, ctx.path, first)
+    width = ctx.state["width"] = len(line.split(layout.sep))  # every record has as many fields as the first line
     ctx.state["width_line"] = first
+    if width <= max(columns.values()):
+        raise TraceFormatError(f"{ctx.path}:{first}: {width} field(s), but layout= reads column "
+                               f"{max(columns.values())} (0-based): {line[:200]!r}")
     ctx.prepared = True
     return block[pos:], taken
+
+
+def _first_line_is_odd(f, widths: np.ndarray, odd: np.ndarray) -> bool:
+    """Whether the first line of a file without header is the one to name for field counts that differ: it is
+    in this block, and the two or more records after it agree on a count of their own."""
+    return (f.line_of(0) == f.state["width_line"] and len(widths) > 2 and bool(odd[1:].all())
+            and bool((widths[1:] == widths[1]).all()))
 
 
 def _csv(f, layout: CsvLayout | dict | str | None = None):
     layout = _layout(layout)
     if not isinstance(f, _FastFields):
         parts = f.df["row"].str.split(layout.sep)
-        odd = (parts.list.len() != f.state["width"]).to_numpy()
+        widths = parts.list.len().to_numpy()
+        odd = widths != f.state["width"]
         if odd.any():
+            if _first_line_is_odd(f, widths, odd):
+                f.fail(0, f"{widths[0]} fields where the other lines have {widths[1]}")
             i = int(np.argmax(odd))
-            f.fail(i, f"{parts.list.len()[i]} fields where the first line has {f.state['width']} (line "
+            f.fail(i, f"{widths[i]} fields where the first line has {f.state['width']} (line "
                       f"{f.state['width_line']})")
         for role, i in f.state["columns"].items():
             s = parts.list.get(i, null_on_oob=True)

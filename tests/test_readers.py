@@ -441,3 +441,12 @@ def test_csv_without_header_names_a_bad_first_line(data_dir, tmp_path, first, wh
     second, as a record with a wrong count (found by the hostile suite)."""
     rest = (data_dir / "formats" / "sample.tencent.csv").read_text()
     _fails_at(_write(tmp_path, first + "\n" + rest, "t.csv"), "tencent", 1, why)
+
+
+def test_fiu_last_field_reads_alike_on_both_paths(tmp_path):
+    """The fast path took any token after minor (the md5, unused) and the regular expression only hex: the same
+    line read alone, and was refused beside a line that sends its block to the regular expression."""
+    line = "100 1 nfsd 1000 8 W 6 0 not-hex\n"
+    alone = read_trace(_write(tmp_path, line, "a.fiu"), "fiu")
+    beside = read_trace(_write(tmp_path, line + "200 1 my proc 1008 8 W 6 0 d6c75ba4\n", "b.fiu"), "fiu")
+    assert beside.offset_bytes.tolist() == [1000 * S, 1008 * S] and alone.offset_bytes.tolist() == [1000 * S]

@@ -839,7 +839,7 @@ register_format(Format(
     "fiu", "FIU blkparse-like: ts_ns pid process lba(512 B) size_sectors R|W major minor md5; "
     "merge_contiguous=True joins runs of contiguous records",
     rf"^\s*(?P<time>\d+)\s+(?P<pid>\d+)\s+(?P<proc>.+?)\s+(?P<lba>\d+)\s+(?P<size>{_I})\s+(?P<op>\S+)"
-    r"\s+(?P<major>\d+)\s+(?P<minor>\d+)(?:\s+(?P<md5>[0-9a-fA-F]+))?\s*$", _fiu, join=_fiu_join,
+    r"\s+(?P<major>\d+)\s+(?P<minor>\d+)(?:\s+(?P<md5>\S+))?\s*$", _fiu, join=_fiu_join,
     fast=FastSpec("ws", (("time", "int"), ("pid", "digits"), ("proc", "skip"), ("lba", "int"), ("size", "int"),
                          ("op", "token"), ("major", "digits"), ("minor", "digits")), extra="one")))
 

@@ -4,6 +4,8 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+# make test's pytest-xdist worker processes (auto: one per core; a test file stays on one worker)
+TEST_WORKERS ?= auto
 STAMP := $(VENV)/.installed-stamp
 LIB := $(shell find lib -name '*.py' -not -path '*/__pycache__/*')
 DATA := $(wildcard data/paper/*)
@@ -83,7 +85,7 @@ test: $(STAMP)  ## lint, then unit, property, reference, golden, peer and notebo
 	$(PY) -m ruff check lib tests benchmarks
 	@rm -rf build/nbval
 	@$(PY) -m flashrepro.notebooks nbval-prepare build/nbval
-	$(PY) -m pytest tests build/nbval --nbval-lax
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile tests build/nbval --nbval-lax
 
 lint: $(STAMP)
 	$(PY) -m ruff check lib tests benchmarks

@@ -81,3 +81,103 @@ def test_stored_outputs_name_no_machine_path():
     on any other clone, as CI's: the notebooks must not store one."""
     for nb in sorted(paths.notebooks.glob("*.ipynb")):
         assert str(paths.root) not in nb.read_text(), f"{nb.name} stores a path under {paths.root}"
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the package modules it imports (at the top or inside a function), from the source alone."""
+    from pathlib import Path
+
+    root = Path(flashrepro.papers.__file__).resolve().parents[1]
+
+    def name(p):
+        parts = list(p.relative_to(root.parent).with_suffix("").parts)
+        return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+    mods = {name(p): p for p in root.rglob("*.py")}
+    graph = {}
+    for m, p in mods.items():
+        pkg = m if p.name == "__init__.py" else m.rsplit(".", 1)[0]
+        deps = set()
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+                deps |= {c for c in [target] + [f"{target}.{a.name}" for a in node.names] if c in mods}
+            elif isinstance(node, ast.Import):
+                deps |= {a.name for a in node.names if a.name in mods}
+        graph[m] = deps - {m}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = counter[0]
+        counter[0] += 1
+        stack.append(start)
+        on.add(start)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return out
+
+
+def test_no_import_cycle_between_modules():
+    """No module imports, even inside a function, a module that imports it back through any path; a package
+    and its own submodules (an ``__init__`` re-exporting them) do not count."""
+    def related(a, b):
+        return a.startswith(b + ".") or b.startswith(a + ".")
+
+    graph = {m: {d for d in deps if not related(m, d)} for m, deps in _import_graph().items()}
+    assert graph["flashrepro.report"] and "flashrepro.claims" in graph["flashrepro.report"]  # the graph is read
+    assert _cycles(graph) == []
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]  # and cycles are seen
+
+
+def test_paper_numbers_answer_one_row_or_say_why(tmp_path, monkeypatch):
+    from flashrepro.papers.layout import PaperNumbers
+
+    (tmp_path / "p.csv").write_text("key,workload,policy,value,source\nwaf,tpcc,2r,3.5,T3\nwaf,tpcc,,4.0,T3\n"
+                                    "waf,fio,2r,2.0,T3\nwaf,fio,2r,2.5,T3\nn,,,7,S1\nall,all,,9,S2\n")
+    monkeypatch.setattr(paths, "paper", tmp_path)
+    v = PaperNumbers("p.csv", ("workload", "policy"))
+    assert v("waf", "tpcc", "2r") == 3.5 and v("waf", workload="tpcc", policy="2r") == 3.5
+    assert v("waf", "tpcc") == 4.0  # a column not asked for matches its empty cell only
+    assert v("n") == 7.0
+    with pytest.raises(KeyError, match=r"p.csv: 2 rows for key 'waf' with workload='fio', policy='2r'"):
+        v("waf", "fio", "2r")
+    with pytest.raises(KeyError, match="0 rows for key 'nope'"):
+        v("nope", "tpcc")
+    with pytest.raises(KeyError, match="no column"):
+        v("waf", colour="red")
+    with pytest.raises(TypeError, match="at most 2 values"):
+        v("waf", "a", "b", "c")
+    assert PaperNumbers("p.csv", workload="all")("all") == 9.0  # a default for a column left out
+    assert v.table().height == 6

@@ -1,0 +1,9 @@
+"""flashrepro: buffer-cache and flash-FTL kernels, trace readers and the five papers' experiments.
+
+Importing the package first points Numba's on-disk cache of its kernels at one folder per version of the
+source (:mod:`flashrepro.jitcache`), so every checkout of the same code compiles each kernel once.
+"""
+
+from . import jitcache as _jitcache
+
+_jitcache.install()

@@ -8,6 +8,7 @@ import gzip
 import io
 import lzma
 import os
+import zlib
 from pathlib import Path
 
 import zstandard
@@ -26,6 +27,19 @@ class TraceFormatError(ValueError):
     """A trace file could not be read; the message names the file, the line and the reason."""
 
 
+# What the decompressors raise on damaged input: zlib.error (a bad deflate block in gzip) is no OSError
+_DECODE_ERRORS = (EOFError, OSError, zlib.error, lzma.LZMAError, zstandard.ZstdError, ValueError)
+
+
+def _damaged(path, kind: str, e: BaseException) -> TraceFormatError:
+    """The error for compressed data that cannot be decoded: truncated (the stream ends early) or corrupt."""
+    if isinstance(e, EOFError):
+        what = f"truncated {kind} data: the file ends before the compressed stream does"
+    else:
+        what = f"corrupt {kind} data: the compressed stream cannot be decoded"
+    return TraceFormatError(f"{path}: {what} ({type(e).__name__}: {e})")
+
+
 def compression_of(path: str | os.PathLike) -> str | None:
     """The compression of ``path`` judged by its first bytes (not its name), or None."""
     with open(path, "rb") as f:
@@ -39,7 +53,7 @@ def compression_of(path: str | os.PathLike) -> str | None:
 def read_bytes(path: str | os.PathLike) -> bytes:
     """The decompressed content of ``path`` (gzip, bz2, xz, zstd or plain).
 
-    A truncated or corrupt compressed file raises :class:`TraceFormatError` rather than
+    A truncated or corrupt compressed file raises :class:`TraceFormatError` saying which, rather than
     returning the part that could be decoded.
     """
     path = Path(path)
@@ -55,8 +69,8 @@ def read_bytes(path: str | os.PathLike) -> bytes:
         if kind == "xz":
             return lzma.decompress(raw)
         return _zstd_decompress(raw)
-    except (EOFError, OSError, lzma.LZMAError, zstandard.ZstdError, ValueError) as e:
-        raise TraceFormatError(f"{path}: corrupt or truncated {kind} data ({e})") from e
+    except _DECODE_ERRORS as e:
+        raise _damaged(path, kind, e) from e
 
 
 class _Checked(io.RawIOBase):
@@ -71,8 +85,8 @@ class _Checked(io.RawIOBase):
     def read(self, n: int = -1) -> bytes:
         try:
             return self.inner.read(n)
-        except (EOFError, OSError, lzma.LZMAError, zstandard.ZstdError, ValueError) as e:
-            raise TraceFormatError(f"{self.path}: corrupt or truncated {self.kind} data ({e})") from e
+        except _DECODE_ERRORS as e:
+            raise _damaged(self.path, self.kind, e) from e
 
     def close(self) -> None:
         self.inner.close()
@@ -119,7 +133,7 @@ class _ZstdFrames(io.RawIOBase):
         try:
             self._fill(n)
         except (EOFError, zstandard.ZstdError) as e:
-            raise TraceFormatError(f"{self.path}: corrupt or truncated zstd data ({e})") from e
+            raise _damaged(self.path, "zstd", e) from e
         buf = b"".join(self.out)
         out, rest = (buf, b"") if n < 0 else (buf[:n], buf[n:])
         self.out, self.have = ([rest] if rest else []), len(rest)

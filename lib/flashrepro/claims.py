@@ -44,7 +44,7 @@ verdict (a curve, the two values compared). Each notebook writes its claims with
 ``python -m flashrepro.claims`` gathers every notebook's claims into ``results/claims.csv``.
 
 Headline claims: ``headline`` is True where the row's claim is one of its paper's ``HEADLINE`` claims
-(``flashrepro.papers.<pkg>.robustness``, issue 23), the numbers a reader remembers, which
+(``flashrepro.papers.<pkg>.robustness``), the numbers a reader remembers, which
 :mod:`flashrepro.robustness` judges across the paper's whole declared space (``results/headline.csv``).
 
 Measured rows: a claim judged on something this machine measures (a replay's wall time on its disk)
@@ -64,6 +64,8 @@ import polars as pl
 
 from . import paths
 from ._io import atomic_path
+from .display import show as show_table
+from .headline import headline_claims
 
 PRINTED, APPROX, EQUAL = 0.15, 0.25, 0.05  # the tolerance classes (see the module docstring)
 PARTLY_FACTOR = 3.0  # "partly": the paper's sign and within this factor of its magnitude, either way
@@ -245,8 +247,6 @@ def table(claims: Sequence[Claim]) -> pl.DataFrame:
 def is_headline(paper: int, claim: str) -> bool:
     """Whether ``claim`` is one of paper ``paper``'s headline claims: in its package's
     ``robustness.HEADLINE`` (:mod:`flashrepro.robustness`; False where the paper has no such module)."""
-    from .robustness import headline_claims
-
     return claim in headline_claims(paper)
 
 
@@ -296,8 +296,6 @@ def check(df: pl.DataFrame) -> None:
 def show(df: pl.DataFrame, decimals: int = 4) -> None:
     """Print a claims table for a reader: the claim, both numbers, the rule and the verdict, then the count
     per verdict."""
-    from .report import show as show_table
-
     show_table(df.select("claim", "workload", "kind", "expected", "paper_value", "our_value", "unit", "tolerance",
                          "verdict", "detail"), decimals)
     n = df["verdict"].value_counts()

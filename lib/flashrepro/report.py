@@ -5,6 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from . import paths
+from .display import show  # noqa: F401  (notebooks print their tables as report.show)
 from .tempfiles import atomic_path
 
 WRITTEN: set[str] = set()  # file names written by this process (tables, figures, claims): see papers/layout.py
@@ -30,7 +31,7 @@ def write_timings(df: pl.DataFrame, name: str) -> str:
     """Write machine-dependent measurements (wall times, replay timings) to ``results/<name>_timings.csv``.
 
     Every other table and figure is byte-identical from run to run (tests/test_rerun.py); a time measured
-    while the notebook runs differs on every run, so it goes here and nowhere else (issue 12, section 4)."""
+    while the notebook runs differs on every run, so it goes here and nowhere else."""
     return write_table(df, f"{name}_timings")
 
 
@@ -64,11 +65,3 @@ def write_text(text: str, name: str) -> None:
         print(text)
 
 
-def show(df: pl.DataFrame, decimals: int = 4) -> None:
-    """Print ``df`` as a Markdown table with floats rounded, so the text is the same on every machine
-    (the cells nbval checks print through this)."""
-    df = df.with_columns(pl.col(pl.Float64, pl.Float32).round(decimals))
-    with pl.Config(tbl_formatting="ASCII_MARKDOWN", tbl_hide_column_data_types=True,
-                   tbl_hide_dataframe_shape=True, tbl_rows=-1, tbl_cols=-1, tbl_width_chars=10_000,
-                   fmt_str_lengths=200, float_precision=decimals, thousands_separator=False):
-        print(df)

@@ -39,7 +39,7 @@ from numba import njit
 
 # --- the device I/O log ---------------------------------------------------------------------------------
 IO_READ, IO_WRITE = 0, 1
-# Why a device I/O (or a move between tiers) happened. Codes 0-2 are those of the first contract.
+# Why a device I/O (or a move between tiers) happened (the I/O log's `cause` column).
 DEMAND, EVICTION, END_FLUSH, PREFETCH, PERIODIC_FLUSH, SYNC_FLUSH, MIGRATION = range(7)
 CAUSES = ("demand", "eviction", "end_flush", "prefetch", "periodic_flush", "sync_flush", "migration")
 WRITE_BACK_CAUSES = ("eviction", "end_flush", "periodic_flush", "sync_flush")  # dirty data reaching the device

@@ -1,4 +1,4 @@
-"""One policy over a trace source, in one pass when the trace fits in memory (issue 12 section 7).
+"""One policy over a trace source, in one pass when the trace fits in memory.
 
 :func:`~flashrepro.cache.simulate.simulate_stream` reads a source twice, batch by batch: first the unit space
 (the sorted distinct segments every request touches), then the policy. That keeps memory bounded whatever
@@ -71,7 +71,7 @@ def simulate_source(source, policy: str, capacity_pages: int | None = None, *, p
             return SimResult(policy, p, sum(tiers.values()), source.name, sim.counter_dict(), None, None, tiers,
                              None)
     data = (trace.op <= 1) & (trace.size_bytes > 0)
-    off, size = trace.offset_bytes[data], trace.size_bytes[data]
+    off, size = trace.address_bytes[data], trace.size_bytes[data]
     if int(((off + size - 1) // page_bytes - off // page_bytes + 1).sum()) > whole_max_refs:
         del trace, data, off, size
         return simulate_stream(source, policy, capacity_pages, page_bytes=page_bytes, flush_at_end=flush_at_end,
@@ -97,9 +97,10 @@ def simulate_source(source, policy: str, capacity_pages: int | None = None, *, p
 
 @njit(cache=True)
 def _one_page_each(op, offset, size, page_bytes, shift, page):
-    """Each request's page into ``page``; the smallest and largest page, or (-1, -1) as soon as a request is
-    not a read or write of exactly one page. With ``shift`` >= 0 (``page_bytes`` is ``1 << shift``) a page is
-    an offset shifted right, not divided (offsets are >= 0: the same page; the kernel 4x faster, measured)."""
+    """Each request's page (of its address, ``Trace.address_bytes``) into ``page``; the smallest and largest
+    page, or (-1, -1) as soon as a request is not a read or write of exactly one page. With ``shift`` >= 0
+    (``page_bytes`` is ``1 << shift``) a page is an address shifted right, not divided (addresses are >= 0:
+    the same page; the kernel 4x faster, measured)."""
     lo = np.int64(2**62)
     hi = np.int64(-1)
     for i in range(op.shape[0]):
@@ -148,7 +149,7 @@ def _one_page_stream(trace, page_bytes: int):
     n = len(trace)
     page = np.empty(n, np.int64)
     shift = page_bytes.bit_length() - 1 if page_bytes > 0 and page_bytes & (page_bytes - 1) == 0 else -1
-    lo, hi = _one_page_each(trace.op, trace.offset_bytes, trace.size_bytes, page_bytes, shift, page)
+    lo, hi = _one_page_each(trace.op, trace.address_bytes, trace.size_bytes, page_bytes, shift, page)
     if hi < 0:
         return None
     span = int(hi - lo) + 1

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 DEFAULT_CHUNK = 1 << 22  # references per kernel call
 
-# --- the I/O log's buffer, kept from one run to the next (I/O log speed, issue 22) ------------------------
+# --- the I/O log's buffer, kept from one run to the next ------------------------
 # A log of a million rows is 48 MB. Writing into freshly allocated memory costs a page fault per 4 KiB, and
 # a log grown by doubling is allocated about twice over: on a 2M-reference Zipf trace LRU took 0.06 s
 # without the log and 0.37 s with it, most of the difference page faults (measured; filling a 58 MB buffer
@@ -150,7 +150,7 @@ class IOLog:
 
     def device_pages(self, op: int) -> np.ndarray:
         """``n_pages`` of the device reads (``op`` 0) or writes (1), in log order: computed once per log and op
-        (read-only), as every device-time model of a run sums over them (issue 22: the matrix's three
+        (read-only), as every device-time model of a run sums over them (the matrix's three
         models each recomputed the masks)."""
         cache = self.__dict__.setdefault("_device_pages", {})
         if op not in cache:

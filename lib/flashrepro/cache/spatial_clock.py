@@ -77,7 +77,7 @@ class BSClockParams:
         Where the hand goes after a bulk write. False (default): one page past the victim, as after any
         eviction (Fig. 3 evicts only the victim and says nothing about the hand), so the pages just cleaned
         are the next candidates. True: one page past the last page of the bulk write. Notebook 01's
-        ambiguity table shows what the choice changes (issue 13, part 4).
+        ambiguity table shows what the choice changes.
     insert_behind_hand : bool
         As for Spatial Clock (with ``hand_past_bulk``, "the victim" is the last page of the bulk write).
     """

@@ -11,6 +11,7 @@ and what ``make`` produces cannot drift apart (``tests/test_layout.py`` checks t
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 
 import polars as pl
@@ -57,3 +58,54 @@ class Index(tuple):
                                  f"{missing}; written but not declared: {undeclared}")
         return pl.DataFrame([{"paper": o.ref, "function": f"{o.function.__module__.split('.')[-1]}."
                               f"{o.function.__name__}", "file": o.file, "written": o.file in written} for o in self])
+
+
+class PaperNumbers:
+    """The numbers a paper prints, from ``data/paper/<file>`` (columns ``key``, ``value``, ``source`` and the
+    columns that tell rows of one key apart: ``workload``, for paper 4 also ``policy``), and the one way to
+    ask for one of them.
+
+    ``numbers("waf", "tpcc", "2r")`` (positional values stand for ``columns`` in order) is the ``value`` of
+    the single row with that key whose other given columns equal the values asked for (an empty cell equals
+    ``""`` or None); ``defaults`` are the values asked for when a call leaves a column out (paper 5's
+    headline numbers are for ``"all"`` workloads). A question with no row, or with more than one, is a
+    KeyError naming the file and the question. The file is read once per version of it."""
+
+    def __init__(self, file: str, columns: tuple = ("workload",), **defaults):
+        self.file = file
+        self.columns = tuple(columns)  # what positional values after the key stand for, in order
+        self.defaults = defaults
+
+    def table(self) -> pl.DataFrame:
+        """The whole file (every column that tells rows apart read as text)."""
+        from .. import paths
+
+        f = paths.paper / self.file
+        return _read_numbers(str(f), f.stat().st_mtime_ns)
+
+    def __call__(self, key: str, *values, **where) -> float:
+        if len(values) > len(self.columns):
+            raise TypeError(f"{self.file}: a key and at most {len(self.columns)} values {self.columns}, got {values}")
+        given = {c: v for c, v in zip(self.columns, values, strict=False) if v is not None}
+        ask = {**self.defaults, **given, **where}
+        df = self.table()
+        unknown = sorted(set(ask) - set(df.columns))
+        if unknown:
+            raise KeyError(f"{self.file} has no column {unknown} (columns: {df.columns})")
+        cond = pl.col("key") == key
+        for col, v in ask.items():
+            cond &= pl.col(col).fill_null("") == ("" if v is None else str(v))
+        for col in ("workload", "policy"):  # a column not asked for matches only its empty cells
+            if col in df.columns and col not in ask:
+                cond &= pl.col(col).fill_null("") == ""
+        hit = df.filter(cond)
+        if hit.height != 1:
+            asked = ", ".join(f"{k}={v!r}" for k, v in ask.items())
+            raise KeyError(f"{self.file}: {hit.height} rows for key {key!r}" + (f" with {asked}" if asked else "")
+                           + " (exactly one needed)")
+        return float(hit["value"][0])
+
+
+@functools.lru_cache(maxsize=16)
+def _read_numbers(path: str, mtime_ns: int) -> pl.DataFrame:
+    return pl.read_csv(path, schema_overrides={"workload": pl.String, "policy": pl.String, "key": pl.String})

@@ -55,8 +55,9 @@ optionally ``EXPLAIN``, axes whose marginal effect on every headline claim the n
 beside each claim's top axis (:func:`.maps.effects`: the points split by that axis, the others varying).
 Then add the package to :data:`PAPERS`.
 
-Modules: this one (the space: :class:`Axis`, :class:`Space`; the papers), :mod:`.maps` (running, judging,
-summarising, the CSVs), :mod:`.figures` (:func:`plot_paper`), :mod:`.command` (the command line).
+Modules: this one (the space: :class:`Axis`, :class:`Space`), :mod:`flashrepro.headline` (which module holds
+a paper's space and its headline claims), :mod:`.maps` (running, judging, summarising), :mod:`.files` (the
+four CSVs, written and read), :mod:`.figures` (:func:`plot_paper`), :mod:`.command` (the command line).
 """
 
 from __future__ import annotations
@@ -67,7 +68,6 @@ import math
 import numpy as np
 
 SCALES = ("linear", "log", "int", "choice")
-PAPERS = {1: "bs_clock", 2: "ssd_prefetch", 3: "clock_hbm", 4: "twor", 5: "write_once"}
 MAPS = ("reduced", "full")
 DEFAULT_POINTS = {"reduced": 32, "full": 256}
 CLAIMS_SCALE = "paper"
@@ -190,70 +190,8 @@ class Space:
         return self.values(self.unit_sample(n, seed))
 
 
-# --- the papers --------------------------------------------------------------------------------------------
-def module_name(paper) -> str:
-    """The module holding a paper's SPACE: ``flashrepro.papers.<pkg>.robustness`` for a paper number, or the
-    module path itself (a toy paper in the tests)."""
-    if isinstance(paper, str) and not paper.isdigit():
-        return paper
-    number = int(paper)
-    if number not in PAPERS:
-        raise ValueError(f"no paper {number}; papers: {', '.join(f'{k} ({v})' for k, v in PAPERS.items())}")
-    return f"flashrepro.papers.{PAPERS[number]}.robustness"
-
-
-def load(paper):
-    """A paper's robustness module, or None when it does not exist (yet)."""
-    import importlib
-    import importlib.util
-
-    name = module_name(paper)
-    try:
-        if importlib.util.find_spec(name) is None:
-            return None
-    except ModuleNotFoundError:
-        return None
-    return importlib.import_module(name)
-
-
-def headline_claims(number: int) -> frozenset:
-    """The ``HEADLINE`` claims of paper ``number`` (empty when it has no robustness module)."""
-    return _headline_claims(int(number))
-
-
-def _headline_claims(number: int) -> frozenset:
-    if number not in PAPERS:
-        return frozenset()
-    if number not in _HEADLINE_MEMO:
-        _HEADLINE_MEMO[number] = _static_headline(number)
-    return _HEADLINE_MEMO[number]
-
-
-def _static_headline(number: int) -> frozenset:
-    """``HEADLINE`` read from the module's source when it is a literal tuple (no import: the ledger tags rows
-    without importing every paper package), else from the imported module."""
-    import ast
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "papers" / PAPERS[number] / "robustness.py"
-    if not path.is_file():
-        return frozenset()
-    for node in ast.parse(path.read_text()).body:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
-            if isinstance(node, ast.AnnAssign) and node.value is not None else []
-        if any(isinstance(t, ast.Name) and t.id == "HEADLINE" for t in targets):
-            try:
-                value = ast.literal_eval(node.value)
-            except ValueError:
-                break
-            if isinstance(value, (tuple, list)) and all(isinstance(c, str) for c in value):
-                return frozenset(value)
-            break
-    mod = load(number)
-    return frozenset(getattr(mod, "HEADLINE", ())) if mod is not None else frozenset()
-
-
-_HEADLINE_MEMO: dict = {}
+# --- the papers (flashrepro.headline: which module holds a paper's space and which claims are headline) ---
+from ..headline import _HEADLINE_MEMO, PAPERS, _static_headline, headline_claims, load, module_name  # noqa: E402,F401
 
 
 def paper_seed(seed: int, paper: int) -> int:
@@ -264,12 +202,8 @@ def paper_seed(seed: int, paper: int) -> int:
 
 from .command import add_arguments, add_parser, main  # noqa: E402  (they use the names above)
 from .figures import figure_slug, plot_paper  # noqa: E402
+from .files import FILES, HEADLINE_COLUMNS, LONG_COLUMNS, POINT_COLUMNS, SENSITIVITY_COLUMNS, read  # noqa: E402
 from .maps import (  # noqa: E402
-    FILES,
-    HEADLINE_COLUMNS,
-    LONG_COLUMNS,
-    POINT_COLUMNS,
-    SENSITIVITY_COLUMNS,
     TEXT_BEGIN,
     TEXT_END,
     MapResult,
@@ -279,7 +213,6 @@ from .maps import (  # noqa: E402
     effects_text,
     headline_rows,
     headline_text,
-    read,
     run_map,
     sensitivity,
 )

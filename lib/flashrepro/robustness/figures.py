@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from . import Axis, load
-from .maps import _fmt, read
+from .files import _fmt, read
 
 
 # --- figures -----------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Analytic models the kernels are checked against (issue 22): the field's exact or near-exact results for
+"""Analytic models the kernels are checked against: the field's exact or near-exact results for
 the simplest cases, under the models' own assumptions (independent references, uniform random page writes).
 
 * :mod:`.cache`: LRU against Che's approximation, FIFO and RANDOM replacement against their

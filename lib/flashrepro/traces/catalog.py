@@ -151,7 +151,7 @@ for _w, _rel, _fmt, _opts in _P3:
                  real=RealSource(_rel, _fmt, _opts) if _rel else None,
                  model="flashrepro.papers.clock_hbm.workloads:model_trace", model_args=(_w,), papers=(3,)))
 
-# --- real stand-ins (see ../shared/traces/MANIFEST.md for provenance) ------------------------------------
+# --- real stand-ins (their provenance: the trace folder's MANIFEST.md) ------------------------------------
 _REAL = [
     ("real/personal_pc/mayun", "personal_pc_diskmon/mayun.txt", "diskmon", (), "DiskMon log of a personal PC",
      (1, 2)),

@@ -456,10 +456,12 @@ def tokenize(block: bytes, spec: FastSpec, lines: int | None = None) -> tuple[Pa
         slots[kinds == k] = np.arange(int(np.count_nonzero(kinds == k)))
     cap = (count_lines(buf) if lines is None else lines) + 1
     n_int, n_float, n_tok = (int(np.count_nonzero(kinds == k)) for k in (INT, FLOAT, TOKEN))
-    # column-major: each field's column is contiguous, handed out without a copy
-    ints = np.empty((cap, max(n_int, 1)), np.int64, order="F")
-    floats = np.empty((cap, max(n_float, 1)), np.float64, order="F")
-    tokens = np.empty((cap, max(n_tok, 1)), np.uint64, order="F")
+    # column-major: each field's column is contiguous, handed out without a copy. At least two columns each:
+    # Numba types a one-column array as C-ordered, so every mix of kinds would compile the kernels anew
+    # (up to 8 signatures of several seconds each); with two, every format shares one.
+    ints = np.empty((cap, max(n_int, 2)), np.int64, order="F")
+    floats = np.empty((cap, max(n_float, 2)), np.float64, order="F")
+    tokens = np.empty((cap, max(n_tok, 2)), np.uint64, order="F")
     line_of = np.empty(cap, np.int64)
     n, bad = _tokenize(buf, SEPS[spec.sep], spec.pad, kinds, slots, EXTRA[spec.extra], ints, floats, tokens, line_of,
                        _POW10)

@@ -1,18 +1,25 @@
 """Readers of real trace formats into :class:`~flashrepro.traces.trace.Trace`.
 
-Every text format goes through the same path. The file is decompressed as a stream (by magic bytes) and
-cut into blocks of whole lines (a UTF-8 byte-order mark is dropped; CR LF and lone CR end lines too). Each
-block is read by the format's typed fast path where it has one (:mod:`.fastparse`: one Numba pass, no
-regular expressions); a block the fast path cannot read exactly goes through the format's anchored
-regular expression in polars instead, which accepts the line or names it. A line that neither matches nor is
-skippable (blank, comment, header) raises :class:`TraceFormatError` naming the file, the 1-based line
-number, the line and the reason; so do unknown opcodes, negative sizes, non-finite times, offsets that
-overflow, and device numbers too large to keep apart. Blocks are parsed one at a time, so a file of any
-length parses in bounded memory (:func:`iter_trace`).
+Every text format goes through the same path. The file is decompressed as a stream (by magic bytes; a
+truncated or corrupt stream is an error saying which) and cut into blocks of whole lines (a UTF-8
+byte-order mark starting a line is dropped; CR LF and lone CR end lines too). Each block is read by the
+format's typed fast path where it has one (:mod:`.fastparse`: one Numba pass, no regular expressions); a
+block the fast path cannot read exactly goes through the format's anchored regular expression in polars
+instead, which accepts the line or names it. A line that neither matches nor is skippable raises
+:class:`TraceFormatError` naming the file, the 1-based line number, the first field that is wrong and the
+line; so do unknown opcodes, negative sizes, non-finite times, offsets that overflow, device numbers out of
+range, and reads or writes larger than ``max_request_bytes`` (1 GiB unless a reader is told otherwise; a trim
+of any size is a range, never expanded). Lines that are skipped are counted in the trace's meta: comments
+(``skipped_comment_lines``), headers a format knows (``skipped_header_lines``), blkparse's summary blocks
+(``skipped_summary_lines``); blank lines are not. Blocks are parsed one at a time, so a file of any length
+parses in bounded memory (:func:`iter_trace`). Without a format, :func:`sniff_format` reads the first
+records, past any number of blank and comment lines.
 
-Multi-device formats fold the device number into the byte offset (``device << 44``, 16 TiB per device),
-so distinct devices never share pages and the order within a device is kept; a device number of 2^18 or
-more, or an extent past 16 TiB on such a format, is an error rather than a silent overlap.
+Formats with a device field give the trace a ``device`` column beside the offset on that device: blkparse and
+FIU the Linux device number (``major << 20 | minor``, a minor of up to 20 bits), the others the number as
+written (SPC's ASU, MSR's disk, a LUN or a volume). Pages are keyed by device and page
+(:class:`~flashrepro.traces.trace.AddressSpace`), with no share of bits per device, so devices of any number
+and size never share pages, and an offset is never refused for being past some per-device limit.
 
 Add a format with :func:`register_format`; ``flashrepro formats`` lists them.
 """
@@ -22,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import io
+import itertools
 import re
 import warnings
 from collections.abc import Callable, Iterator
@@ -39,10 +47,10 @@ if TYPE_CHECKING:
     import polars as pl
 
 INT, FLOAT = "int64", "float64"  # what _Fields.num reads a column as
-DEVICE_SHIFT = 44
-MAX_DEVICE = (1 << (62 - DEVICE_SHIFT)) - 1
 SECTOR = 512
-_MAX_OFFSET = 1 << 62  # offsets at or above this cannot be right (and would overflow when shifted)
+_MAX_OFFSET = 1 << 62  # offsets at or above this cannot be right (and would overflow when keyed)
+MAX_REQUEST_BYTES = 1 << 30  # a read or write larger than this is an error (reader keyword max_request_bytes)
+LINUX_MAJOR_BITS, LINUX_MINOR_BITS = 12, 20  # a Linux device number (dev_t) is major << 20 | minor
 # Lines are parsed in blocks of about this many bytes. Small blocks reuse memory the last one freed: 64 MiB
 # made the first run of a 245 MB file 1.4x slower (each block's buffers fresh pages) and 100 MiB bigger.
 BLOCK_BYTES = 8 << 20
@@ -55,8 +63,9 @@ class Format:
     ``pattern`` is an anchored regex with named groups; ``skip`` matches lines to ignore; ``build``
     turns the matched columns (see :class:`_Fields`) into Trace columns. ``fast`` is the typed fast path
     (a :class:`~.fastparse.FastSpec` whose field names are the pattern's groups, or a callable
-    ``fast(opts, state) -> FastSpec | None``); ``tail`` matches the first line of a trailing section that is
-    skipped to the end of the file (blkparse's per-CPU summary), its lines counted in the trace's meta.
+    ``fast(opts, state) -> FastSpec | None``). ``summary`` matches the first line of a block of statistics the
+    file may hold between records (blkparse's per-CPU summary at the end of each run), ``summary_body`` the
+    other lines of such a block: see :func:`_drop_summaries`.
     ``batched=False`` reads the whole file as one block (a builder that needs every line at once); ``join``
     mends what a block boundary cut (two records a builder would have merged).
     """
@@ -71,10 +80,12 @@ class Format:
     folder: Callable | None = None  # a format that reads a folder, not lines: ``folder(path, **opts) -> Trace``
     is_folder: Callable | None = None  # ``is_folder(path) -> bool``: sniffs a folder of this format
     fast: FastSpec | Callable | None = None
-    tail: str | None = None
+    summary: str | None = None
+    summary_body: str | None = None
     batched: bool = True
     join: Callable | None = None  # ``join(prev, cols, ctx, **opts)``: mend a record cut by a block boundary
-    prepare: Callable | None = None  # ``prepare(block, ctx) -> (block, lines taken)``: the file's first block
+    prepare: Callable | None = None  # ``prepare(block, ctx) -> (block, lines taken)``: the file's first blocks,
+    # until it sets ``ctx.prepared``
 
 
 FORMATS: dict[str, Format] = {}
@@ -109,11 +120,18 @@ class _Ctx:
     opts: dict
     line_base: int = 0  # lines before the current block
     t0: float | None = None  # the first record's time: every time is relative to it
-    in_tail: bool = False
+    in_summary: bool = False  # the previous block ended inside a summary block
+    prepared: bool = False  # the format's ``prepare`` has found what it looks for (a CSV header)
     final: bool = False  # the current block is the last one
     block_lines: int | None = None  # lines in the current block (an upper bound on its records)
+    max_request_bytes: int = MAX_REQUEST_BYTES  # the largest read or write accepted
     state: dict = dataclasses.field(default_factory=dict)  # a builder's own state (a CSV header, ...)
     meta: dict = dataclasses.field(default_factory=dict)  # counts summed over blocks, other facts kept first
+
+
+def _name(col: str) -> str:
+    """A column's field name as a message gives it (a column a builder derived is named with a leading _)."""
+    return col.lstrip("_")
 
 
 class _Fields:
@@ -158,7 +176,7 @@ class _Fields:
         bad = out.is_null() & s.is_not_null()
         if bad.any():
             kind = "an integer below 2^63" if dtype == INT else "a number"
-            self.fail(int(bad.arg_max()), f"field {col.lstrip('_')!r} is not {kind}")
+            self.fail(int(bad.arg_max()), f"field {_name(col)!r} is not {kind}")
         arr = out.to_numpy()
         return self._checked(arr, col, nonneg)
 
@@ -166,11 +184,11 @@ class _Fields:
         if arr.dtype.kind == "f":
             bad = np.flatnonzero(~np.isfinite(arr))
             if bad.size:
-                self.fail(int(bad[0]), f"{col} {arr[bad[0]]} is not a finite number")
+                self.fail(int(bad[0]), f"{_name(col)} {arr[bad[0]]} is not a finite number")
         if nonneg:
             neg = np.flatnonzero(arr < 0)
             if neg.size:
-                self.fail(int(neg[0]), f"negative {col} {arr[neg[0]]}")
+                self.fail(int(neg[0]), f"negative {_name(col)} {arr[neg[0]]}")
         return arr
 
     def op(self, col: str, mapping: dict[str, int]) -> np.ndarray:
@@ -181,7 +199,7 @@ class _Fields:
         bad = out.is_null()
         if bad.any():
             i = int(bad.arg_max())
-            self.fail(i, f"unknown opcode {s[i]!r} (expected one of {sorted(mapping)})")
+            self.fail(i, f"unknown opcode {s[i]!r} in field {_name(col)!r} (expected one of {sorted(mapping)})")
         return out.to_numpy()
 
     def scaled(self, values: np.ndarray, unit: int, what: str) -> np.ndarray:
@@ -192,20 +210,6 @@ class _Fields:
             self.fail(int(over[0]), f"{what} {values[over[0]]} is too large (over 2^62 bytes)")
         return values.astype(np.int64) * unit
 
-    def device_offset(self, dev: np.ndarray, offset: np.ndarray, size: np.ndarray) -> np.ndarray:
-        """``offset`` with the device number folded in above bit 44, refusing devices and extents that would
-        overlap another device's range."""
-        dev = np.asarray(dev, np.int64)
-        big = np.flatnonzero(dev > MAX_DEVICE)
-        if big.size:
-            self.fail(int(big[0]), f"device number {dev[big[0]]} is too large (at most {MAX_DEVICE}: devices are "
-                                   f"kept apart as device << {DEVICE_SHIFT} in the byte offset)")
-        past = np.flatnonzero(offset + np.maximum(size, 0) > (1 << DEVICE_SHIFT))
-        if past.size:
-            self.fail(int(past[0]), f"extent ends past 16 TiB ({offset[past[0]]} + {size[past[0]]} bytes): on a "
-                                    f"multi-device format devices are 2^{DEVICE_SHIFT} bytes apart")
-        return offset + (dev << DEVICE_SHIFT)
-
 
 class _Fallback(Exception):
     """The fast path met something it does not decide; the block goes through the regular expression."""
@@ -215,9 +219,10 @@ class _FastFields(_Fields):
     """The same access over the typed columns of the fast path. Whatever would be an error here sends the
     block to the regular-expression path instead, which accepts the line or names it."""
 
-    def __init__(self, parsed: fastparse.Parsed, ctx: _Ctx, block: bytes):
+    def __init__(self, parsed: fastparse.Parsed, ctx: _Ctx, block: bytes, skipped: dict):
         self.cols, self.rec_line, self.ctx, self.block = parsed.columns, parsed.line, ctx, block
         self.path = ctx.path
+        self.skipped = skipped  # lines the kernel passed over, by kind: counted in meta if the block is read
 
     @property
     def n(self) -> int:
@@ -247,7 +252,8 @@ class _FastFields(_Fields):
         bad = np.flatnonzero(keys[at] != tok)
         if bad.size:
             name = fastparse.decode_token(tok[bad[0]])
-            self.fail(int(bad[0]), f"unknown opcode {name!r} (expected one of {sorted(mapping)})")
+            self.fail(int(bad[0]), f"unknown opcode {name!r} in field {_name(col)!r} (expected one of "
+                                   f"{sorted(mapping)})")
         return codes[at]
 
 
@@ -279,22 +285,30 @@ def _read_block(f, carry: bytes, size: int) -> bytearray:
     return buf
 
 
+_BOM = b"\xef\xbb\xbf"
+
+
+def _drop_boms(lines: bytearray) -> bytearray:
+    """Whole lines (line ends normalised) without the UTF-8 byte-order mark that may start each: files that
+    each begin with one, concatenated, hold one at the start of each part."""
+    if lines.startswith(_BOM):
+        del lines[:3]
+    if lines.find(_BOM[:1]) >= 0 and _BOM in lines:  # one memchr (0.1 ms per 8 MiB; "in" alone took 12 ms)
+        lines = bytearray(bytes(lines).replace(b"\n" + _BOM, b"\n"))
+    return lines
+
+
 def iter_blocks(path: Path, block_bytes: int = BLOCK_BYTES) -> Iterator[bytes]:
     """The decompressed content of ``path`` in blocks of whole lines (bytes or bytearray), line ends
-    normalised, a leading UTF-8 byte-order mark dropped. A truncated or corrupt compressed file raises
-    :class:`TraceFormatError`. Each block is a fresh buffer the reader fills in place: the text is copied once,
-    from the file into it."""
+    normalised, a UTF-8 byte-order mark at the start of a line dropped. A truncated or corrupt compressed file
+    raises :class:`TraceFormatError`. Each block is a fresh buffer the reader fills in place: the text is
+    copied once, from the file into it."""
     carry = b""
-    first = True
     with open_decompressed(path) as f:
         while True:
             data = _read_block(f, carry, block_bytes)
             if len(data) == len(carry):  # nothing more in the file
                 break
-            if first:
-                if data.startswith(b"\xef\xbb\xbf"):
-                    del data[:3]
-                first = False
             if data.endswith(b"\r"):  # the \n of a CR LF may come with the next chunk
                 carry = b"\r"
                 del data[-1:]
@@ -308,10 +322,13 @@ def iter_blocks(path: Path, block_bytes: int = BLOCK_BYTES) -> Iterator[bytes]:
                 continue
             carry = bytes(data[cut + 1:]) + carry
             del data[cut + 1:]
-            yield data
+            yield _drop_boms(data)
     rest = _normalise(carry)
     if rest:
-        yield rest if rest.endswith(b"\n") else rest + b"\n"
+        yield _drop_boms(bytearray(rest if rest.endswith(b"\n") else rest + b"\n"))
+
+
+_COMMENT_LINE = re.compile(rb"^[ \t]*#", re.MULTILINE)  # what the fast path skips as a comment
 
 
 def _peel_header(block: bytes, fmt: Format, ctx: _Ctx) -> tuple[bytes, int]:
@@ -334,14 +351,15 @@ def _peel_header(block: bytes, fmt: Format, ctx: _Ctx) -> tuple[bytes, int]:
 
 def _fast_fields(block: bytes, fmt: Format, ctx: _Ctx) -> _FastFields | None:
     spec = fmt.fast(ctx.opts, ctx.state) if callable(fmt.fast) else fmt.fast
-    if spec is None or ctx.in_tail:
+    if spec is None or fmt.summary is not None:  # the fast path does not know summary blocks
         return None
     rest, taken = _peel_header(block, fmt, ctx)
     parsed, bad = fastparse.tokenize(rest, spec, ctx.block_lines)
     if parsed is None or len(parsed) == 0:
         return None
     parsed.line += taken
-    return _FastFields(parsed, ctx, block)
+    comments = len(_COMMENT_LINE.findall(rest)) if b"#" in rest else 0  # one C scan; usually none
+    return _FastFields(parsed, ctx, block, {"skipped_header_lines": taken, "skipped_comment_lines": comments})
 
 
 def _slow_fields(block: bytes, fmt: Format, ctx: _Ctx) -> _Fields | None:
@@ -352,17 +370,13 @@ def _slow_fields(block: bytes, fmt: Format, ctx: _Ctx) -> _Fields | None:
         text = text[:-1]
     lines = pl.Series("line", [text]).str.split("\n").explode()
     df = pl.DataFrame({"line": lines}).with_row_index("_line", offset=1)
-    if ctx.in_tail:
-        ctx.meta["skipped_tail_lines"] = ctx.meta.get("skipped_tail_lines", 0) + df.height
-        return None
-    if fmt.tail is not None:
-        t = df["line"].str.contains(fmt.tail)
-        if t.any():
-            start = int(t.arg_max())
-            ctx.meta["skipped_tail_lines"] = ctx.meta.get("skipped_tail_lines", 0) + df.height - start
-            df = df.slice(0, start)
-            ctx.in_tail = True
-    df = df.filter(~df["line"].str.contains(fmt.skip))
+    if fmt.summary is not None:
+        df = _drop_summaries(df, fmt, ctx)
+    skip = df["line"].str.contains(fmt.skip)
+    comment = df["line"].str.contains(r"^\s*#")
+    _count(ctx, "skipped_comment_lines", (skip & comment).sum())
+    _count(ctx, "skipped_header_lines", (skip & ~comment & df["line"].str.contains(r"\S")).sum())
+    df = df.filter(~skip)
     if df.height == 0:
         return None
     groups = df["line"].str.extract_groups(fmt.pattern)
@@ -371,15 +385,82 @@ def _slow_fields(block: bytes, fmt: Format, ctx: _Ctx) -> _Fields | None:
         i = int((~matched).arg_max())
         lineno = int(df["_line"][i])
         if fmt.strict:
-            raise TraceFormatError(f"{ctx.path}:{ctx.line_base + lineno}: does not look like a {fmt.name} record "
-                                   f"({fmt.description}): {lines[lineno - 1][:200]!r}")
+            line = lines[lineno - 1]
+            raise TraceFormatError(f"{ctx.path}:{ctx.line_base + lineno}: does not look like a {fmt.name} record: "
+                                   f"{_which_field(fmt.pattern, line)} ({fmt.description}): {line[:200]!r}")
         nbad = int((~matched).sum())
         ctx.meta["skipped_lines"] = ctx.meta.get("skipped_lines", 0) + nbad
         ctx.meta.setdefault("first_skipped_line", ctx.line_base + lineno)
-    fields = groups.struct.unnest().with_columns(df["_line"]).filter(matched)
+    fields = groups.struct.unnest().with_columns(*(df[c] for c in ("_line", "_run") if c in df.columns))
+    fields = fields.filter(matched)
     if fields.height == 0:
         return None
     return _Fields(fields, ctx, lines)
+
+
+@functools.lru_cache(maxsize=64)
+def _field_prefixes(pattern: str) -> tuple[tuple[str, re.Pattern], ...]:
+    """For each named group at the top level of ``pattern``: its name and the pattern up to its end."""
+    out, depth, name, i = [], 0, None, 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 1
+        elif c == "[":  # a character class: up to its closing bracket (one right after [ or [^ is a member)
+            i = pattern.index("]", i + (3 if pattern.startswith("[^", i) else 2))
+        elif c == "(":
+            if depth == 0 and pattern.startswith("(?P<", i):
+                name = pattern[i + 4:pattern.index(">", i)]
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0 and name is not None:
+                out.append((name, re.compile(pattern[:i + 1])))
+                name = None
+        i += 1
+    return tuple(out)
+
+
+def _which_field(pattern: str, line: str) -> str:
+    """What is wrong with a line ``pattern`` does not match: the first field that is missing or not what the
+    format has there (the first named group the line's start cannot match), or text after the last field."""
+    last = None
+    for name, prefix in _field_prefixes(pattern):
+        if not prefix.match(line):
+            return f"field {name!r} is missing or malformed"
+        last = name
+    return f"unexpected text after field {last!r}" if last else "it does not match"
+
+
+def _count(ctx: _Ctx, key: str, n: int) -> None:
+    """Add ``n`` to the count ``key`` of the file's meta (a count appears only once it is not zero)."""
+    if n:
+        ctx.meta[key] = ctx.meta.get(key, 0) + int(n)
+
+
+def _drop_summaries(df: pl.DataFrame, fmt: Format, ctx: _Ctx) -> pl.DataFrame:
+    """The lines of ``df`` without those of summary blocks, which are counted in the file's meta
+    (``skipped_summary_lines``, ``summary_blocks``). A summary block starts at a line matching ``fmt.summary``
+    and goes on over the lines after it that match ``fmt.summary`` or ``fmt.summary_body`` or are blank, into
+    the next block of the file if need be; the first other line ends it. A summary-like line outside a block is
+    not skipped (it is then no record, an error). Each line keeps in ``_run`` the number of summary blocks
+    before it in the file: a file of several runs, one after the other, has one block after each."""
+    import polars as pl
+
+    line = df["line"]
+    head = line.str.contains(fmt.summary).to_numpy()
+    body = head | line.str.contains(fmt.summary_body).to_numpy() | line.str.contains(r"^\s*$").to_numpy()
+    row = np.arange(len(head))
+    last_head = np.maximum.accumulate(np.where(head, row, -1))
+    last_other = np.maximum.accumulate(np.where(body, -1, row))
+    inside = body & ((last_head > last_other) | (ctx.in_summary & (last_other < 0)))
+    starts = inside & ~np.r_[ctx.in_summary, inside[:-1]]
+    run = ctx.meta.get("summary_blocks", 0) + np.cumsum(starts)
+    if len(inside):
+        ctx.in_summary = bool(inside[-1])
+    _count(ctx, "skipped_summary_lines", np.count_nonzero(inside))
+    _count(ctx, "summary_blocks", np.count_nonzero(starts))
+    return df.with_columns(pl.Series("_run", run, pl.Int64)).filter(pl.Series(~inside))
 
 
 def _check_columns(f: _Fields, cols: dict) -> None:
@@ -400,13 +481,14 @@ def _check_columns(f: _Fields, cols: dict) -> None:
 def _build(f: _Fields, fmt: Format, ctx: _Ctx) -> dict:
     cols = fmt.build(f, **ctx.opts)
     _check_columns(f, cols)
+    _check_request_sizes(f, cols, ctx.max_request_bytes)
     return cols
 
 
 def _parse_block(block: bytes, fmt: Format, ctx: _Ctx) -> dict | None:
     """One block's Trace columns (times relative to the file's first record), or None if it has no records."""
     taken = 0
-    if ctx.line_base == 0 and fmt.prepare is not None:
+    if fmt.prepare is not None and not ctx.prepared:
         block, taken = fmt.prepare(block, ctx)
     ctx.line_base += taken
     try:
@@ -422,6 +504,8 @@ def _parse_lines(block: bytes, fmt: Format, ctx: _Ctx) -> dict | None:
         saved = dict(ctx.state), dict(ctx.meta)
         try:
             cols = _build(f, fmt, ctx)
+            for key, n in f.skipped.items():
+                _count(ctx, key, n)
         except _Fallback:
             ctx.state, ctx.meta = saved
     if cols is None:
@@ -448,24 +532,31 @@ def _parse_lines(block: bytes, fmt: Format, ctx: _Ctx) -> dict | None:
 
 def iter_trace(path, format: str | None = None, block_bytes: int = BLOCK_BYTES, **opts) -> Iterator[Trace]:
     """A text trace file as a sequence of :class:`Trace` batches of whole records, parsed block by block
-    (bounded memory). The last batch's ``meta`` holds the facts of the whole file."""
+    (bounded memory). The last batch's ``meta`` holds the facts of the whole file. A read or write larger than
+    ``max_request_bytes`` (a keyword of every format; default :data:`MAX_REQUEST_BYTES`, 1 GiB) is an error
+    naming its line."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no trace file at {path}")
     if format and get_format(format).folder is not None:
         raise TraceFormatError(f"{path}: format {format!r} reads a folder, not a file")
-    fmt = get_format(format) if format else None
+    limit = check_request_limit(opts.pop("max_request_bytes", MAX_REQUEST_BYTES))
     blocks = iter_blocks(path, block_bytes)
-    ctx = None
+    if format:
+        fmt = get_format(format)
+    else:
+        head = _sniff_head(blocks)
+        if all(b.isspace() for b in head):
+            raise TraceFormatError(f"{path}: the file is empty (empty trace)")
+        fmt = sniff_format(b"".join(head), path)
+        blocks = itertools.chain(head, blocks)
+    if not fmt.batched:
+        blocks = iter([b"".join(blocks)])
+    ctx = _Ctx(path, fmt, opts, max_request_bytes=limit)
     prev = None
+    blank = True  # every line so far blank
     for block in blocks:
-        if ctx is None:
-            if not block or block.isspace():
-                continue
-            fmt = fmt or sniff_format(block, path)
-            if not fmt.batched:
-                block = block + b"".join(blocks)
-            ctx = _Ctx(path, fmt, opts)
+        blank = blank and (not block or block.isspace())
         ctx.block_lines = int(fastparse.count_lines(np.frombuffer(block, np.uint8)))
         cols = _parse_block(block, fmt, ctx)
         ctx.line_base += ctx.block_lines
@@ -478,7 +569,7 @@ def iter_trace(path, format: str | None = None, block_bytes: int = BLOCK_BYTES, 
                     continue
             yield _trace(prev, path, fmt, ctx)
         prev = cols
-    if ctx is None:
+    if prev is None and blank:
         raise TraceFormatError(f"{path}: the file is empty (empty trace)")
     if prev is None:
         raise TraceFormatError(f"{path}: no {fmt.name} records found (empty trace)")
@@ -511,10 +602,11 @@ def concat(parts: list[Trace]) -> Trace:
     last = parts[-1]
     if len(parts) == 1:
         return Trace(last.time_s, last.op, last.offset_bytes, last.size_bytes, name=last.name, source=last.source,
-                     meta=last.meta, file=last.file)
+                     meta=last.meta, file=last.file, device=last.device)
     cols = {k: np.concatenate([getattr(p, k) for p in parts]) for k in ("time_s", "op", "offset_bytes", "size_bytes")}
     file = None if last.file is None else np.concatenate([p.file for p in parts])
-    return Trace(**cols, name=last.name, source=last.source, meta=last.meta, file=file)
+    device = None if all(p.device is None for p in parts) else np.concatenate([p.device_numbers for p in parts])
+    return Trace(**cols, name=last.name, source=last.source, meta=last.meta, file=file, device=device)
 
 
 def read_folder(path: Path, format: str | None = None, **opts) -> Trace:
@@ -532,18 +624,71 @@ def read_folder(path: Path, format: str | None = None, **opts) -> Trace:
     return fmt.folder(path, **opts)
 
 
+SNIFF_LINES = 100  # lines other than blank ones and comments that sniffing looks at
+SNIFF_BYTES = 8 << 20  # sniffing reads at most about this much of a file to find them
+_CONTENT_LINE = re.compile(rb"^[ \t]*[^ \t\n#]", re.MULTILINE)
+
+
+def _sniff_head(blocks: Iterator[bytes]) -> list:
+    """The first blocks of a file, enough to sniff its format: until they hold :data:`SNIFF_LINES` lines other
+    than blank ones and comments, or :data:`SNIFF_BYTES`, or the file ends."""
+    head, size, found = [], 0, 0
+    for block in blocks:
+        head.append(block)
+        size += len(block)
+        if size >= SNIFF_BYTES:
+            break
+        found += len(_CONTENT_LINE.findall(block))
+        if found >= SNIFF_LINES:
+            break
+    return head
+
+
+def _content_lines(data: bytes, limit: int) -> list[tuple[int, str]]:
+    """The first ``limit`` lines of ``data`` (whole lines) that are neither blank nor comments, with their
+    1-based line numbers; a long comment block or blank stretch before them is passed over."""
+    out: list[tuple[int, str]] = []
+    pos, lineno = 0, 0
+    while pos < len(data) and len(out) < limit:
+        end = data.find(b"\n", pos)
+        end = len(data) if end < 0 else end
+        lineno += 1
+        line = data[pos:end].decode("utf-8", errors="replace")
+        if line.strip() and not line.lstrip().startswith("#"):
+            out.append((lineno, line))
+        pos = end + 1
+    return out
+
+
+def _records_for_sniffing(fmt: Format, lines: list[str]) -> list[str]:
+    """The first ten of ``lines`` that ``fmt`` would read as records: not its skipped lines (a header it
+    knows) nor summary lines."""
+    recs = [ln for ln in lines if not re.search(fmt.skip, ln)]
+    if fmt.summary is not None:
+        recs = [ln for ln in recs if not (re.search(fmt.summary, ln) or re.search(fmt.summary_body, ln))]
+    return recs[:10]
+
+
 def sniff_format(data: bytes, path: Path) -> Format:
-    """The first registered format whose pattern matches the first few records of ``data``."""
-    lines = data[:20000].decode("utf-8", errors="replace").splitlines()
-    head = lines[:-1] or lines  # the last line may be cut at the 20,000-byte mark
+    """The first registered format whose pattern matches the first records of ``data`` (whole lines: the start
+    of a file). Blank lines, comments and the lines a format skips (a header) are passed over however many
+    they are, up to :data:`SNIFF_LINES` other lines. An explicit ``sniff`` pattern is about the first record
+    (often a header); otherwise all of the first ten must match the format's pattern."""
+    found = _content_lines(data, SNIFF_LINES)
+    lines = [ln for _, ln in found]
+    tried = [fmt.name for fmt in FORMATS.values() if fmt.sniff is not None]
     for fmt in FORMATS.values():
         if fmt.sniff is None:
             continue
-        recs = [ln.rstrip("\r") for ln in head if not re.search(fmt.skip, ln)][:10]
-        # an explicit sniff pattern is about the first record (often a header); otherwise all must match
+        recs = _records_for_sniffing(fmt, lines)
         if recs and (re.match(fmt.sniff, recs[0]) if fmt.sniff else all(re.match(fmt.pattern, r) for r in recs)):
             return fmt
-    raise TraceFormatError(f"{path}: cannot tell the trace format; pass format= one of {', '.join(format_names())}")
+    if not found:
+        why = f"its first {len(data):,} bytes hold only blank lines and comments"
+    else:
+        why = f"the records from line {found[0][0]} on ({found[0][1][:80]!r}) match none of {', '.join(tried)}"
+    raise TraceFormatError(f"{path}: cannot tell the trace format: {why}; pass format= one of "
+                           f"{', '.join(format_names())}")
 
 
 def _opmap(reads, writes) -> dict[str, int]:
@@ -566,13 +711,51 @@ def _extent_filter(f: _Fields, offset_sectors: np.ndarray, size_sectors: np.ndar
 
 
 def _sector_trace(f, time_s, op, dev, sector, nsect, max_sector=None):
+    """Trace columns of records in 512-byte sectors on device ``dev``; the bytes trims discard are counted in
+    the meta (``trimmed_bytes``)."""
     keep, meta = _extent_filter(f, sector, nsect, max_sector)
     if keep is not None:  # drop before scaling so bogus values cannot overflow
         time_s, op, dev, sector, nsect = (a[keep] for a in (time_s, op, dev, sector, nsect))
         f.take(keep)
     offset, size = f.scaled(sector, SECTOR, "sector"), f.scaled(nsect, SECTOR, "length")
-    return {"time_s": time_s, "op": op, "offset_bytes": f.device_offset(dev, offset, size), "size_bytes": size,
-            "meta": meta}
+    trims = op == Op.TRIM
+    if trims.any():
+        meta = {**meta, "trimmed_bytes": int(size[trims].sum())}
+    return {"time_s": time_s, "op": op, "device": np.asarray(dev, np.int64), "offset_bytes": offset,
+            "size_bytes": size, "meta": meta}
+
+
+def _linux_device(f, major_field: str, minor_field: str) -> np.ndarray:
+    """The records' Linux device numbers (dev_t: ``major << 20 | minor``). A major number of more than 12 bits
+    or a minor number of more than 20 is no Linux device's: an error naming the line."""
+    major, minor = f.num(major_field), f.num(minor_field)
+    for field, part, value, bits in ((major_field, "major", major, LINUX_MAJOR_BITS),
+                                     (minor_field, "minor", minor, LINUX_MINOR_BITS)):
+        big = np.flatnonzero(value >= 1 << bits)
+        if big.size:
+            f.fail(int(big[0]), f"field {field!r} is {value[big[0]]}: a Linux device's {part} number is below "
+                                f"2^{bits}")
+    return (major << LINUX_MINOR_BITS) | minor
+
+
+def check_request_limit(value, what: str = "max_request_bytes") -> int:
+    """``value`` as a whole number of bytes from 1 up, else ValueError naming ``what`` (a CLI passes its flag)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 < int(value) < _MAX_OFFSET:
+        raise ValueError(f"{what} must be a whole number of bytes from 1 to 2^62, got {value!r}")
+    return int(value)
+
+
+def _check_request_sizes(f: _Fields, cols: dict, limit: int) -> None:
+    """No read or write larger than ``limit`` bytes (a trim may be any size): a request of a terabyte would
+    take minutes to expand into pages before anything failed."""
+    op, size, keep = cols["op"], cols["size_bytes"], cols.get("keep")
+    big = (op <= Op.WRITE) & (size > limit)
+    rows = np.flatnonzero(big if keep is None else big & keep)
+    if rows.size:
+        i = int(rows[0])
+        what = "read" if op[i] == Op.READ else "write"
+        f.fail(i, f"a {what} of {int(size[i]):,} bytes is larger than the limit of {limit:,} bytes "
+                  f"(max_request_bytes)")
 
 
 _F = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"  # a float
@@ -580,10 +763,8 @@ _I = r"-?\d+"  # an integer, sign kept so that negative sizes get their own mess
 
 
 def _spc(f):
-    size = f.num("size")
-    return {"time_s": f.num("time", FLOAT), "op": f.op("op", _opmap("rR", "wW")),
-            "offset_bytes": f.device_offset(f.num("asu"), f.scaled(f.num("lba"), SECTOR, "lba"), size),
-            "size_bytes": size}
+    return {"time_s": f.num("time", FLOAT), "op": f.op("op", _opmap("rR", "wW")), "device": f.num("asu"),
+            "offset_bytes": f.scaled(f.num("lba"), SECTOR, "lba"), "size_bytes": f.num("size")}
 
 
 register_format(Format(
@@ -596,15 +777,15 @@ register_format(Format(
 def _msr(f):
     t = f.num("time")
     t0 = f.state.setdefault("t0", int(t[0]))  # times are 100 ns ticks since 1601: subtract before scaling
-    size = f.num("size")
     return {"time_s": (t - t0) * 1e-7, "op": f.op("op", _opmap(["Read", "read"], ["Write", "write"])),
-            "offset_bytes": f.device_offset(f.num("disk"), f.num("offset"), size), "size_bytes": size}
+            "device": f.num("disk"), "offset_bytes": f.num("offset"), "size_bytes": f.num("size")}
 
 
 register_format(Format(
     "msr", "MSR Cambridge CSV: Timestamp(100 ns),Hostname,DiskNumber,Type,Offset(B),Size(B),ResponseTime",
     rf"^(?P<time>\d+),(?P<host>[^,]*),(?P<disk>\d+),(?P<op>[^,]*),(?P<offset>\d+),(?P<size>{_I}),(?P<resp>\d*)\s*$",
-    _msr, skip=r"^\s*(#.*)?$|^Timestamp",
+    _msr, skip=r"^\s*(#.*)?$|^(?i:\s*timestamp\s*,\s*hostname\s*,\s*disknumber\s*,\s*type\s*,\s*offset\s*,\s*size"
+              r"\s*,\s*responsetime\s*)$",
     fast=FastSpec(",", (("time", "int"), ("host", "skip"), ("disk", "int"), ("op", "token"), ("offset", "int"),
                         ("size", "int"), ("resp", "digits")))))
 
@@ -656,9 +837,10 @@ def _fiu(f, merge_contiguous=False):
     blocks appears as a run of records; paper 3's Table 4 sizes of 6-45 KB are such merged requests). The
     merged request keeps its first record's time."""
     cols = _sector_trace(f, f.num("time") * 1e-9, f.op("op", _opmap("R", "W")),
-                         np.zeros(f.n, np.int64), f.num("lba"), f.num("size"))
+                         _linux_device(f, "major", "minor"), f.num("lba"), f.num("size"))
     if merge_contiguous:
-        cols.update(merge_contiguous_requests(cols["time_s"], cols["op"], cols["offset_bytes"], cols["size_bytes"]))
+        cols.update(merge_contiguous_requests(cols["time_s"], cols["op"], cols["offset_bytes"], cols["size_bytes"],
+                                              cols["device"]))
     return cols
 
 
@@ -666,7 +848,8 @@ def _fiu_join(prev: dict, cols: dict, ctx: _Ctx, merge_contiguous=False) -> tupl
     """A run of contiguous records cut by a block boundary is one request, as if the file were one block."""
     if not merge_contiguous:
         return prev, cols
-    if prev["op"][-1] == cols["op"][0] and prev["offset_bytes"][-1] + prev["size_bytes"][-1] == cols["offset_bytes"][0]:
+    if prev["op"][-1] == cols["op"][0] and prev["device"][-1] == cols["device"][0] and \
+            prev["offset_bytes"][-1] + prev["size_bytes"][-1] == cols["offset_bytes"][0]:
         prev = dict(prev, size_bytes=prev["size_bytes"].copy())
         prev["size_bytes"][-1] += cols["size_bytes"][0]
         cols = {k: v[1:] for k, v in cols.items()}
@@ -674,34 +857,85 @@ def _fiu_join(prev: dict, cols: dict, ctx: _Ctx, merge_contiguous=False) -> tupl
     return prev, cols
 
 
-def merge_contiguous_requests(time_s, op, offset, size) -> dict:
-    """Merge runs of consecutive requests with the same op, each starting where the previous one ended."""
+def merge_contiguous_requests(time_s, op, offset, size, device=None) -> dict:
+    """Merge runs of consecutive requests with the same op (and device), each starting where the previous one
+    ended."""
     time_s, op, offset, size = (np.asarray(a) for a in (time_s, op, offset, size))
     joins = np.r_[False, (op[1:] == op[:-1]) & (offset[1:] == offset[:-1] + size[:-1])]
+    if device is not None:
+        device = np.asarray(device)
+        joins[1:] &= device[1:] == device[:-1]
     starts = np.flatnonzero(~joins)
-    return {"time_s": time_s[starts], "op": op[starts], "offset_bytes": offset[starts],
-            "size_bytes": np.add.reduceat(size, starts) if len(starts) else size[:0],
-            "meta": {"merged_records": int(joins.sum()), "records": len(op)}}
+    out = {"time_s": time_s[starts], "op": op[starts], "offset_bytes": offset[starts],
+           "size_bytes": np.add.reduceat(size, starts) if len(starts) else size[:0],
+           "meta": {"merged_records": int(joins.sum()), "records": len(op)}}
+    if device is not None:
+        out["device"] = device[starts]
+    return out
 
 
 register_format(Format(
     "fiu", "FIU blkparse-like: ts_ns pid process lba(512 B) size_sectors R|W major minor md5; "
     "merge_contiguous=True joins runs of contiguous records",
     rf"^\s*(?P<time>\d+)\s+(?P<pid>\d+)\s+(?P<proc>.+?)\s+(?P<lba>\d+)\s+(?P<size>{_I})\s+(?P<op>\S+)"
-    r"\s+(?P<major>\d+)\s+(?P<minor>\d+)(?:\s+(?P<md5>[0-9a-fA-F]+))?\s*$", _fiu, join=_fiu_join,
+    r"\s+(?P<major>\d+)\s+(?P<minor>\d+)(?:\s+(?P<md5>\S+))?\s*$", _fiu, join=_fiu_join,
     fast=FastSpec("ws", (("time", "int"), ("pid", "digits"), ("proc", "skip"), ("lba", "int"), ("size", "int"),
-                         ("op", "token"), ("major", "digits"), ("minor", "digits")), extra="one")))
+                         ("op", "token"), ("major", "int"), ("minor", "int")), extra="one")))
+
+
+def _checked_rwbs(f: _Fields):
+    """The rwbs field of every line, refused (file, line, field) where it has a letter blktrace does not write
+    or more than one of R, W, D and N: blktrace writes exactly one (the operation: read, write, discard or
+    none) or, for a flush alone, none of them; with two, the operation would depend on which letter is looked
+    at first (``RW`` was read as a write, ``RD`` as a discard)."""
+    rwbs = f.df["rwbs"]
+    odd = np.flatnonzero(~rwbs.str.contains(r"^[RWDFSMAENB]+$").to_numpy())
+    if odd.size:
+        f.fail(int(odd[0]), f"field rwbs {rwbs[int(odd[0])]!r} has a letter blktrace does not write (RWDFSMAENB)")
+    two = np.flatnonzero(rwbs.str.count_matches("[RWDN]").to_numpy() > 1)
+    if two.size:
+        f.fail(int(two[0]), f"field rwbs {rwbs[int(two[0])]!r} has more than one of R, W, D and N (read, write, "
+                            f"discard, no data): the operation is ambiguous")
+    return rwbs
+
+
+def _joined_runs(f: _Fields, time_s: np.ndarray) -> tuple[np.ndarray, int]:
+    """The times of a file holding several blkparse runs one after the other (a summary block ends each run)
+    on one clock, and the number of runs moved. blkparse's clock starts again with each run: where a run's
+    first line is earlier than the latest line before it, that run and what follows are moved to start at
+    that latest time. The pause between the runs is not in the file, so none is assumed: every interval
+    within a run is kept, the order of the runs too, and the trace's span is the sum of the runs' spans. A
+    summary block after which the time goes on (no new run) moves nothing."""
+    run = f.df["_run"].to_numpy()
+    st = f.state
+    offset, latest = st.get("run_offset", 0.0), st.get("latest_time")
+    out = np.asarray(time_s, np.float64).copy()
+    moved = 0
+    bounds = np.flatnonzero(np.diff(np.r_[st.get("run", 0), run])).tolist() + [len(out)]
+    start = 0
+    for end in bounds:  # one pass per run (a handful), each vectorised
+        out[start:end] += offset
+        if end > start:
+            top = float(out[start:end].max())
+            latest = top if latest is None else max(latest, top)
+        if end < len(out) and latest is not None and time_s[end] + offset < latest:
+            offset = latest - float(time_s[end])
+            moved += 1
+        start = end
+    st.update(run_offset=offset, latest_time=latest, run=int(run[-1]))
+    return out, moved
+
 
 def _blkparse(f, action="C"):
     """Completions (``action``) of data requests: D (discard) -> TRIM, W -> WRITE, R -> READ; a completion
     with F and no data letter is a FLUSH; other completions without data (e.g. ``N``) are dropped and
-    counted. An rwbs field with a letter blktrace never writes is an error."""
+    counted. An rwbs field with a letter blktrace never writes, or with two operations, is an error.
+    Summary blocks (``CPU0 (8,16):`` ... ``Total (8,16):`` ... ``Events (8,16): ... entries``) are skipped
+    wherever they are and counted; the records of a later run follow, on the clock of :func:`_joined_runs`
+    (a later run starts where the one before ended, counted in meta ``runs_joined``)."""
     df = f.df
     sel = (df["action"] == action).to_numpy()
-    rwbs = df["rwbs"]
-    odd = np.flatnonzero(sel & ~rwbs.str.contains(r"^[RWDFSMAENB]+$").to_numpy())
-    if odd.size:
-        f.fail(int(odd[0]), f"rwbs {rwbs[int(odd[0])]!r} has a letter blktrace does not write (RWDFSMAENB)")
+    rwbs = _checked_rwbs(f)
     data = rwbs.str.contains("[RWD]").to_numpy()
     flush = rwbs.str.contains("F").to_numpy() & ~data
     ext = df["rest"].str.extract_groups(rf"^(?P<sector>\d+)\s+\+\s+(?P<n>{_I})(?:\s|$)")
@@ -713,40 +947,58 @@ def _blkparse(f, action="C"):
                   np.where(rwbs.str.contains("W").to_numpy(), Op.WRITE,
                            np.where(rwbs.str.contains("R").to_numpy(), Op.READ, Op.FLUSH))).astype(np.int8)
     f.df = f.df.with_columns(ext.struct.field("sector").fill_null("0").alias("_sector"),
-                             ext.struct.field("n").fill_null("0").alias("_n"))
-    sector, n = f.num("_sector"), f.num("_n")
+                             ext.struct.field("n").fill_null("0").alias("_count"))
+    sector, n = f.num("_sector"), f.num("_count")
     keep = sel & (data | flush)
     dropped = int(np.count_nonzero(sel & ~(data | flush)))
-    cols = _sector_trace(f, f.num("time", FLOAT), op, (f.num("maj") << 8) + f.num("min"), sector, n)
+    cols = _sector_trace(f, f.num("time", FLOAT), op, _linux_device(f, "maj", "min"), sector, n)
+    cols["time_s"], moved = _joined_runs(f, cols["time_s"])
     cols["keep"] = keep
     cols["meta"] = {**cols["meta"], "dropped_no_data_completions": dropped}
+    if moved:
+        cols["meta"]["runs_joined"] = moved
     return cols
 
 
+# blkparse's statistics at the end of a run: per CPU and in total, then throughput, events and skips
+_BLKPARSE_SUMMARY = r"^(CPU\d+|Total) \(.*\):\s*$"
+_BLKPARSE_SUMMARY_BODY = r"^\s+[A-Za-z][A-Za-z /]*:|^(Throughput|Events) \(.*\):|^Skips:"
+
+
 register_format(Format(
-    "blkparse", "blkparse text: maj,min cpu seq time pid action rwbs sector + n [process]; action C kept; the "
-    "per-CPU summary at the end skipped",
+    "blkparse", "blkparse text: maj,min cpu seq time pid action rwbs sector + n [process]; action C kept; "
+    "per-CPU summary blocks skipped and counted, the runs after them read on",
     rf"^\s*(?P<maj>\d+),(?P<min>\d+)\s+(?P<cpu>\d+)\s+(?P<seq>\d+)\s+(?P<time>{_F})\s+(?P<pid>\d+)\s+"
-    r"(?P<action>[A-Za-z]+)\s+(?P<rwbs>[A-Z]+)\s*(?P<rest>.*)$", _blkparse, tail=r"^(CPU\d+|Total) \(",
+    r"(?P<action>[A-Za-z]+)\s+(?P<rwbs>[A-Z]+)\s*(?P<rest>.*)$", _blkparse,
+    summary=_BLKPARSE_SUMMARY, summary_body=_BLKPARSE_SUMMARY_BODY,
     sniff=r"^\s*\d+,\d+\s+\d+\s+\d+\s+[0-9.]+\s+\d+\s+[A-Za-z]+\s+[A-Z]+"))
 
 
 def _most(f, action="C"):
+    """Completions (``action``) as in blkparse: D (discard) -> TRIM of the extent, W -> WRITE, R -> READ, a
+    completion of length zero with W or R -> FLUSH (MOST logs barriers so), F and no data letter -> FLUSH;
+    other completions without data (``N``) are dropped and counted. The rwbs field is checked as blkparse's
+    (:func:`_checked_rwbs`)."""
     sel = (f.df["action"] == action).to_numpy()
-    rwbs = f.df["rwbs"]
-    n = f.num("n")
-    op = np.where(rwbs.str.contains("W").to_numpy(), Op.WRITE,
-                  np.where(rwbs.str.contains("R").to_numpy(), Op.READ, Op.FLUSH)).astype(np.int8)
-    op = np.where(n == 0, Op.FLUSH, op).astype(np.int8)  # zero-length completions are barriers/flushes
+    rwbs = _checked_rwbs(f)
+    n = f.num("count")
+    has = {c: rwbs.str.contains(c).to_numpy() for c in "RWDF"}
+    op = np.select([has["D"], has["W"], has["R"]], [Op.TRIM, Op.WRITE, Op.READ], Op.FLUSH).astype(np.int8)
+    rw = has["R"] | has["W"]
+    op = np.where(rw & (n == 0), Op.FLUSH, op).astype(np.int8)
+    kept = rw | has["D"] | has["F"]
     cols = _sector_trace(f, f.num("time", FLOAT), op, np.zeros(f.n, np.int64), f.num("sector"), n)
-    cols["keep"] = sel
+    cols["keep"] = sel & kept
+    dropped = int(np.count_nonzero(sel & ~kept))
+    if dropped:
+        cols["meta"] = {**cols["meta"], "dropped_no_data_completions": dropped}
     return cols
 
 
 register_format(Format(
     "most", "MOST (Android blktrace viewer) .po: time action rwbs sector size_sectors pid process type [file]; "
     "action C kept",
-    rf"^\s*(?P<time>{_F})\t(?P<action>[A-Z])\t(?P<rwbs>[A-Z]+)\t\s*(?P<sector>\d+)\t\s*(?P<n>{_I})\t\s*(?P<pid>\d+)"
+    rf"^\s*(?P<time>{_F})\t(?P<action>[A-Z])\t(?P<rwbs>[A-Z]+)\t\s*(?P<sector>\d+)\t\s*(?P<count>{_I})\t\s*(?P<pid>\d+)"
     r"\t(?P<rest>.*)$", _most))
 
 
@@ -794,8 +1046,8 @@ _ROLES = ("offset", "size", "op", "time", "device")
 _ROLE_KIND = {"offset": "int", "size": "int", "op": "token", "time": "float", "device": "int"}
 
 
-def _csv_columns(layout: CsvLayout, header: list[str] | None, path) -> dict[str, int]:
-    """Role -> 0-based column index."""
+def _csv_columns(layout: CsvLayout, header: list[str] | None, path, line: int) -> dict[str, int]:
+    """Role -> 0-based column index; ``line``: the header's line number (for messages)."""
     out = {}
     for role in _ROLES:
         spec = getattr(layout, role)
@@ -803,9 +1055,9 @@ def _csv_columns(layout: CsvLayout, header: list[str] | None, path) -> dict[str,
             continue
         if isinstance(spec, str) and not spec.lstrip("-").isdigit():
             if header is None:
-                raise TraceFormatError(f"{path}: column {spec!r} is a name, but the layout has no header")
+                raise TraceFormatError(f"{path}: layout= names column {spec!r} for {role}, but has header=False")
             if spec not in header:
-                raise TraceFormatError(f"{path}: no column {spec!r} in header {header}")
+                raise TraceFormatError(f"{path}:{line}: no column {spec!r} ({role}) in the header {header}")
             spec = header.index(spec)
         out[role] = int(spec)
     return out
@@ -826,35 +1078,57 @@ def _csv_fast(opts: dict, state: dict) -> FastSpec | None:
 
 
 def _csv_prepare(block: bytes, ctx: _Ctx, preset: str | None = None) -> tuple[bytes, int]:
-    """The header (if the layout has one) off the first block, and where each field is."""
+    """The header (if the layout has one) off the start of the file, and where each field is. Blank lines and
+    comments before it are passed over (comments counted), into the next block if need be."""
     layout = ctx.opts.get("layout", preset)
     if layout is None:
         raise TraceFormatError(f"{ctx.path}: format 'csv' needs layout=CsvLayout(...) or a preset name "
                                f"({', '.join(CSV_PRESETS)})")
     layout = _layout(layout)
-    header, taken, pos = None, 0, 0
+    taken, pos = 0, 0
     while True:  # the first line that is not blank or a comment: the header, or the first record
+        if pos >= len(block):
+            return block[pos:], taken  # none in this block
         end = block.find(b"\n", pos)
-        line = block[pos:end if end >= 0 else len(block)].decode("utf-8", errors="replace")
-        if line.strip() and not line.lstrip().startswith("#") or end < 0:
+        end = len(block) if end < 0 else end
+        line = block[pos:end].decode("utf-8", errors="replace")
+        if line.strip() and not line.lstrip().startswith("#"):
             break
+        _count(ctx, "skipped_comment_lines", line.strip() != "")
         pos, taken = end + 1, taken + 1
+    first = ctx.line_base + taken + 1
+    header = [h.strip() for h in line.split(layout.sep)] if layout.header else None
     if layout.header:
-        header = [h.strip() for h in line.split(layout.sep)]
-        pos, taken = (end + 1 if end >= 0 else len(block)), taken + 1
-    ctx.state["columns"] = _csv_columns(layout, header, ctx.path)
-    ctx.state["width"] = len(line.split(layout.sep))  # every record has as many fields as the first line
+        pos, taken = end + 1, taken + 1
+    columns = ctx.state["columns"] = _csv_columns(layout, header, ctx.path, first)
+    width = ctx.state["width"] = len(line.split(layout.sep))  # every record has as many fields as the first line
+    ctx.state["width_line"] = first
+    if width <= max(columns.values()):
+        raise TraceFormatError(f"{ctx.path}:{first}: {width} field(s), but layout= reads column "
+                               f"{max(columns.values())} (0-based): {line[:200]!r}")
+    ctx.prepared = True
     return block[pos:], taken
+
+
+def _first_line_is_odd(f, widths: np.ndarray, odd: np.ndarray) -> bool:
+    """Whether the first line of a file without header is the one to name for field counts that differ: it is
+    in this block, and the two or more records after it agree on a count of their own."""
+    return (f.line_of(0) == f.state["width_line"] and len(widths) > 2 and bool(odd[1:].all())
+            and bool((widths[1:] == widths[1]).all()))
 
 
 def _csv(f, layout: CsvLayout | dict | str | None = None):
     layout = _layout(layout)
     if not isinstance(f, _FastFields):
         parts = f.df["row"].str.split(layout.sep)
-        odd = (parts.list.len() != f.state["width"]).to_numpy()
+        widths = parts.list.len().to_numpy()
+        odd = widths != f.state["width"]
         if odd.any():
+            if _first_line_is_odd(f, widths, odd):
+                f.fail(0, f"{widths[0]} fields where the other lines have {widths[1]}")
             i = int(np.argmax(odd))
-            f.fail(i, f"{parts.list.len()[i]} fields where the first line has {f.state['width']}")
+            f.fail(i, f"{widths[i]} fields where the first line has {f.state['width']} (line "
+                      f"{f.state['width_line']})")
         for role, i in f.state["columns"].items():
             s = parts.list.get(i, null_on_oob=True)
             if s.is_null().any():
@@ -864,10 +1138,12 @@ def _csv(f, layout: CsvLayout | dict | str | None = None):
     n = f.n
     size = f.scaled(f.num("size"), layout.size_unit, "size")
     offset = f.scaled(f.num("offset"), layout.offset_unit, "offset")
-    dev = f.num("device") if "device" in cols else np.zeros(n, np.int64)
     time = f.num("time", FLOAT) * layout.time_unit_s if "time" in cols else np.zeros(n)
-    return {"time_s": time, "op": f.op("op", _opmap(layout.reads, layout.writes)),
-            "offset_bytes": f.device_offset(dev, offset, size), "size_bytes": size}
+    out = {"time_s": time, "op": f.op("op", _opmap(layout.reads, layout.writes)), "offset_bytes": offset,
+           "size_bytes": size}
+    if "device" in cols:
+        out["device"] = f.num("device")
+    return out
 
 
 _ROW = r"^(?P<row>.*)$"
@@ -913,6 +1189,35 @@ register_format(Format(
 
 
 _PSEUDO = re.compile(r'^"?/?(proc|dev|sys)/')
+# the arguments of the calls the replay reads, in order; "path..." may hold spaces (it is what the others leave)
+_MOBIBENCH_ARGS = {"open": ("path...", "flags", "fd"), "close": ("fd", "result"), "unlink": ("path...", "result"),
+                   "read": ("fd", "count"), "write": ("fd", "count"), "pread": ("fd", "offset", "count"),
+                   "pwrite": ("fd", "offset", "count"), "fsync": ("fd", "result"), "fdatasync": ("fd", "result")}
+_FILE_BYTES = 1 << 44  # a file-level trace keeps each file's blocks in its own 2^44-byte range (filelevel.py)
+
+
+def _mobibench_args(f, i: int, op: str, args: list[str]) -> dict:
+    """The arguments of call ``op`` on record ``i`` by name (numbers as int), or the line refused naming what
+    is missing, extra or wrong: a call with too few arguments must not be read with a default (``write 30``
+    wrote 30 bytes to no file), nor one with too many by position."""
+    names = _MOBIBENCH_ARGS[op]
+    has_path = names[0] == "path..."
+    fixed = names[1:] if has_path else names
+    if len(args) < len(names):
+        missing = "an argument" if has_path else ", ".join(names[len(args):])
+        f.fail(i, f"{op} takes {' '.join(names)}: missing {missing}")
+    if not has_path and len(args) > len(names):
+        f.fail(i, f"{op} takes {' '.join(names)}: {len(args) - len(names)} argument(s) more")
+    out = {"path": " ".join(args[:len(args) - len(fixed)])} if has_path else {}
+    for name, value in zip(fixed, args[len(args) - len(fixed):], strict=True):
+        if name != "flags":
+            if not re.fullmatch(r"-?[0-9]{1,18}", value):
+                f.fail(i, f"{op}: argument {name} {value!r} is not an integer of at most 18 digits")
+            value = int(value)
+        out[name] = value
+    if op in ("pread", "pwrite") and out["offset"] < 0 and out["count"] > 0:
+        f.fail(i, f"{op}: negative offset {out['offset']}")
+    return out
 
 
 def _mobibench(f, file_identity="open", unopened="skip", merge_writes=True):
@@ -921,7 +1226,7 @@ def _mobibench(f, file_identity="open", unopened="skip", merge_writes=True):
     opens of ``data/data``) or one file per path until it is unlinked (``"path"``); I/O on fds opened before
     the log starts (sockets and pipes: 1,448-byte reads, -1 results) skipped (``unopened="skip"``) or taken
     as files (``"keep"``); /proc, /dev and /sys files and directories carry no data blocks."""
-    from .filelevel import FileBlocks
+    from .filelevel import MAX_FILES, FileBlocks
 
     if file_identity not in ("open", "path"):
         raise TraceFormatError(f"{f.path}: file_identity must be 'open' or 'path', got {file_identity!r}")
@@ -936,61 +1241,69 @@ def _mobibench(f, file_identity="open", unopened="skip", merge_writes=True):
     by_path: dict = {}  # path -> file id (the path's current file)
     skipped = {"unopened_fd_calls": 0, "pseudo_file_calls": 0, "failed_calls": 0, "other_calls": 0,
                "unlinks_matched": 0, "unlinks_unmatched": 0}
+
+    def new_file(i: int, label: str) -> int:
+        if len(fb.labels) >= MAX_FILES:
+            f.fail(i, f"more than {MAX_FILES} files")
+        return fb.new_file(label)
+
+    calls = [_mobibench_args(f, i, op, rest.split()) if op in _MOBIBENCH_ARGS else None  # in file order: the
+             for i, (op, rest) in enumerate(zip(ops, rests, strict=True))]               # first bad line named
     for i in order.tolist():
-        op, args, t = ops[i], rests[i].split(), t_us[i] * 1e-6
-        try:
-            if op == "open":
-                path, flags, fd = " ".join(args[:-2]), args[-2], int(args[-1])
-                if fd < 0:
-                    skipped["failed_calls"] += 1
-                    continue
-                pseudo = bool(_PSEUDO.match(path)) or "O_DIRECTORY" in flags
-                if file_identity == "path" and path in by_path:
-                    fid = by_path[path]
-                    if "O_TRUNC" in flags:
-                        fb.truncate(t, fid, 0)
-                else:
-                    fid = fb.new_file(path)
-                    by_path[path] = fid
-                fds[fd] = [fid, 0, pseudo]
-            elif op == "close":
-                fds.pop(int(args[0]), None)
-            elif op == "unlink":
-                path = " ".join(args[:-1])
-                fid = by_path.pop(path, None)
-                if fid is None:
-                    skipped["unlinks_unmatched"] += 1
-                else:
-                    skipped["unlinks_matched"] += 1
-                    fb.delete(t, fid)
-            elif op in ("read", "write", "pread", "pwrite", "fsync", "fdatasync"):
-                fd = int(args[0])
-                if fd not in fds:
-                    if unopened == "skip":
-                        skipped["unopened_fd_calls"] += 1
-                        continue
-                    fds[fd] = [fb.new_file(f"<fd {fd}>"), 0, False]
-                entry = fds[fd]
-                if op in ("fsync", "fdatasync"):
-                    fb.sync(t, entry[0])
-                    continue
-                n = int(args[-1])
-                if n <= 0:
-                    skipped["failed_calls"] += 1
-                    continue
-                if entry[2]:
-                    skipped["pseudo_file_calls"] += 1
-                    continue
-                if op in ("pread", "pwrite"):
-                    offset = int(args[1])
-                else:
-                    offset = entry[1]
-                    entry[1] += n
-                (fb.write if op.endswith("write") else fb.read)(t, entry[0], offset, n)
+        op, t, a = ops[i], t_us[i] * 1e-6, calls[i]
+        if a is None:
+            skipped["other_calls"] += 1
+            continue
+        if op == "open":
+            path, flags, fd = a["path"], a["flags"], a["fd"]
+            if fd < 0:
+                skipped["failed_calls"] += 1
+                continue
+            pseudo = bool(_PSEUDO.match(path)) or "O_DIRECTORY" in flags
+            if file_identity == "path" and path in by_path:
+                fid = by_path[path]
+                if "O_TRUNC" in flags:
+                    fb.truncate(t, fid, 0)
             else:
-                skipped["other_calls"] += 1
-        except (IndexError, ValueError):
-            f.fail(i, f"cannot read the arguments of {op!r}")
+                fid = new_file(i, path)
+                by_path[path] = fid
+            fds[fd] = [fid, 0, pseudo]
+        elif op == "close":
+            fds.pop(a["fd"], None)
+        elif op == "unlink":
+            fid = by_path.pop(a["path"], None)
+            if fid is None:
+                skipped["unlinks_unmatched"] += 1
+            else:
+                skipped["unlinks_matched"] += 1
+                fb.delete(t, fid)
+        else:  # read, write, pread, pwrite, fsync, fdatasync
+            fd = a["fd"]
+            if fd not in fds:
+                if unopened == "skip":
+                    skipped["unopened_fd_calls"] += 1
+                    continue
+                fds[fd] = [new_file(i, f"<fd {fd}>"), 0, False]
+            entry = fds[fd]
+            if op in ("fsync", "fdatasync"):
+                fb.sync(t, entry[0])
+                continue
+            n = a["count"]
+            if n <= 0:
+                skipped["failed_calls"] += 1
+                continue
+            if entry[2]:
+                skipped["pseudo_file_calls"] += 1
+                continue
+            if op in ("pread", "pwrite"):
+                offset = a["offset"]
+            else:
+                offset = entry[1]
+                entry[1] += n
+            if offset + n > _FILE_BYTES:
+                f.fail(i, f"{op}: the file's extent ends past 16 TiB ({offset} + {n} bytes), where a "
+                          f"file-level trace puts the next file")
+            (fb.write if op.endswith("write") else fb.read)(t, entry[0], offset, n)
     tr = fb.trace("mobibench", str(f.path), {})
     return {"time_s": tr.time_s, "op": tr.op, "offset_bytes": tr.offset_bytes, "size_bytes": tr.size_bytes,
             "file": tr.file, "meta": {**skipped, "files": len(tr.meta["files"]),

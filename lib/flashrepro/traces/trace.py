@@ -1,7 +1,8 @@
 """The request-level :class:`Trace` (a struct of arrays), its page-level expansion :class:`PageRefs`, and
 the :class:`RefStream` every cache kernel reads.
 
-    Trace (requests: time, op, offset, size[, file])
+    Trace (requests: time, op, offset, size[, file][, device])
+      -> addresses (device and offset as one number: :class:`AddressSpace`)
       -> PageRefs (one row per page a read or write touches, plus the sync / trim / delete events
          between them, with time and file)
       -> RefStream chunks (dense unit numbers at the granularity a policy asks for, events interleaved
@@ -20,6 +21,8 @@ import numpy as np
 from numba import njit
 
 MIN_PAGE_BYTES, MAX_PAGE_BYTES = 512, 1 << 20
+MAX_EXTENT_BYTES = 1 << 62  # no request reaches this far (readers refuse it too): addresses stay far from overflow
+DEVICE_GRAIN = 1 << 30  # devices start on multiples of this in the address space, and at least this far apart
 
 
 def check_page_bytes(page_bytes, what: str = "page_bytes") -> int:
@@ -64,6 +67,80 @@ _EVENT_TABLE = np.array([Event.READ, Event.WRITE, Event.SYNC_ALL, Event.DELETE, 
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
+class AddressSpace:
+    """Where each device's bytes lie on the one line of addresses a trace's pages are numbered on.
+
+    Devices are laid out in number order: device ``devices[i]`` starts at ``base_bytes[i]``, a multiple of
+    :data:`DEVICE_GRAIN` (1 GiB), its reads and writes end by ``base_bytes[i] + data_bytes[i]``, and the next
+    device starts at least one grain after that. So pages of different devices never coincide, the order of
+    pages within a device is kept, an aligned segment of up to 1 GiB holds pages of one device only, and a
+    read-ahead past a device's last page finds no other device's pages. A device takes the room its requests
+    reach, not a fixed share of an address's bits: a 20 TB disk and a million small volumes fit alike (2^62
+    bytes in all)."""
+
+    devices: np.ndarray  # sorted distinct device numbers (int64)
+    data_bytes: np.ndarray  # per device, one past the furthest byte a read or write of it touches (0: none)
+    base_bytes: np.ndarray = dataclasses.field(init=False)  # per device, the address of its byte 0
+
+    def __post_init__(self):
+        devices = np.ascontiguousarray(self.devices, np.int64)
+        data = np.ascontiguousarray(self.data_bytes, np.int64)
+        if devices.ndim != 1 or devices.shape != data.shape or np.any(devices[1:] <= devices[:-1]):
+            raise ValueError("AddressSpace: devices must be sorted distinct numbers, one data_bytes each")
+        room = (data + (DEVICE_GRAIN - 1)) // DEVICE_GRAIN * DEVICE_GRAIN + DEVICE_GRAIN
+        if float(room.sum(dtype=np.float64)) >= MAX_EXTENT_BYTES:
+            raise ValueError(f"{len(devices):,} devices with {int(data.max()):,} bytes on the largest do not fit "
+                             f"in 2^62 bytes of addresses together")
+        object.__setattr__(self, "devices", devices)
+        object.__setattr__(self, "data_bytes", data)
+        object.__setattr__(self, "base_bytes", np.cumsum(room) - room)
+
+    @classmethod
+    def of(cls, device: np.ndarray, op: np.ndarray, offset: np.ndarray, size: np.ndarray) -> AddressSpace:
+        """The space of these requests' devices, each as far as its reads and writes reach."""
+        data = (op <= Op.WRITE) & (size > 0)
+        ends = offset[data] + size[data]
+        if len(device) and int(device.min()) == int(device.max()):  # one device: no grouping
+            return cls(device[:1], np.array([ends.max() if ends.size else 0], np.int64))
+        index, devices = dense_remap(device)
+        reach = np.zeros(len(devices), np.int64)
+        np.maximum.at(reach, index[data], ends)
+        return cls(devices, reach)
+
+    def union(self, other: AddressSpace) -> AddressSpace:
+        """The space holding both: every device of either, each as far as the further of the two reaches."""
+        devices = sorted_unique(np.concatenate([self.devices, other.devices]))
+        reach = np.zeros(len(devices), np.int64)
+        for part in (self, other):
+            np.maximum.at(reach, np.searchsorted(devices, part.devices), part.data_bytes)
+        return AddressSpace(devices, reach)
+
+    def _index(self, device: np.ndarray, name: str) -> np.ndarray:
+        at = np.minimum(np.searchsorted(self.devices, device), len(self.devices) - 1)
+        bad = np.flatnonzero(self.devices[at] != device)
+        if bad.size:
+            raise ValueError(f"trace {name!r}: device {int(device[bad[0]])} of request {bad[0]} is not in the "
+                             f"address space it is keyed in")
+        return at
+
+    def addresses(self, device: np.ndarray, offset: np.ndarray, name: str = "trace") -> np.ndarray:
+        """The address of byte ``offset`` of ``device``, elementwise."""
+        return self.base_bytes[self._index(device, name)] + offset
+
+    def data_end(self, device: np.ndarray, name: str = "trace") -> np.ndarray:
+        """One past the last address a read or write of ``device`` touches, elementwise."""
+        at = self._index(device, name)
+        return self.base_bytes[at] + self.data_bytes[at]
+
+    def to_json(self) -> dict:
+        return {"devices": self.devices.tolist(), "data_bytes": self.data_bytes.tolist()}
+
+    @classmethod
+    def from_json(cls, d: dict) -> AddressSpace:
+        return cls(np.array(d["devices"], np.int64), np.array(d["data_bytes"], np.int64))
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
 class Trace:
     """A block I/O trace: one row per request.
 
@@ -77,6 +154,12 @@ class Trace:
     meta : free-form facts about the reading, e.g. how many records were dropped and why
     file : optional int32 array, the file each request belongs to (-1: none); file-level traces (SQLite
         replays, syscall logs) use it for per-file sync (``Op.SYNC``) and delete (``Op.TRIM``)
+    device : optional int64 array, the device each request goes to (any number >= 0; None: all on device 0,
+        and an all-zero column is kept as None). ``offset_bytes`` is the offset on that device; pages are keyed
+        by (device, page) through the trace's :class:`AddressSpace` (:attr:`address_bytes`), so devices of any
+        size and number never share a page.
+    space : the :class:`AddressSpace` to key pages in when this trace is a part (a batch) of a larger one, so
+        that every part numbers pages alike; None: the space of this trace's own requests.
     """
 
     time_s: np.ndarray
@@ -87,6 +170,8 @@ class Trace:
     source: str = ""
     meta: dict = dataclasses.field(default_factory=dict)
     file: np.ndarray | None = None
+    device: np.ndarray | None = None
+    space: AddressSpace | None = None
 
     def __post_init__(self):
         cols = {}
@@ -97,9 +182,14 @@ class Trace:
                 raise ValueError(f"Trace {self.name!r}: {field} must be one-dimensional")
             cols[field] = a
             object.__setattr__(self, field, a)
-        if self.file is not None:
-            cols["file"] = np.ascontiguousarray(self.file, dtype=np.int32)
-            object.__setattr__(self, "file", cols["file"])
+        for field, dtype in (("file", np.int32), ("device", np.int64)):
+            if getattr(self, field) is not None:
+                cols[field] = np.ascontiguousarray(getattr(self, field), dtype=dtype)
+                if cols[field].ndim != 1:
+                    raise ValueError(f"Trace {self.name!r}: {field} must be one-dimensional")
+                object.__setattr__(self, field, cols[field])
+        if self.device is not None and not self.device.any():
+            object.__setattr__(self, "device", None)  # all on device 0: no column to hold or store
         n = {len(a) for a in cols.values()}
         if len(n) != 1:
             raise ValueError(f"Trace {self.name!r}: columns have different lengths {sorted(n)}")
@@ -108,13 +198,28 @@ class Trace:
         bad = np.flatnonzero((self.op < 0) | (self.op > max(Op)))
         if bad.size:
             raise ValueError(f"Trace {self.name!r}: unknown op code {int(self.op[bad[0]])} at request {bad[0]}")
-        for field in ("offset_bytes", "size_bytes"):
-            bad = np.flatnonzero(cols[field] < 0)
-            if bad.size:
+        for field in ("offset_bytes", "size_bytes", "device"):
+            bad = np.flatnonzero(cols[field] < 0) if field in cols else []
+            if len(bad):
                 raise ValueError(f"Trace {self.name!r}: negative {field} {int(cols[field][bad[0]])} "
                                  f"at request {bad[0]}")
+        bad = np.flatnonzero(self.offset_bytes > MAX_EXTENT_BYTES - self.size_bytes)
+        if bad.size:
+            raise ValueError(f"Trace {self.name!r}: request {bad[0]} ends past 2^62 bytes "
+                             f"({int(self.offset_bytes[bad[0]])} + {int(self.size_bytes[bad[0]])})")
         if not np.all(np.isfinite(self.time_s)):
             raise ValueError(f"Trace {self.name!r}: time_s has NaN or infinite values")
+        self._check_devices_kept()
+
+    def _check_devices_kept(self) -> None:
+        """A trace whose requests are on several devices says so in its meta (``several_devices``), so that a
+        trace made from its columns without its ``device`` column (which would put every device's pages
+        together) is an error, not a silently wrong footprint."""
+        if self.on_several_devices and not self.meta.get("several_devices"):
+            object.__setattr__(self, "meta", {**self.meta, "several_devices": True})
+        if self.device is None and self.space is None and self.meta.get("several_devices"):
+            raise ValueError(f"Trace {self.name!r}: its meta says its requests are on several devices, but it has "
+                             f"no device column (pass device=...)")
 
     def __len__(self) -> int:
         return len(self.op)
@@ -132,16 +237,47 @@ class Trace:
         return int(np.count_nonzero(self.op == Op.WRITE))
 
     def head(self, n: int) -> Trace:
-        """The first ``n`` requests (the whole trace if it is shorter)."""
+        """The first ``n`` requests (the whole trace if it is shorter), pages keyed as in the whole."""
         if n >= len(self):
             return self
         return Trace(self.time_s[:n], self.op[:n], self.offset_bytes[:n], self.size_bytes[:n],
                      name=self.name, source=self.source, meta={**self.meta, "head": n},
-                     file=None if self.file is None else self.file[:n])
+                     file=None if self.file is None else self.file[:n],
+                     device=None if self.device is None else self.device[:n], space=self.address_space)
 
     def renamed(self, name: str) -> Trace:
         """The same requests under another name."""
         return dataclasses.replace(self, name=name)
+
+    @cached_property
+    def on_several_devices(self) -> bool:
+        """Whether the ``device`` column holds more than one number."""
+        return self.device is not None and int(self.device.min()) != int(self.device.max())
+
+    @cached_property
+    def address_space(self) -> AddressSpace | None:
+        """The space pages are keyed in: ``space`` if given, else that of this trace's own requests; None when
+        every request is on one device (an address is then simply the offset)."""
+        if self.space is not None:
+            return self.space
+        if not self.on_several_devices:
+            return None
+        return AddressSpace.of(self.device, self.op, self.offset_bytes, self.size_bytes)
+
+    @cached_property
+    def address_bytes(self) -> np.ndarray:
+        """Each request's address: its device's base in :attr:`address_space` plus its offset (the offset
+        itself on a one-device trace). Page ``q`` of the trace is addresses ``[q * page_bytes, (q + 1) *
+        page_bytes)``: every consumer that turns requests into pages reads this, not ``offset_bytes``."""
+        space = self.address_space
+        if space is None:
+            return self.offset_bytes
+        return space.addresses(self.device_numbers, self.offset_bytes, self.name)
+
+    @property
+    def device_numbers(self) -> np.ndarray:
+        """The ``device`` column, zeros when the trace has none."""
+        return np.zeros(len(self), np.int64) if self.device is None else self.device
 
     def to_pages(self, page_bytes: int = 4096) -> PageRefs:
         """Expand requests into page references; a request straddling page boundaries touches every page
@@ -153,7 +289,9 @@ class Trace:
         return cache[page_bytes]
 
     def stats(self, page_bytes: int = 4096) -> dict:
-        """Summary statistics (counts, bytes, footprint, duration) as a JSON-ready dict."""
+        """Summary statistics (counts, bytes, footprint, duration) as a JSON-ready dict, and under ``reading``
+        what the reader said about the file (:attr:`meta`: its format, lines skipped, records merged or
+        dropped, bytes trimmed, ...)."""
         rw = (self.op == Op.READ) | (self.op == Op.WRITE)
         sizes = self.size_bytes[rw]
         pages = self.to_pages(page_bytes)
@@ -177,7 +315,23 @@ class Trace:
             "syncs": int(np.count_nonzero(self.op == Op.SYNC)),
             "trims": int(np.count_nonzero(self.op == Op.TRIM)),
             "files": 0 if self.file is None else int(np.unique(self.file[self.file >= 0]).size),
+            "reading": _json_ready(self.meta),
         }
+
+
+def _json_ready(value):
+    """``value`` with numpy scalars as Python numbers, tuples as lists, and arrays described (not listed)."""
+    if isinstance(value, dict):
+        return {str(k): _json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return f"array of {value.size} {value.dtype}"
+    if isinstance(value, np.generic):
+        return value.item()
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return repr(value)
 
 
 _REF_BYTES = 8 + 1 + 8 + 8 + 8 + 4  # a page reference: page, is_write, req, rest, time, file
@@ -185,28 +339,42 @@ _REF_BYTES = 8 + 1 + 8 + 8 + 8 + 4  # a page reference: page, is_write, req, res
 
 def _expand(trace: Trace, page_bytes: int) -> PageRefs:
     page_bytes = check_page_bytes(page_bytes)
-    total, biggest = _count_pages(trace.op, trace.offset_bytes, trace.size_bytes, page_bytes)
+    address = trace.address_bytes
+    total, biggest = _count_pages(trace.op, address, trace.size_bytes, page_bytes)
     if total * _REF_BYTES > (1 << 30):  # only then is it worth asking
         from .._io import check_memory
 
         check_memory(total * _REF_BYTES, f"trace {trace.name!r}: {total:,} page references (its largest request, "
                                          f"number {biggest}, is {int(trace.size_bytes[biggest]):,} bytes)")
-    page, is_write, req, rest = _expand_kernel(trace.op, trace.offset_bytes, trace.size_bytes, page_bytes)
+    page, is_write, req, rest = _expand_kernel(trace.op, address, trace.size_bytes, page_bytes)
     ev = np.flatnonzero(trace.op >= Op.FLUSH)
     events = None
     if ev.size:
         kind = _EVENT_TABLE[trace.op[ev]]
-        off, size = trace.offset_bytes[ev], trace.size_bytes[ev]
-        first = off // page_bytes
-        last = np.where(size > 0, (off + size - 1) // page_bytes, first - 1)  # a trim covers every page it touches
+        first, last = _event_pages(trace, ev, page_bytes)
         events = Events(at=np.searchsorted(req, ev, side="left"), kind=kind, req=ev.astype(np.int64),
                         first_page=np.where(kind == Event.DELETE, first, -1),
-                        n_pages=np.where(kind == Event.DELETE, last - first + 1, 0),
+                        n_pages=np.where(kind == Event.DELETE, np.maximum(last - first + 1, 0), 0),
                         time_s=trace.time_s[ev],
                         file=np.full(ev.size, -1, np.int32) if trace.file is None else trace.file[ev])
     return PageRefs(page=page, is_write=is_write, req=req, page_bytes=page_bytes, name=trace.name,
                     time_s=trace.time_s[req], file=None if trace.file is None else trace.file[req], events=events,
                     rest=rest)
+
+
+def _event_pages(trace: Trace, ev: np.ndarray, page_bytes: int) -> tuple[np.ndarray, np.ndarray]:
+    """The first and last page of the requests ``ev`` (for a trim, every page it touches: a range, never
+    expanded; a kernel acts only on the units of pages some read or write touches inside it). On a trace with
+    several devices a trim ends where its device's reads and writes end, so that it never reaches the next
+    device's pages."""
+    address, size = trace.address_bytes[ev], trace.size_bytes[ev]
+    end = address + size
+    space = trace.address_space
+    if space is not None:
+        end = np.minimum(end, space.data_end(trace.device_numbers[ev], trace.name))
+    first = address // page_bytes
+    last = np.where(end > address, (end - 1) // page_bytes, first - 1)
+    return first, last
 
 
 @njit(cache=True)
@@ -304,7 +472,7 @@ def _merge_intervals(lo, hi, order):
 def touched_segments(trace, page_bytes: int, k: int = 1, halo: int = 0) -> np.ndarray:
     """Sorted distinct segments the trace's reads and writes touch (with ``halo`` more after each): the same
     as ``sorted_unique(trace.to_pages(page_bytes).page // k)`` (with the halo), from the requests alone."""
-    lo, hi = _request_segments(trace.op, trace.offset_bytes, trace.size_bytes, page_bytes, k, halo)
+    lo, hi = _request_segments(trace.op, trace.address_bytes, trace.size_bytes, page_bytes, k, halo)
     start, stop = _merge_intervals(lo, hi, np.argsort(lo, kind="stable"))  # numpy's sort: 20x Numba's
     if len(start) == 0:
         return np.zeros(0, np.int64)

@@ -1,4 +1,4 @@
-"""Paper 1 claims: every number of the paper in ../shared/papers/INDEX.md against ours, through the ledger.
+"""Paper 1 claims: every number the paper prints (data/paper/) against ours, through the ledger.
 
 Tolerances are the ledger's named classes only: :data:`~flashrepro.claims.PRINTED` for a number the paper
 prints, :data:`~flashrepro.claims.APPROX` for one it gives loosely ("up to", "only 0.3%") or derives from two
@@ -329,7 +329,7 @@ def claims(cmp: pl.DataFrame, sweep: pl.DataFrame, traces: dict[str, Trace] | No
            implied: pl.DataFrame | None = None, fit_range: pl.DataFrame | None = None,
            example: pl.DataFrame | None = None, readings: pl.DataFrame | None = None,
            hand_past_bulk: bool = False, insert_behind_hand: bool = False, max_bulk_pages: int = 16) -> pl.DataFrame:
-    """Every paper-1 number of ../shared/papers/INDEX.md against ours, on the three workload models (web
+    """Every number paper 1 prints against ours, on the three workload models (web
     browsing's alternative model, when ``cmp`` has it, as "not comparable" rows).
 
     ``cmp`` and ``sweep`` ran under the notebook's reading of the hand (``hand_past_bulk``,

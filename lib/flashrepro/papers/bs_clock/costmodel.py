@@ -1,4 +1,4 @@
-"""What the affine card model allows, and what the paper's gains would need (issue 13, part 1).
+"""What the affine card model allows, and what the paper's gains would need.
 
 The card models (:mod:`flashrepro.devices.flash`) price a write request of n pages at ``t(n) = a + b n``,
 fitted to Fig. 2 only. Two consequences follow without any workload:

@@ -27,7 +27,7 @@ LSN_POLICIES = {"spatial_clock", "bs_clock"}  # the policies whose hand walks th
 def policy_params(policy: str, insert_referenced: bool = True, max_bulk_pages: int = MAX_BULK,
                   hand_past_bulk: bool = False, insert_behind_hand: bool = False) -> dict:
     """The parameters ``policy`` takes from the notebook's knobs: one reference-bit convention for every
-    policy that has a bit (issue 13, part 4), one hand reading for Spatial Clock and BS-CLOCK (where a page
+    policy that has a bit, one hand reading for Spatial Clock and BS-CLOCK (where a page
     inserted between the victim and the next resident page stands: ``insert_behind_hand``), and the bulk
     settings for BS-CLOCK. ``insert_behind_hand`` is passed only when set, so the default tables keep their
     columns."""
@@ -269,7 +269,7 @@ def refbit_conventions(traces: dict[str, Trace], capacity: int = CACHE_PAGES) ->
     return pl.DataFrame(rows)
 
 
-# --- what the affine card model allows (issue 13, part 1) ------------------------------------------------
+# --- what the affine card model allows ------------------------------------------------
 FIG89 = [(card, w) for card in CARDS for w in ("web-browsing", "video-streaming", "mixed-apps")]
 
 
@@ -314,7 +314,7 @@ def implied_table(cmp: pl.DataFrame, max_bulk_pages: int = MAX_BULK) -> pl.DataF
     return pl.DataFrame(rows, strict=False)
 
 
-# --- the workload models decide the result: the range over equally good fits (issue 13, part 3) -----------
+# --- the workload models decide the result: the range over equally good fits -----------
 def fit_range(family: dict[str, Trace], capacity: int = CACHE_PAGES, max_bulk_pages: int = MAX_BULK,
               insert_referenced: bool = True, hand_past_bulk: bool = False,
               insert_behind_hand: bool = False) -> pl.DataFrame:
@@ -381,7 +381,7 @@ def worked_example() -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
-# --- the paper's own method: time every policy's after-cache trace (issue 13, part 2) -----------------------
+# --- the paper's own method: time every policy's after-cache trace -----------------------
 def replay_logs(traces: dict[str, Trace], target, *, max_bytes: int, max_requests: int, policies=POLICIES,
                 capacity: int = CACHE_PAGES, max_bulk_pages: int = MAX_BULK, insert_referenced: bool = True,
                 hand_past_bulk: bool = False, insert_behind_hand: bool = False) -> pl.DataFrame:

@@ -1,4 +1,4 @@
-"""Paper 1 (BS-CLOCK) across the workload space the paper leaves open (issue 23).
+"""Paper 1 (BS-CLOCK) across the workload space the paper leaves open.
 
 :data:`SPACE` is what the paper does not state and the models have to decide: the buffer around the paper's
 4 MB, the hot set (footprint) and the sequential share around each calibrated model, the popularity skew,

@@ -21,6 +21,7 @@ from ...cache import simulate
 from ...traces import Op, Trace, catalog
 from ...traces.sclock import TABLE2, SClockModel, generate
 from ...traces.synthetic import zipf_ranks
+from ..layout import PaperNumbers
 
 CACHE_PAGES = 1024  # buffer 4 MB of 4 KiB pages (Sec. 4)
 MODEL_FILE = "bs_clock_models.json"
@@ -28,13 +29,8 @@ REAL_STANDINS = ["real/android/most", "real/personal_pc/mayun", "real/personal_p
                  "real/personal_pc/systemdisk1", "real/cloudphysics/io"]
 
 
-def paper_numbers() -> pl.DataFrame:
-    return pl.read_csv(paths.paper / "bs_clock.csv")
-
-
-def paper_value(key: str, workload: str) -> float:
-    df = paper_numbers().filter((pl.col("key") == key) & (pl.col("workload") == workload))
-    return float(df["value"][0])
+paper_value = PaperNumbers("bs_clock.csv")  # paper_value(key, workload, ...): one printed number
+paper_numbers = paper_value.table
 
 
 # --- workload models ----------------------------------------------------------------------------------
@@ -119,7 +115,7 @@ def fit_family(name: str, seed: int = 0, log2_hot=None, progress: bool = True) -
 
     The two calibration targets (Tables 4-5, Spatial Clock) do not pin both parameters when they say the
     same thing (video streaming: 67 reads, so hit ratio and pages written are one statistic); the
-    predictions are then a range over this family (issue 13, part 3). This is a model-selection rule,
+    predictions are then a range over this family. This is a model-selection rule,
     not a verdict tolerance."""
     workload, kind = MODELS[name]
     share_key, hot_key = KIND_PARAMS[kind]

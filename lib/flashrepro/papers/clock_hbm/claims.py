@@ -1,4 +1,4 @@
-"""Paper 3 claims: every paper-3 number of ../shared/papers/INDEX.md and the conclusion, through the ledger.
+"""Paper 3 claims: every number paper 3 prints, the conclusion's included, through the ledger.
 
 The magnitudes (Figs. 4-6, Sec. V) are judged under each of the four readings the paper leaves open (do
 LRU and CLOCK cache reads -- CLOCK-DNV does by default; is a buffer operation a host hit (a) or every DRAM/NVM

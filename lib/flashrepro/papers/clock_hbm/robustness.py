@@ -1,4 +1,4 @@
-"""Paper 3's robustness space (issue 23): the Figs. 4-6 headline claims judged across what the paper leaves open.
+"""Paper 3's robustness space: the Figs. 4-6 headline claims judged across what the paper leaves open.
 
 The paper gives Table 4's read shares and mean request sizes and Table 3's buffer, and nothing else about its
 workloads: footprint, skew, whether the pages read most are the pages written most, how sequential the requests

@@ -26,7 +26,6 @@ look swapped. They run as printed (``clockhbm/websearch1``) and corrected (``clo
 from __future__ import annotations
 
 import dataclasses
-import functools
 import zlib
 
 import numpy as np
@@ -36,6 +35,7 @@ from ... import paths
 from ...traces import Trace, catalog
 from ...traces.synthetic import zipf_ranks
 from ...traces.trace import Op
+from ..layout import PaperNumbers
 
 PAPER_FILE = "clock_hbm.csv"
 KIB = 1024
@@ -59,7 +59,7 @@ TABLE4 = UMASS + FIU
 CORRECTED = [f"{w}-corrected" for w in UMASS if w.startswith("websearch")]
 # at ci scale the open-choice table and the assumption sweep run on these only (both groups, the mail outliers)
 CI_SUBSET = ["financial1", "financial2", "mail-02", "mail-03", "mail-06", "home2"]
-# real traces that re-use pages enough to separate the policies (see ../shared/traces/MANIFEST.md)
+# real traces that re-use pages enough to separate the policies (the trace folder's MANIFEST.md)
 REAL_STANDINS = ["real/cloudphysics/io", "real/personal_pc/mayun2", "real/personal_pc/systemdisk1",
                  "real/personal_pc/p2pdownload"]
 # real traces of the paper's own families that re-use almost nothing: format tests only
@@ -68,22 +68,8 @@ FORMAT_TESTS = {"FIU mail-02, first 9,998 records (merged)": ("fiu/cheetah.cs.fi
                 "MQSim WebSearch (wsrch-small)": ("mqsim/wsrch-small.trace", "mqsim", {})}
 
 
-def paper_numbers() -> pl.DataFrame:
-    f = paths.paper / PAPER_FILE
-    return _read_numbers(str(f), f.stat().st_mtime_ns)
-
-
-@functools.lru_cache(maxsize=4)
-def _read_numbers(path: str, mtime_ns: int) -> pl.DataFrame:
-    """The paper's numbers, read once per version of the file (every costed table asks for Table 1)."""
-    return pl.read_csv(path, schema_overrides={"workload": pl.String})
-
-
-def paper_value(key: str, workload: str | None = None) -> float:
-    df = paper_numbers().filter((pl.col("key") == key) & (pl.col("workload").fill_null("") == (workload or "")))
-    if df.height != 1:
-        raise KeyError(f"no single paper number for {key}/{workload}")
-    return float(df["value"][0])
+paper_value = PaperNumbers(PAPER_FILE)  # paper_value(key, workload, ...): one printed number
+paper_numbers = paper_value.table
 
 
 def group(workload: str) -> str:

@@ -1,4 +1,4 @@
-"""Paper 2 claims: every number of the paper in ../shared/papers/INDEX.md against ours, through the ledger.
+"""Paper 2 claims: every number the paper prints (data/paper/) against ours, through the ledger.
 
 Improvements are of the bandwidth of all requests on Fig. 4's model 1 (``sqrt`` shape), both schemes behind
 the host's read-ahead (Sec. 5: "Linux default settings"; :mod:`.experiments`), unless a row says otherwise;

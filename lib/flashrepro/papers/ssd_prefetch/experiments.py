@@ -116,7 +116,7 @@ def row_metrics(res, trace: Trace) -> dict:
 def _own_references(trace: Trace, page_bytes: int) -> tuple[Trace, np.ndarray]:
     """The trace's own requests (:func:`requested`) and, per page reference of ``trace``, 0 for a read-ahead
     front's, 1 for its own write, 2 for its own read: the same for every run on the trace, so kept on it
-    (issue 22: rebuilt for each of notebook 02's runs, they cost a fifth of its non-kernel time)."""
+    (rebuilt for each of notebook 02's runs, they cost a fifth of its non-kernel time)."""
     cache = trace.__dict__.setdefault("_own_references", {})
     if page_bytes not in cache:
         ahead = readahead_mask(trace)

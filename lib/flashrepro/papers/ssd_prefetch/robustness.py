@@ -1,4 +1,4 @@
-"""Paper 2's robustness space (issue 23): the settings the paper leaves open and the models decide, and the
+"""Paper 2's robustness space: the settings the paper leaves open and the models decide, and the
 headline claims (Figs. 6 and 8) judged at any point of that space.
 
 Axes (each range from the paper's context, the notebook's ambiguity table or sensitivity runs, or the real
@@ -74,8 +74,8 @@ HEADLINE = (
     "Fig. 8: adaptive culling beats fixed culling by up to 88% (at 32 KiB)",
     "Fig. 8: adaptive culling is faster than fixed culling at 32 KiB",
 )
-# Not a headline claim: the fidelity issue made it "not comparable" at the claims' point (true by construction:
-# the models fit in the cache), and issue 23 keeps such rows out of the headline. point() still gives its rows.
+# Not a headline claim: it is "not comparable" at the claims' point (true by construction: the models fit in the
+# cache), and a row that cannot fail is no headline. point() still gives its rows.
 EIGHT_KIB = "Fig. 6: with 8 KiB segments no trace loses"
 
 MAP_SCALE = {"reduced": "paper", "full": "paper"}  # the claims' scale: about 1.1 s CPU a point (at most 1.5)

@@ -9,9 +9,9 @@ import dataclasses
 import numpy as np
 import polars as pl
 
-from ... import paths
 from ...traces import Op, Trace, catalog
 from ...traces.pcmark import MODELS, generate, repeated
+from ..layout import PaperNumbers
 
 PAPER_FILE = "ssd_prefetch.csv"
 WORKLOADS = list(MODELS)  # T1 .. T4
@@ -20,15 +20,8 @@ REAL_STANDINS = ["real/personal_pc/mayun", "real/personal_pc/mayun2", "real/pers
 READ_SHARE_TARGETS = {"T2-application-loading": 0.83, "T3-xp-startup": 0.90}  # public PCMark05 descriptions
 
 
-def paper_numbers() -> pl.DataFrame:
-    return pl.read_csv(paths.paper / PAPER_FILE)
-
-
-def paper_value(key: str, workload: str) -> float:
-    df = paper_numbers().filter((pl.col("key") == key) & (pl.col("workload") == workload))
-    if df.height != 1:
-        raise KeyError(f"no single paper number for {key}/{workload}")
-    return float(df["value"][0])
+paper_value = PaperNumbers(PAPER_FILE)  # paper_value(key, workload, ...): one printed number
+paper_numbers = paper_value.table
 
 
 def model_trace(workload: str, n: int, seed: int) -> Trace:
@@ -62,7 +55,7 @@ def table(traces: dict[str, Trace]) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
-# --- variants of the models (the robustness space, issue 23) -------------------------------------------------
+# --- variants of the models (the robustness space) -------------------------------------------------
 def variant_trace(workload: str, n: int, seed: int, **change) -> Trace:
     """The model of ``workload`` with the fields ``change`` replaced (:class:`PCMarkModel`), cut to ``n``
     requests and named as :func:`model_trace` names it: with no change, :func:`model_trace`'s trace."""

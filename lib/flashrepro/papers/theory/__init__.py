@@ -1,4 +1,4 @@
-"""Theory: the package's kernels against the analytic models of their simplest cases (issue 22), under the
+"""Theory: the package's kernels against the analytic models of their simplest cases, under the
 models' own assumptions. notebooks/07_theory.ipynb calls these modules and plots:
 
 * :mod:`.workloads`: the models' assumptions as workloads (no trace)

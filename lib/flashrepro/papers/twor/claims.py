@@ -1,4 +1,4 @@
-"""Paper 4 claims: every number of the paper in ../shared/papers/INDEX.md against ours, through the ledger.
+"""Paper 4 claims: every number the paper prints (data/paper/) against ours, through the ledger.
 
 Tolerances are the ledger's classes: a WAF or share the paper prints is ``PRINTED``; an improvement
 (Eq. 1) or a drop derived from two printed numbers is ``APPROX``; "about equal" is ``EQUAL``.

@@ -160,7 +160,7 @@ def summary(runs) -> pl.DataFrame:
 
 def timings(runs) -> pl.DataFrame:
     """Wall time of each run on this machine, by workload and settings: ``results/04_2rpp_timings.csv``, kept
-    out of the summary so that every other table is identical on rerun (issue 12, section 4)."""
+    out of the summary so that every other table is identical on rerun."""
     return pl.DataFrame([{"workload": r.workload, **{k: r.slices[k][0] for k in TAGS}, "seconds": r.seconds}
                          for r in runs])
 

@@ -1,4 +1,4 @@
-"""Paper 4's robustness space (issue 23): the settings paper 4 leaves open and the models decide, each with a
+"""Paper 4's robustness space: the settings paper 4 leaves open and the models decide, each with a
 range and why, the headline claims (Tables 3-4 and the copyback counts of section 5.4), and ``point``: those
 claims' ledger rows at one point of the space, through the paper's own claims code (:func:`.claims.claims`).
 

@@ -27,6 +27,7 @@ from ... import paths
 from ...ftl import GEOMETRIES, Geometry
 from ...traces.fio import FioZipf
 from ...traces.oltp import GrowingDB, Growth, calibrate, stream_stats
+from ..layout import PaperNumbers
 
 MODEL_FILE = "2rpp_models.json"
 PAPER_FILE = "2rpp.csv"
@@ -42,16 +43,8 @@ MODELS = ["lifecycle", "stationary"]  # the OLTP models; the first is the defaul
 REAL_STANDINS = ["real/mqsim/tpcc", "real/kv/ycsb-ext4", "real/kv/ycsb-f2fs", "real/kv/ycsb-btrfs"]
 
 
-def paper_numbers() -> pl.DataFrame:
-    return pl.read_csv(paths.paper / PAPER_FILE)
-
-
-def paper_value(key: str, workload: str, policy: str = "") -> float:
-    df = paper_numbers().filter((pl.col("key") == key) & (pl.col("workload") == workload)
-                                & (pl.col("policy").fill_null("") == policy))
-    if df.height != 1:
-        raise KeyError(f"no single paper number for {key}/{workload}/{policy}")
-    return float(df["value"][0])
+paper_value = PaperNumbers(PAPER_FILE, ("workload", "policy"))  # paper_value(key, workload, policy)
+paper_numbers = paper_value.table
 
 
 # --- geometry and workloads at a scale -------------------------------------------------------------------

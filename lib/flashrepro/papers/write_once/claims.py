@@ -1,4 +1,4 @@
-"""Paper 5 claims: every number of ../shared/papers/INDEX.md "Paper 5" against ours, through the one ledger.
+"""Paper 5 claims: every number paper 5 prints (data/paper/write_once.csv) against ours, through the one ledger.
 
 Tolerances are the ledger's classes only (:mod:`flashrepro.claims`): :data:`~flashrepro.claims.PRINTED` for
 the ends of a printed range (5-33%, 27-92%, 64%), :data:`~flashrepro.claims.APPROX` for the numbers the

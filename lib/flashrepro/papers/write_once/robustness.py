@@ -1,4 +1,4 @@
-"""Paper 5's robustness map (issue 23): the space the paper leaves open and the headline claims of Figs. 5-8.
+"""Paper 5's robustness map: the space the paper leaves open and the headline claims of Figs. 5-8.
 
 ``SPACE``: the axes the paper does not state and the models decide. Request sizes and a sequential share are
 not axes: the paper's traces are references to 4 KiB blocks (Table 2 counts references, Sec. III: "block

@@ -34,6 +34,7 @@ import polars as pl
 from ... import paths
 from ...traces import Op, Trace, catalog
 from ...traces.synthetic import zipf_ranks
+from ..layout import PaperNumbers
 
 PG = 4096
 TABLE2 = {  # Table 2: references, writes per read (read:write 1:x)
@@ -45,13 +46,8 @@ REPLAY_APPS = ["calendar", "facebook", "google-play", "map"]
 REAL = [f"real/android_sql/{a}" for a in REPLAY_APPS] + ["real/android/mobigen-facebook"]
 
 
-def paper_numbers() -> pl.DataFrame:
-    return pl.read_csv(paths.paper / "write_once.csv")
-
-
-def paper_value(key: str, workload: str = "all") -> float:
-    df = paper_numbers().filter((pl.col("key") == key) & (pl.col("workload") == workload))
-    return float(df["value"][0])
+paper_value = PaperNumbers("write_once.csv", workload="all")  # paper_value(key, workload, ...): one printed number
+paper_numbers = paper_value.table
 
 
 # --- Figs. 3-4 --------------------------------------------------------------------------------------------

@@ -1,0 +1,154 @@
+"""Where Numba keeps the package's compiled kernels: one folder per version of the package's source.
+
+Numba's default cache sits in ``__pycache__`` beside each source file and is keyed by that file alone, so a
+fresh clone (or a worktree, or a second checkout) compiles every kernel again, several minutes on a small
+machine, and a kernel whose file did not change is reused even when a helper it inlines from another file
+did. This module puts the package's kernels in ``<cache>/<source hash>/<subpackage>/`` instead, where the
+source hash covers every file a kernel can depend on: the modules that use Numba and every package module
+they import, transitively (about half the package: a paper's text, claims or figures, the notebooks' runner
+and the command line are not among them). An edit to any of those is a new folder (never a stale kernel);
+every checkout of the same source shares one compiled set.
+
+``<cache>`` is ``$FLASHREPRO_JIT_CACHE`` if set, else ``$XDG_CACHE_HOME/flashrepro/numba`` (``~/.cache``).
+``FLASHREPRO_JIT_CACHE=off`` leaves Numba's own locators in charge. At most :data:`KEEP` source versions
+are kept; older folders are removed when a new one is made. :func:`install` runs when the package is
+imported, before any kernel is defined; functions outside the package are left to Numba.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent
+KEEP = 4  # source versions kept side by side (e.g. main and a branch or two)
+
+
+_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
+
+
+def kernel_sources(package: Path = PACKAGE) -> list[Path]:
+    """The files a compiled kernel can depend on: every module that mentions Numba, and every module of the
+    package that one of those imports (``from . import x``, ``from .x import y``, ``from <package>.x import
+    y``; at the top or inside a function), transitively. Read with a regular expression, not parsed: this
+    runs at every import of the package."""
+    top = package.name
+    files = {}
+    for p in package.rglob("*.py"):
+        parts = list(p.relative_to(package.parent).with_suffix("").parts)
+        files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = p
+    texts = {m: p.read_text(encoding="utf-8", errors="replace") for m, p in files.items()}
+
+    def imports(mod: str) -> set[str]:
+        pkg = mod if files[mod].name == "__init__.py" else mod.rpartition(".")[0]
+        out = set()
+        for dots, name, names in _FROM.findall(texts[mod]):
+            if dots:
+                base = pkg.split(".")[: len(pkg.split(".")) - len(dots) + 1]
+                target = ".".join(base + ([name] if name else []))
+            elif name == top or name.startswith(top + "."):
+                target = name
+            else:
+                continue
+            out |= {c for c in [target] + [f"{target}.{n}" for n in re.findall(r"\w+", names)] if c in files}
+        return out
+
+    todo = [m for m, t in texts.items() if "numba" in t or "njit" in t]
+    seen = set(todo)
+    while todo:
+        for dep in imports(todo.pop()) - seen:
+            seen.add(dep)
+            todo.append(dep)
+    return sorted(files[m] for m in seen)
+
+
+def source_hash(package: Path = PACKAGE) -> str:
+    """SHA-256 (first 16 hex digits) of :func:`kernel_sources`, names and contents."""
+    h = hashlib.sha256()
+    for p in kernel_sources(package):
+        h.update(p.relative_to(package).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def cache_root() -> Path | None:
+    """The folder that holds one subfolder per source version, or None when switched off."""
+    env = os.environ.get("FLASHREPRO_JIT_CACHE", "")
+    if env.lower() == "off":
+        return None
+    if env:
+        return Path(env)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "flashrepro" / "numba"
+
+
+def _prune(root: Path, current: Path) -> None:
+    """Remove all but the :data:`KEEP` most recently used source versions (the current one always stays)."""
+    try:
+        versions = sorted((d for d in root.iterdir() if d.is_dir() and d != current),
+                          key=lambda d: d.stat().st_mtime, reverse=True)
+    except OSError:
+        return
+    for d in versions[KEEP - 1:]:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def install() -> Path | None:
+    """Put :class:`PackageLocator` first among Numba's cache locators; returns this version's folder (None
+    when switched off or not writable, where Numba's defaults apply)."""
+    root = cache_root()
+    if root is None:
+        return None
+    folder = root / source_hash()
+    try:
+        new = not folder.is_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        os.utime(folder)  # most recently used
+    except OSError:
+        return None
+    if new:
+        _prune(root, folder)
+    from numba.core import caching
+
+    PackageLocator.folder = folder
+    impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # the name lost its underscore in 0.61
+    classes = impl._locator_classes
+    if PackageLocator not in classes:
+        classes.insert(0, PackageLocator)
+    return folder
+
+
+def _locator_base():
+    from numba.core import caching
+
+    return caching._SourceFileBackedLocatorMixin, caching._CacheLocator
+
+
+class PackageLocator(*_locator_base()):
+    """Numba cache locator for the package's own functions: the folder of this source version, the source
+    hash as the stamp (so the index never mixes versions either)."""
+
+    folder: Path | None = None
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        rel = Path(py_file).resolve().relative_to(PACKAGE).parent
+        self._cache_path = str(self.folder / rel)
+
+    def get_cache_path(self):
+        return self._cache_path
+
+    def get_source_stamp(self):
+        return self.folder.name
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if cls.folder is None or not py_file:
+            return None
+        try:
+            Path(py_file).resolve().relative_to(PACKAGE)
+        except (ValueError, OSError):
+            return None
+        return super().from_function(py_func, py_file)

@@ -1,0 +1,75 @@
+"""The package's Numba cache: one folder per version of the source, shared by every checkout of it."""
+
+import os
+
+import pytest
+
+from flashrepro import jitcache
+
+
+def _package(root, text="x = 1\n"):
+    """A package ``pkg``: a kernel module importing a helper (``sub/b.py``), and a module no kernel imports."""
+    pkg = root / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "kern.py").write_text("from numba import njit\nfrom .sub import b\n")
+    (pkg / "sub" / "b.py").write_text(text)
+    (pkg / "prose.py").write_text("from .sub.b import x\n")
+    return pkg
+
+
+def test_source_hash_covers_what_kernels_import(tmp_path):
+    a = jitcache.source_hash(_package(tmp_path / "a"))
+    assert a == jitcache.source_hash(_package(tmp_path / "a2"))  # same source elsewhere: same version
+    assert a != jitcache.source_hash(_package(tmp_path / "b", "x = 3\n"))  # a helper a kernel imports
+    c = _package(tmp_path / "c")
+    (c / "prose.py").write_text("changed = True\n")  # nothing a kernel imports
+    assert jitcache.source_hash(c) == a
+    names = sorted(p.relative_to(c).as_posix() for p in jitcache.kernel_sources(c))
+    assert names == ["kern.py", "sub/__init__.py", "sub/b.py"]
+    assert len(a) == 16
+    ours = {p.relative_to(jitcache.PACKAGE).as_posix() for p in jitcache.kernel_sources()}
+    assert {"jitkit.py", "cache/lru.py", "ftl/_kernel.py", "traces/trace.py"} <= ours
+    assert not ours & {"cli.py", "notebooks.py", "papers/twor/text.py"}
+
+
+def test_cache_root_from_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("FLASHREPRO_JIT_CACHE", "off")
+    assert jitcache.cache_root() is None
+    monkeypatch.setenv("FLASHREPRO_JIT_CACHE", str(tmp_path))
+    assert jitcache.cache_root() == tmp_path
+    monkeypatch.delenv("FLASHREPRO_JIT_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert jitcache.cache_root() == tmp_path / "xdg" / "flashrepro" / "numba"
+
+
+def test_the_package_kernels_are_cached_in_this_versions_folder():
+    folder = jitcache.PackageLocator.folder
+    if folder is None:
+        pytest.skip("FLASHREPRO_JIT_CACHE=off in this environment")
+    assert folder.name == jitcache.source_hash()
+    from numba.core import caching
+
+    impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
+    assert impl._locator_classes[0] is jitcache.PackageLocator
+    from flashrepro.cache import lru
+
+    kernel = lru._lru_step.py_func
+    loc = jitcache.PackageLocator.from_function(kernel, kernel.__code__.co_filename)
+    assert loc.get_cache_path() == str(folder / "cache") and loc.get_source_stamp() == folder.name
+
+    def outside():  # a function outside the package is left to Numba's own locators
+        return 1
+
+    assert jitcache.PackageLocator.from_function(outside, __file__) is None
+
+
+def test_old_versions_are_pruned(tmp_path):
+    for i in range(7):
+        d = tmp_path / f"v{i}"
+        d.mkdir()
+        os.utime(d, (1000 + i, 1000 + i))
+    current = tmp_path / "v0"  # the oldest is the one in use: it stays
+    jitcache._prune(tmp_path, current)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["v0", "v4", "v5", "v6"]

@@ -480,3 +480,19 @@ def test_stale_parse_temporaries_are_removed_when_a_command_starts(capsys, data_
         (d / "offset_bytes.bin").write_bytes(b"\0" * 4096)
     code, out, err = run_any(capsys, "formats")
     assert code == 0 and not stale.exists() and live.exists()
+
+
+def test_max_request_bytes(capsys, tmp_path):
+    """A write of 2 GiB is past the default limit (1 GiB): an error at its line naming the limit; with the
+    limit raised it reads, and a flag value that is not a byte count is refused naming the flag."""
+    f = tmp_path / "big.csv"
+    f.write_text("0,W,0,4096\n1,W,4096,2147483648\n")
+    args = ("trace-info", str(f), "--format", "csv", "--columns", "time=0,op=1,offset=2,size=3")
+    code, _, err = run(capsys, *args)
+    assert code == 2 and f"{f}:2: a write of 2,147,483,648 bytes" in err
+    assert "larger than the limit of 1,073,741,824 bytes (--max-request-bytes)" in err
+    code, out, _ = run(capsys, *args, "--max-request-bytes", str(4 << 30))
+    assert code == 0 and json.loads(out)["requests"] == 2
+    with pytest.raises(SystemExit) as e:
+        main([*args, "--max-request-bytes", "0"])
+    assert e.value.code == 2 and "--max-request-bytes must be a whole number of bytes" in capsys.readouterr().err

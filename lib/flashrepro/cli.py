@@ -28,7 +28,7 @@ from .cache import POLICIES, make_params, simulate
 from .cache.onepass import simulate_source
 from .cache.registry import get_policy
 from .traces import CSV_PRESETS, FORMATS, catalog, load_trace, open_trace
-from .traces.readers import get_format
+from .traces.readers import MAX_REQUEST_BYTES, check_request_limit, get_format
 from .traces.trace import check_page_bytes
 
 MAX_COUNT = 2**63 - 1  # a count that fits the kernels' int64
@@ -63,6 +63,11 @@ def _whole(text: str, flag: str) -> int:
         return int(text)
     except ValueError:
         raise ValueError(f"{flag} must be a whole number, got {text!r}") from None
+
+
+@flag_type
+def _request_limit_type(text: str) -> int:
+    return check_request_limit(_whole(text, "--max-request-bytes"), "--max-request-bytes")
 
 
 def count_type(flag: str, least: int = 1, most: int = MAX_COUNT):
@@ -203,7 +208,11 @@ def csv_layout(columns: str, header: bool = False, sep: str = ",", offset_unit: 
 
 
 def _csv_args(parser) -> None:
-    """The ``--format csv`` options (one set for every command that reads a trace file)."""
+    """The reader options (one set for every command that reads a trace file): the request size limit and the
+    ``--format csv`` options."""
+    parser.add_argument("--max-request-bytes", type=_request_limit_type, default=None, metavar="BYTES",
+                        help=f"the largest read or write a line may ask for (default {MAX_REQUEST_BYTES:,}; a trim "
+                        "of any size is read as a range)")
     c = parser.add_argument_group("--format csv", "a simple delimited trace: which column holds what")
     c.add_argument("--columns", default=None, metavar="FIELD=COL,...", help="e.g. time=0,op=1,offset=2,size=3 "
                    "(0-based; header names with --header); fields: time, op, offset, size, device")
@@ -226,6 +235,8 @@ def _reader_opts(fmt: str | None, a) -> dict:
             get_format(fmt)  # an unknown name fails before the file is hashed
         except ValueError as e:
             raise ValueError(f"--format {fmt}: {e}") from None
+    limit = getattr(a, "max_request_bytes", None)
+    opts = {} if limit is None else {"max_request_bytes": limit}
     given = {dest: getattr(a, dest) for dest in CSV_FLAGS if getattr(a, dest, None) is not None}
     if a.columns is None:
         if fmt == "csv":
@@ -234,10 +245,10 @@ def _reader_opts(fmt: str | None, a) -> dict:
         if given:
             raise ValueError(f"{', '.join(CSV_FLAGS[d] for d in given)}: these describe a --format csv trace and go "
                              "with --columns")
-        return {}
+        return opts
     if fmt != "csv":
         raise ValueError("--columns goes with --format csv")
-    return {"layout": csv_layout(a.columns, **given)}
+    return {**opts, "layout": csv_layout(a.columns, **given)}
 
 
 # --- the commands --------------------------------------------------------------------------------------------
@@ -386,8 +397,12 @@ def _as_flags(text: str, a, flags: dict) -> str:
             return f"{flags[dest]} {getattr(a, dest):g} ({m['value']} bytes)"
         return flags[dest] if m["value"] in ("", "True") else f"{flags[dest]} {m['value']}"
 
+    def bare(p):  # a limit named by its keyword alone: "(max_request_bytes)"
+        return p.replace("(max_request_bytes)", f"({flags['max_request_bytes']})") if "max_request_bytes" in flags \
+            else p
+
     parts = re.split(r"('(?:[^'\\]|\\.)*')", text)
-    return "".join(p if i % 2 else _KEYWORD.sub(flag, p) for i, p in enumerate(parts))
+    return "".join(p if i % 2 else bare(_KEYWORD.sub(flag, p)) for i, p in enumerate(parts))
 
 
 def _given_as(path: str, a, flags: dict) -> str | None:

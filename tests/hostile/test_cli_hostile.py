@@ -24,7 +24,6 @@ from flashrepro.cli import main
 
 LIB = Path(flashrepro.__file__).resolve().parents[1]
 FORMATS = Path(__file__).resolve().parents[1] / "data" / "formats"
-READER_FIX = pytest.mark.xfail(strict=False, reason="reader fix on branch i24-readers")
 
 
 # --- bad files ---------------------------------------------------------------------------------------------------
@@ -178,7 +177,6 @@ def test_in_process(case, files, capsys, isolated_interim):
     assert files["target.img"].read_bytes() == b"precious"
 
 
-@READER_FIX
 @pytest.mark.parametrize("case", sorted(IN_PROCESS_XFAIL))
 def test_in_process_needs_a_reader_fix(case, files, capsys, isolated_interim):
     _check(*_in_process(capsys, IN_PROCESS_XFAIL[case](files)))
@@ -248,7 +246,6 @@ def test_as_a_program(case, shell_results):
     _check(*shell_results[case])
 
 
-@READER_FIX
 @pytest.mark.parametrize("case", sorted(SUBPROCESS_XFAIL))
 def test_as_a_program_needs_a_reader_fix(case, shell_results):
     _check(*shell_results[case])

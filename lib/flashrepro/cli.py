@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 
 from . import paths, tempfiles
+from ._io import atomic_path
 from .cache import POLICIES, make_params, simulate
 from .cache.onepass import simulate_source
 from .cache.registry import get_policy
@@ -514,6 +515,101 @@ def _replay_args(r):
                    "syscall")
 
 
+
+# --- flashrepro sweep ---------------------------------------------------------------------------------------
+def _sweep_policy(text: str) -> tuple[str, dict]:
+    """``clock`` or ``clock:insert_referenced=true,false:cache_reads=true`` -> (name, grid); an error names
+    ``--policy`` and lists the policy's parameters."""
+    name, *parts = text.split(":")
+    grid = {}
+    for part in parts:
+        key, sep, values = (x.strip() for x in part.partition("="))
+        if not sep or not key:
+            raise ValueError(f"--policy expects NAME[:KEY=V1,V2...], got {text!r}")
+        if key in grid:
+            raise ValueError(f"--policy {text}: {key} is given twice; list its values once, comma-separated")
+        grid[key] = [getattr(check_params(name, {key: v.strip()}, f"--policy {text}"), key)
+                     for v in values.split(",")]
+    check_params(name, {}, f"--policy {text}")  # an unknown policy, also without parameters
+    return name, grid
+
+
+def _sweep_parser(sub) -> None:
+    """The ``flashrepro sweep`` subcommand (the runner: :mod:`flashrepro.sweep`)."""
+    from .sweep import EXECUTORS, SCHEDULER_TIMEOUT_S
+
+    s = sub.add_parser("sweep", help="run policies x workloads x capacities (local, process pool or Dask)",
+                       description="Run every policy (with its parameter grid) on every workload at every capacity; "
+                       "writes the rows to a parquet file (re-runs skip rows already there) and optionally a CSV.")
+    s.add_argument("--policy", action="append", required=True, metavar="NAME[:KEY=V1,V2...]",
+                   help="a policy, with a grid of parameter values (repeatable)")
+    s.add_argument("--workload", action="append", required=True, help="a catalog workload (repeatable)")
+    s.add_argument("--capacity", type=count_type("--capacity"), nargs="+", required=True, help="cache sizes in pages")
+    s.add_argument("--page-bytes", type=page_bytes_type, default=4096, help="a power of two, 512 to 1048576")
+    s.add_argument("--scale", default="ci", choices=("ci", "quick", "paper"))
+    s.add_argument("--seed", type=count_type("--seed", 0), default=0)
+    s.add_argument("--flush-at-end", action="store_true")
+    s.add_argument("--device-time", action="store_true", help="add modelled device time columns (papers 1, 2)")
+    s.add_argument("--executor", default="local", choices=EXECUTORS)
+    s.add_argument("--workers", type=count_type("--workers"), default=None,
+                   help="processes for 'process' and the Dask LocalCluster")
+    s.add_argument("--scheduler", default=None, help="a Dask scheduler address, e.g. tcp://host:8786 (implies dask); "
+                   f"one that does not answer within {SCHEDULER_TIMEOUT_S:g} s is an error")
+    s.add_argument("--out", default=None, help="parquet file of finished rows (resumable)")
+    s.add_argument("--csv", default=None, help="also write the table without timing to this CSV")
+
+
+def _check_workload(name: str) -> None:
+    try:
+        catalog.origin(name)  # unknown, or a real trace that is not here and has no model
+    except (ValueError, FileNotFoundError) as e:
+        raise ValueError(f"--workload {name}: {e}") from None
+
+
+def _check_output(path: str | None, flag: str) -> None:
+    """An output file the run can write: not a folder, its folder creatable; for ``--out``, an existing file
+    must be a store of sweep rows (read before anything runs, not after)."""
+    if path is None:
+        return
+    p = Path(path)
+    if p.is_dir():
+        raise ValueError(f"{flag} {path} is a folder; give a file name")
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OSError(f"{flag} {path}: cannot create its folder ({e.strerror or e})") from None
+    tempfiles.sweep(p.parent)  # temporaries of killed runs next to it
+    if flag == "--out":
+        from .sweep import _read_store
+
+        try:
+            _read_store(path)
+        except ValueError as e:
+            raise ValueError(f"{flag} {e}") from None
+
+
+def cmd_sweep(a) -> int:
+    """Run ``flashrepro sweep``; errors propagate to :func:`run_command`, which prints them."""
+    from .sweep import device_time, run
+
+    pol = [_sweep_policy(p) for p in a.policy]
+    for w in a.workload:
+        _check_workload(w)
+    _check_output(a.out, "--out")
+    _check_output(a.csv, "--csv")
+    res = run(pol, a.workload, a.capacity, scale=a.scale, seed=a.seed, flush_at_end=a.flush_at_end,
+              page_bytes=a.page_bytes, metrics=(device_time,) if a.device_time else (), executor=a.executor,
+              workers=a.workers, scheduler=a.scheduler, store=a.out)
+    if a.csv:
+        with atomic_path(Path(a.csv)) as tmp:
+            res.stable.write_csv(tmp)
+    for f in res.failures:
+        print(f"flashrepro sweep: task failed: {f}", file=sys.stderr)
+    print(json.dumps({"rows": res.table.height, "skipped": res.skipped, "failures": len(res.failures),
+                      "executor": res.executor, "wall_s": round(res.wall_s, 3), "out": a.out, "csv": a.csv}))
+    return 1 if res.failures else 0
+
+
 def parser() -> tuple[argparse.ArgumentParser, dict, dict]:
     """The parser, its subcommands' parsers by name, and each subcommand's run function (``a -> exit code``)."""
     ap = Parser(prog="flashrepro", description=__doc__)
@@ -535,11 +631,9 @@ def parser() -> tuple[argparse.ArgumentParser, dict, dict]:
     w = sub.add_parser("workloads", help="list catalog workloads and whether they are available here")
     w.add_argument("--available", action="store_true")
     runs = {name: _print_json(fn) for name, fn in JSON_COMMANDS.items()}
-    from . import sweep  # issue 15: the sweep runner's subcommand lives in its own module
-
-    sweep.add_parser(sub)
-    runs["sweep"] = sweep.main
-    from . import robustness  # issue 23: the robustness maps
+    _sweep_parser(sub)
+    runs["sweep"] = cmd_sweep
+    from . import robustness  # its command line lives with the maps (flashrepro.robustness.command)
 
     robustness.add_parser(sub)
     runs["robustness"] = robustness.main

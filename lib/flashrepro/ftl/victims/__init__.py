@@ -29,7 +29,16 @@ instead of running machine code built against the old layout.
 import hashlib
 from pathlib import Path
 
-from . import cost_benefit, d_choice, fifo, fifo_threshold, greedy, greedy_heap, random_all, random_choice  # noqa: F401  (each registers)
+from . import (  # noqa: F401  (each registers its rule: one line per rule)
+    cost_benefit,
+    d_choice,
+    fifo,
+    fifo_threshold,
+    greedy,
+    greedy_heap,
+    random_all,
+    random_choice,
+)
 from ._registry import VICTIM_RULES, Param, VictimRule, get_victim_rule, register, splitmix64, unregister
 
 __all__ = ["VICTIM_RULES", "Param", "VictimRule", "get_victim_rule", "register", "splitmix64", "unregister"]

@@ -45,9 +45,10 @@ victim's valid pages to the frontier ``copy_dest[kind]``.
 * *Slots* (``prm[SLOTS]``, a rule registered ``reads_slots``): each closed line takes the next slot when it
   closes (``slot_of``, ``slot_line``, ``slot_seq``; ``2L`` slots, renumbered in close order when they run
   out, at most once per ``L`` closes), so slots are in close order and a set of closed lines is a bitset
-  over them (``slot_bits``): the lines at most ``prm[LIMIT]`` valid, in the normal and the cold region,
-  and the lines with an invalid page. "The first such line after this one in close order" is then a
-  search of a few words instead of a walk of the FIFO (2R's scan, FEMU's fifo).
+  over them (``slot_bits``): the lines at most ``prm[LIMIT]`` valid (a limit the rule's settings give; -1
+  when the rule sets none), in the normal and the cold region, and the lines with an invalid page. "The
+  first such line after this one in close order" is then a search of a few words instead of a walk of the
+  FIFO (2R's scan, FEMU's fifo).
 * *Age rows* (``prm[AGE_LISTS]``, ``reads_ages``): per valid count ``v < P`` a bitset over the slots of
   the closed lines with ``v`` valid pages (``age_slots``), so each count's lines are in close order; its
   first slot (``age_head[v]``: the earliest-closed such line) and whether it has any (``age_bits``).
@@ -118,11 +119,23 @@ FREE, OPEN, CLOSED = 0, 1, 2
 N_KINDS = 3  # normal (2R++ bits 00), normal second chance (01), cold (10)
 COLD = 2
 
-# prm (int64 parameters)
-(P_PAGES, P_LINES, LIMIT, RECENT, STOP, MAX_VICTIMS, RESERVE, FORCED, BACKGROUND, BG_MIN_INVALID,
- D_CHOICES, EAGER_BUCKETS, DIV_MAGIC, DIV_SHIFT, FALLBACK, STABLE_SKIP, SELECT_UPFRONT, HOST_EAGER, CURSOR_RESUME,
- HEAP, SAMPLE_DRAWS, AGE_LISTS, SLOTS, WATCH) = range(24)
-N_PRM = 24
+# prm (int64 parameters), in three parts. The mechanism's own: the geometry, the stop rule, the trigger, the
+# host pointer. What the mechanism keeps or skips for the victim rule, from the rule's registration
+# (flashrepro.ftl.victims.VictimRule.fill_prm), of which RULE_SETTABLE may be set by the rule's configure hook
+# from its settings: LIMIT, the valid count at or under which a closed line is in the slot bitsets SLOT_UNDER
+# and SLOT_UNDER_COLD (-1: none is); CURSOR_RESUME; STABLE_SKIP; SAMPLE_DRAWS. Last, the rule's own block
+# prm[RULE_PRM:RULE_PRM + N_RULE_PRM], which the mechanism never reads: a device has one rule, so every
+# rule numbers its slots from RULE_PRM, in its own file.
+(P_PAGES, P_LINES, STOP, MAX_VICTIMS, RESERVE, FORCED, BACKGROUND, BG_MIN_INVALID, DIV_MAGIC, DIV_SHIFT,
+ SELECT_UPFRONT, HOST_EAGER, EAGER_BUCKETS, HEAP, AGE_LISTS, SLOTS, WATCH, LIMIT, CURSOR_RESUME, STABLE_SKIP,
+ SAMPLE_DRAWS) = range(21)
+RULE_SETTABLE = (LIMIT, CURSOR_RESUME, STABLE_SKIP, SAMPLE_DRAWS)
+RULE_PRM = 21
+N_RULE_PRM = 8
+N_PRM = RULE_PRM + N_RULE_PRM
+# fifo_threshold's two slots, as victims/fifo_threshold.py numbers them, named here for the walk-based rules of
+# tests/scan_rules_ftl.py that stand in for it
+RECENT, FALLBACK = RULE_PRM, RULE_PRM + 1
 STOP_VALID, STOP_INVALID, STOP_ONE = 0, 1, 2  # more than a line of valid / a line of invalid / one victim
 
 # sc (int64 scalar state kept between chunks)

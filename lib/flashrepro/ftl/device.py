@@ -15,6 +15,7 @@ import numpy as np
 from .. import jitkit as jk
 from . import _kernel as K
 from .victims import get_victim_rule
+from .victims._registry import SETTINGS, get_setting
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,15 +61,13 @@ GEOMETRIES = {
 }
 
 STOP_RULES = {"valid": K.STOP_VALID, "invalid": K.STOP_INVALID, "one": K.STOP_ONE}
-FALLBACKS = {"least-valid": 0, "fifo": 1, "global": 2}  # fifo_threshold's rule when no line is under the threshold
 SELECTIONS = ("upfront", "interleaved")  # a multi-victim pass: every victim chosen before the copies, or between
-CURSORS = ("wrap", "resume")  # fifo_threshold's scan after a victim that was the newest closed line
 HOST_LINES = ("lazy", "eager")  # when the host frontier takes its next line
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, init=False)
 class Policy:
-    """A GC policy: a victim rule plus where copies go and when a pass stops taking victims.
+    """A GC policy: a victim rule and its settings, plus where copies go and when a pass stops taking victims.
 
     ``victim`` names a rule registered in :mod:`flashrepro.ftl.victims` (``VICTIM_RULES``).
     ``copy_dest[k]`` is the frontier that receives pages copied out of a kind-``k`` line (0 = normal /
@@ -78,57 +77,68 @@ class Policy:
     ``select``: a pass with several victims chooses them all before copying any ("upfront", paper 4's
     sections 2.3 and 3.1: "희생 블록을 여러 개 선정한 후 유효한 페이지들을 병합", "선택된 희생 블록들에 위치한
     유효 페이지들은 빈 블록으로 카피백된다"), or each after the previous one was copied and erased
-    ("interleaved", the package before: lines those copies close can move the 20% boundary).
-    Rule parameters: ``threshold`` is the largest utilization a ``fifo_threshold`` victim may have
-    (``strict_threshold``: strictly under it, 2R++'s "임계값보다 낮을 경우" = lower than the threshold; 2R's
-    "임계값보다 높을 경우 ... 지나간다" passes over only lines above it; it matters only when threshold x
-    pages per line is whole) and ``recent_fraction`` of all lines (the most recently closed) are never its
-    victims; ``fallback`` is its first victim when no eligible line is under the threshold, which paper 4
-    leaves open (:data:`FALLBACKS`: "least-valid" eligible line, first eligible line in "fifo" order from
-    the cursor, or the "global" least-valid closed line; see :mod:`flashrepro.ftl.victims.fifo_threshold`);
-    ``cursor``: after a victim that was the newest closed line (only with ``recent_fraction`` 0 or the
-    global fallback) the scan restarts at the oldest line ("wrap") or at the first line closed after it
-    ("resume"); the paper says only that selection resumes where the last GC ended. ``d`` is the number of
-    draws of ``d-choice``; ``seed`` starts the splitmix64 stream of ``random`` and ``d-choice`` (FEMU's
-    ``gc_seed``).
+    ("interleaved": lines those copies close can move the 20% boundary). ``seed`` starts the splitmix64
+    stream the random rules draw from (FEMU's ``gc_seed``).
+
+    Every other keyword is a victim rule's setting, declared in the rule's file (its ``PARAMS``, which give
+    each one's default, check and meaning; e.g. ``fifo_threshold``'s ``threshold``, ``strict_threshold``,
+    ``recent_fraction``, ``fallback``, ``cursor`` and ``d-choice``'s ``d``): any registered rule's setting
+    may be given with any rule, and is read as ``policy.<setting>`` (its default when not given).
+    ``params`` holds the settings that differ from their defaults, as sorted ``(name, value)`` pairs.
     """
 
     name: str
-    victim: str = "greedy"
-    copy_dest: tuple[int, int, int] = (0, 0, 0)
-    threshold: float = 0.4
-    recent_fraction: float = 0.2
-    fallback: str = "least-valid"
-    stop: str = "one"
-    max_victims: int = 0
-    d: int = 4
-    seed: int = 0
-    select: str = "upfront"
-    strict_threshold: bool = False
-    cursor: str = "wrap"
-    description: str = ""
+    victim: str
+    copy_dest: tuple[int, int, int]
+    stop: str
+    max_victims: int
+    seed: int
+    select: str
+    description: str
+    params: tuple[tuple[str, object], ...]
 
-    def __post_init__(self):
-        get_victim_rule(self.victim)  # raises, listing the registered rules
-        if self.fallback not in FALLBACKS:
-            raise ValueError(f"fallback must be one of {sorted(FALLBACKS)}, got {self.fallback!r}")
-        if self.stop not in STOP_RULES:
-            raise ValueError(f"stop must be one of {sorted(STOP_RULES)}, got {self.stop!r}")
-        if self.select not in SELECTIONS:
-            raise ValueError(f"select must be one of {list(SELECTIONS)}, got {self.select!r}")
-        if self.cursor not in CURSORS:
-            raise ValueError(f"cursor must be one of {list(CURSORS)}, got {self.cursor!r}")
-        if len(self.copy_dest) != K.N_KINDS or not all(0 <= d < K.N_KINDS for d in self.copy_dest):
-            raise ValueError(f"copy_dest needs {K.N_KINDS} kinds in 0..{K.N_KINDS - 1}, got {self.copy_dest}")
-        if not (0 <= self.threshold <= 1 and 0 <= self.recent_fraction < 1):
-            raise ValueError("threshold must be in [0, 1] and recent_fraction in [0, 1)")
-        if self.max_victims < 0 or self.d < 1:
-            raise ValueError(f"max_victims must be >= 0 and d >= 1, got {self.max_victims} and {self.d}")
-        if not 0 <= self.seed < 2**64:
-            raise ValueError(f"seed must be in [0, 2**64), got {self.seed}")
+    def __init__(self, name: str, victim: str = "greedy", copy_dest: tuple[int, int, int] = (0, 0, 0), *,
+                 stop: str = "one", max_victims: int = 0, seed: int = 0, select: str = "upfront",
+                 description: str = "", params=(), **settings):
+        get_victim_rule(victim)  # raises, listing the registered rules
+        if stop not in STOP_RULES:
+            raise ValueError(f"stop must be one of {sorted(STOP_RULES)}, got {stop!r}")
+        if select not in SELECTIONS:
+            raise ValueError(f"select must be one of {list(SELECTIONS)}, got {select!r}")
+        copy_dest = tuple(copy_dest)
+        if len(copy_dest) != K.N_KINDS or not all(0 <= d < K.N_KINDS for d in copy_dest):
+            raise ValueError(f"copy_dest needs {K.N_KINDS} kinds in 0..{K.N_KINDS - 1}, got {copy_dest}")
+        if max_victims < 0:
+            raise ValueError(f"max_victims must be >= 0, got {max_victims}")
+        if not 0 <= seed < 2**64:
+            raise ValueError(f"seed must be in [0, 2**64), got {seed}")
+        given = {**dict(params), **settings}
+        for key, value in given.items():
+            _setting(key).validate(value)
+        changed = tuple(sorted((k, v) for k, v in given.items() if v != _setting(k).default))
+        for field, value in (("name", name), ("victim", victim), ("copy_dest", copy_dest), ("stop", stop),
+                             ("max_victims", max_victims), ("seed", seed), ("select", select),
+                             ("description", description), ("params", changed)):
+            object.__setattr__(self, field, value)
+
+    def __getattr__(self, key: str):
+        """A victim rule's setting: its value if given, else its default."""
+        param = get_setting(key)
+        if param is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {key!r}")
+        return dict(self.__dict__.get("params", ())).get(key, param.default)
 
     def with_(self, **changes) -> Policy:
-        return dataclasses.replace(self, **changes)
+        """This policy with some fields or rule settings changed."""
+        own = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        settings = dict(own.pop("params"))
+        for key, value in changes.items():
+            (own if key in own else settings)[key] = value
+        return Policy(**own, **settings)
+
+    def rule_params(self) -> dict:
+        """Every setting of the policy's victim rule, by name (defaults filled in)."""
+        return {p.name: getattr(self, p.name) for p in get_victim_rule(self.victim).params}
 
     def describe(self) -> dict:
         """What ``flashrepro ftl-policies`` prints."""
@@ -136,7 +146,16 @@ class Policy:
         return {"victim": self.victim, "victim_rule": rule.description, "copy_dest": list(self.copy_dest),
                 "stop": self.stop, "max_victims": self.max_victims, "select": self.select,
                 "description": self.description,
-                **{k: getattr(self, k) for k in rule.params}}
+                **{k: getattr(self, k) for k in rule.setting_names}}
+
+
+def _setting(key: str):
+    """The victim rules' setting called ``key``; TypeError, as for an unknown keyword, if there is none."""
+    param = get_setting(key)
+    if param is None:
+        raise TypeError(f"Policy got an unexpected keyword argument {key!r} (the victim rules' settings: "
+                        f"{', '.join(sorted(SETTINGS))})")
+    return param
 
 
 POLICIES = {
@@ -157,15 +176,6 @@ POLICIES = {
     "d-choice": Policy("d-choice", "d-choice", description="FEMU's gc_policy=d-choice: least valid of 4 random "
                        "lines (seed 0); copies share the host's write pointer"),
 }
-
-
-def threshold_pages(policy: Policy, pages_per_line: int) -> int:
-    """The most valid pages a ``fifo_threshold`` victim may hold: ``threshold`` x pages per line rounded
-    down, or with ``strict_threshold`` the largest count strictly under it."""
-    x = policy.threshold * pages_per_line
-    if policy.strict_threshold:
-        return int(np.ceil(x - 1e-9)) - 1
-    return int(np.floor(x + 1e-9))
 
 
 def get_policy(policy: str | Policy) -> Policy:
@@ -286,26 +296,13 @@ class FTL:
         self._pick = rule.pick
         prm = np.zeros(K.N_PRM, np.int64)
         prm[K.P_PAGES], prm[K.P_LINES] = g.pages_per_line, g.n_lines
-        prm[K.LIMIT] = threshold_pages(p, g.pages_per_line)
-        prm[K.RECENT] = int(np.floor(p.recent_fraction * g.n_lines + 1e-9))
         prm[K.STOP] = STOP_RULES[p.stop]
         prm[K.MAX_VICTIMS] = p.max_victims
         prm[K.RESERVE], prm[K.FORCED], prm[K.BACKGROUND], prm[K.BG_MIN_INVALID] = reserve, forced, background, \
             min_invalid
-        prm[K.D_CHOICES] = p.d
-        prm[K.FALLBACK] = FALLBACKS[p.fallback]
-        prm[K.EAGER_BUCKETS] = rule.reads_buckets
-        # the pure-FIFO fallback is not stable: a line the scan passed over can drop under the threshold
-        # without reaching the background threshold first, and become the choice
-        prm[K.STABLE_SKIP] = rule.stable_skip and not (p.victim == "fifo_threshold" and p.fallback == "fifo")
         prm[K.SELECT_UPFRONT] = p.select == "upfront"
-        prm[K.CURSOR_RESUME] = p.cursor == "resume"
-        prm[K.HEAP] = rule.reads_heap
-        prm[K.SAMPLE_DRAWS] = (p.d if "d" in rule.params else 1) if rule.samples else 0
-        # the age rows are bitsets over the slots: a rule that reads them has the slots kept too
-        prm[K.AGE_LISTS], prm[K.SLOTS], prm[K.WATCH] = rule.reads_ages, rule.reads_slots or rule.reads_ages, \
-            rule.watches
         prm[K.HOST_EAGER] = t.host_line == "eager"
+        rule.fill_prm(prm, p.rule_params(), g)
         self.state = K.new_state(g.pages_per_line, g.n_lines, g.logical_pages, prm, p.copy_dest, p.seed)
         if t.host_line == "eager":  # FEMU's ssd_init_write_pointer: the host's line is taken from the start
             K._open_line(self.state, 0)

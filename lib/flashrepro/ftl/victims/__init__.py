@@ -4,10 +4,15 @@ A victim rule is a Numba function compiled eagerly with the signature :data:`~..
 ``pick(state, first) -> line or -1``: it reads the :class:`~.._kernel.FTLState` (valid counts, the
 FIFO of closed lines, the valid-count buckets, the candidate set, close times, its own parameters in
 ``prm``) and returns the first victim of a GC pass (``first``) or a follow-up victim. The kernel receives
-it as a first-class function, so adding a rule needs no change to the kernel:
+it as a first-class function, so adding a rule needs no change to the kernel, and its settings need no
+change to :mod:`flashrepro.ftl.device`: the rule declares them (:class:`Param`: name, default, check) and a
+``configure(params, geometry, prm)`` hook that writes them into its own block of the kernel's parameters
+(``prm[K.RULE_PRM:]``); they become ``Policy`` keywords. The recipe, as a diff, is
+``docs/ftl_victim_rules.md``:
 
 1. write ``victims/<name>.py`` with ``@njit(VICTIM_SIG, cache=True) def pick(s, first)`` (helpers it
-   calls ``inline="always"``) and a ``register("<name>", pick, "<one line>")`` at its end;
+   calls ``inline="always"``), its ``Param`` settings and ``configure`` if it has any, and a
+   ``register("<name>", pick, "<one line>", ...)`` at its end;
 2. import the module below.
 
 Rules here: ``greedy-heap``, ``greedy`` and ``fifo_threshold`` (paper 4: greedy with FEMU's ties or the least
@@ -24,10 +29,19 @@ instead of running machine code built against the old layout.
 import hashlib
 from pathlib import Path
 
-from . import cost_benefit, d_choice, fifo, fifo_threshold, greedy, greedy_heap, random_all, random_choice  # noqa: F401  (each registers)
-from ._registry import VICTIM_RULES, VictimRule, get_victim_rule, register, splitmix64
+from . import (  # noqa: F401  (each registers its rule: one line per rule)
+    cost_benefit,
+    d_choice,
+    fifo,
+    fifo_threshold,
+    greedy,
+    greedy_heap,
+    random_all,
+    random_choice,
+)
+from ._registry import VICTIM_RULES, Param, VictimRule, get_victim_rule, register, splitmix64, unregister
 
-__all__ = ["VICTIM_RULES", "VictimRule", "get_victim_rule", "register", "splitmix64"]
+__all__ = ["VICTIM_RULES", "Param", "VictimRule", "get_victim_rule", "register", "splitmix64", "unregister"]
 
 
 def _recompile_if_dependencies_changed() -> None:

@@ -1,14 +1,17 @@
 """``fifo_threshold``: 2R's and 2R++'s FIFO scan with a utilization threshold (paper 4).
 
+Its settings (:data:`PARAMS`, Policy keywords) are ``threshold``, ``strict_threshold``, ``recent_fraction``,
+``fallback`` and ``cursor``; :func:`configure` turns them into the kernel's parameters.
+
 Closed lines are visited in close order. The ``prm[RECENT]`` most recently closed are never victims;
 the others form the *eligible prefix* of the FIFO. A scan starts at the cursor (the line after the
-previous victim; the head when that victim was the newest closed line, or with ``Policy.cursor="resume"``
+previous victim; the head when that victim was the newest closed line, or with ``cursor="resume"``
 the first line closed after it), visits the eligible prefix cyclically once, and takes the first line with
-at most ``prm[LIMIT]`` valid pages (``Policy.threshold`` x pages per line, rounded down; strictly under it
-with ``Policy.strict_threshold``, 2R++'s "lower than").
+at most ``prm[K.LIMIT]`` valid pages (``threshold`` x pages per line, rounded down; strictly under it
+with ``strict_threshold``, 2R++'s "lower than").
 
 * First victim of a pass: the first eligible line under the limit. The paper gives no rule for when
-  there is none (section 3); ``prm[FALLBACK]`` (``Policy.fallback``) names the assumption:
+  there is none (section 3); ``prm[FALLBACK]`` (``fallback``) names the assumption:
 
   - ``"least-valid"`` (0): the least-valid eligible line (first in scan order among ties), a *fallback*;
   - ``"fifo"`` (1): the first eligible line from the cursor with an invalid page (pure FIFO), a *fallback*;
@@ -23,7 +26,7 @@ with ``Policy.strict_threshold``, 2R++'s "lower than").
   fallback (-1 ends the pass).
 
 Every scan above is a query, not a walk (``reads_slots``, ``reads_ages``): the mechanism gives each closed
-line a *slot*, increasing in close order, and keeps bitsets of the slots of lines at most ``prm[LIMIT]``
+line a *slot*, increasing in close order, and keeps bitsets of the slots of lines at most ``prm[K.LIMIT]``
 valid (one per region) and of lines with an invalid page; the eligible prefix is the slots up to the last
 line closed at least ``prm[RECENT]`` closes ago (a binary search), and the first line of a bitset in cyclic
 order from the cursor's slot is a search of its words. The least-valid lines come from the same kind of
@@ -31,10 +34,55 @@ bitset per valid count (``reads_ages``): the lowest count whose earliest-closed 
 its lines the first from the cursor.
 """
 
+import numpy as np
 from numba import njit
 
 from .. import _kernel as K
-from ._registry import register
+from ._registry import Param, between, one_of, register
+
+RECENT, FALLBACK = K.RULE_PRM, K.RULE_PRM + 1  # this rule's slots of prm: the recent window, the fallback's code
+FALLBACKS = {"least-valid": 0, "fifo": 1, "global": 2}  # the fallback's code by name
+CURSORS = ("wrap", "resume")
+
+PARAMS = (
+    Param("threshold", 0.4, between(0, 1), "the largest utilization a victim may have (2R's 40%)"),
+    Param("strict_threshold", False, one_of(False, True),
+          "victims strictly under the threshold: 2R++'s \"임계값보다 낮을 경우\" (lower than the threshold); 2R's "
+          "\"임계값보다 높을 경우 ... 지나간다\" passes over only lines above it. It matters only when threshold x "
+          "pages per line is whole"),
+    Param("recent_fraction", 0.2, between(0, 1, high_open=True),
+          "the share of all lines, the most recently closed, that are never victims"),
+    Param("fallback", "least-valid", one_of(*FALLBACKS),
+          "the first victim when no eligible line is under the threshold, which paper 4 leaves open: the "
+          "\"least-valid\" eligible line, the first eligible line in \"fifo\" order from the cursor, or the "
+          "\"global\" least-valid closed line"),
+    Param("cursor", "wrap", one_of(*CURSORS),
+          "after a victim that was the newest closed line (only with recent_fraction 0 or the global fallback) "
+          "the scan restarts at the oldest line (\"wrap\") or at the first line closed after it (\"resume\"); "
+          "the paper says only that selection resumes where the last GC ended"),
+)
+
+
+def threshold_pages(params, pages_per_line: int) -> int:
+    """The most valid pages a victim may hold under ``params``' (a Policy, or anything with ``threshold`` and
+    ``strict_threshold``) threshold: threshold x pages per line rounded down, or with ``strict_threshold``
+    the largest count strictly under it."""
+    x = params.threshold * pages_per_line
+    if params.strict_threshold:
+        return int(np.ceil(x - 1e-9)) - 1
+    return int(np.floor(x + 1e-9))
+
+
+def configure(params, geometry, prm) -> None:
+    """The settings in the kernel's parameters: the slot bitsets' limit, the recent window in lines, the
+    fallback's code and the cursor's rule. The pure-FIFO fallback is not ``stable_skip``: a line the scan
+    passed over can drop under the threshold without reaching the background threshold first, and become
+    the choice."""
+    prm[K.LIMIT] = threshold_pages(params, geometry.pages_per_line)
+    prm[RECENT] = int(np.floor(params.recent_fraction * geometry.n_lines + 1e-9))
+    prm[FALLBACK] = FALLBACKS[params.fallback]
+    prm[K.CURSOR_RESUME] = params.cursor == "resume"
+    prm[K.STABLE_SKIP] = params.fallback != "fifo"
 
 
 @njit(cache=True, inline="always")
@@ -56,7 +104,7 @@ def _scan(s, region, first, fallback):
     first in scan order among ties; 1 = the first eligible line with an invalid page; 2 = none); else -1."""
     L = s.prm[K.P_LINES]
     slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = K.order_views(s)
-    cutoff = s.sc[K.SEQ] - s.prm[K.RECENT]
+    cutoff = s.sc[K.SEQ] - s.prm[RECENT]
     last = K.slot_last_closed_by(slot_seq, s.sc[K.N_SLOTS], cutoff)
     if last < 0:
         return -1  # nothing eligible
@@ -109,7 +157,7 @@ def pick(s, first):
     if not first:
         return _scan(s, s.sc[K.REGION], False, 2)
     P = s.prm[K.P_PAGES]
-    mode = s.prm[K.FALLBACK]
+    mode = s.prm[FALLBACK]
     found = _scan(s, 0, True, mode)
     if found < -1:
         victim = -2 - found
@@ -128,5 +176,4 @@ def pick(s, first):
 register("fifo_threshold", pick, "2R's FIFO scan from the last victim: the first line outside the recent window "
          "at or under the threshold, follow-ups from its region; when none is, a fallback (least-valid, pure "
          "FIFO or global least-valid)",
-         params=("threshold", "strict_threshold", "recent_fraction", "fallback", "cursor"), stable_skip=True,
-         reads_ages=True, reads_slots=True)
+         params=PARAMS, configure=configure, stable_skip=True, reads_ages=True, reads_slots=True)

@@ -46,4 +46,4 @@ def pick(s, first):
 
 
 register("random-all", pick, "any closed line, uniformly at random, with an invalid page or not (the textbook rule; "
-         "seeded splitmix64)", params=("seed",))
+         "seeded splitmix64)", draws=True)

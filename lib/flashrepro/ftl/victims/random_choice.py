@@ -19,5 +19,5 @@ def pick(s, first):
     return K.sample_least_valid(s.cands, s.sc[K.N_CANDS], s.valid, s.rng, 1)
 
 
-register("random", pick, "a line with an invalid page, uniformly at random (seeded splitmix64)", params=("seed",),
+register("random", pick, "a line with an invalid page, uniformly at random (seeded splitmix64)", draws=True,
          samples=True)

@@ -15,7 +15,7 @@ import polars as pl
 from ...ftl import POLICIES, ArrayStream, GCTrigger, Geometry, get_trigger, run, summarize
 from ...ftl import oracle as ftl_oracle
 from ...ftl import running_waf as ftl_running_waf
-from ...ftl.device import threshold_pages
+from ...ftl.victims.fifo_threshold import threshold_pages
 from ...traces import catalog
 from ...traces.oltp import StatsTap
 from .workloads import MODELS, OLTP_WRITES, REAL_STANDINS, THETAS, fio_stream, geometry, oltp_model, paper_value

@@ -81,10 +81,11 @@ robustness: $(STAMP)  ## the full robustness maps (256 points per paper) -> resu
 fit4: $(STAMP)  ## refit paper 4's OLTP models to Figs. 1-2 -> data/paper/2rpp_models.json (a few minutes)
 	$(PY) -m flashrepro.papers.twor
 
-test: $(STAMP)  ## lint, then unit, property, reference, golden, peer and notebook (nbval) tests
+test: $(STAMP)  ## lint, the kernels compiled on every core, then unit, property, reference, golden, peer and notebook (nbval) tests
 	$(PY) -m ruff check lib tests benchmarks
 	@rm -rf build/nbval
 	@$(PY) -m flashrepro.notebooks nbval-prepare build/nbval
+	$(PY) -m flashrepro.warm
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile tests build/nbval --nbval-lax
 
 lint: $(STAMP)

@@ -1,0 +1,99 @@
+"""Compile the package's kernels ahead of a run, several at a time, into the kernel cache.
+
+    python -m flashrepro.warm [--jobs N]
+
+Numba compiles a kernel the first time it runs, one after another in each process that needs it: a fresh
+``make test`` spent about four of its minutes there, and its two test workers compiled many kernels twice.
+This runs one small job per cache policy, FTL victim rule, trace reader and trace generator in a pool of
+``--jobs`` processes (default: one per core), so each kernel compiles once, on every core at once, into the
+cache of this version of the source (:mod:`flashrepro.jitcache`), where every later process finds it. It
+changes no result; a kernel it does not reach compiles when first used, as before.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
+
+def tasks() -> list[tuple[str, str]]:
+    """(kind, name) of every job: the slowest to compile first, so the pool ends together."""
+    from .cache import POLICIES
+    from .ftl import VICTIM_RULES
+
+    slow = ["seg_prefetch", "write_once", "bs_clock", "clock_dnv", "clock_hbm"]
+    rest = sorted(set(POLICIES) - set(slow))
+    return ([("ftl", "fifo_threshold")] + [("policy", p) for p in slow if p in POLICIES] + [("readers", "")]
+            + [("ftl", r) for r in sorted(set(VICTIM_RULES) - {"fifo_threshold"})] + [("policy", p) for p in rest]
+            + [("generators", "")])
+
+
+def run_task(task: tuple[str, str]) -> tuple[tuple[str, str], float]:
+    """Run one small job of ``task``; returns it with its wall time."""
+    t0 = time.perf_counter()
+    kind, name = task
+    if kind == "policy":
+        from .cache import simulate
+        from .traces import synthetic
+
+        tr = synthetic.zipf(512, 4000, 0.9, seed=1, write_fraction=0.3)
+        simulate(tr, name, 64, log_io=True)
+    elif kind == "ftl":
+        import numpy as np
+
+        from .ftl import FTL, POLICIES, Geometry, Policy
+
+        pol = next((p for p in POLICIES.values() if p.victim == name), None) or Policy(name, name)
+        for trigger in ("reserve", "femu"):
+            ftl = FTL(Geometry(16, 64, 800), pol, trigger)
+            ftl.write(np.random.default_rng(1).integers(0, 800, 20_000).astype(np.int32))
+    elif kind == "readers":
+        from pathlib import Path
+
+        from .traces import load_trace
+
+        formats = Path(__file__).resolve().parents[2] / "tests" / "data" / "formats"
+        for f in sorted(formats.glob("sample.*")) if formats.is_dir() else []:
+            try:
+                load_trace(f, cache=False).to_pages(4096)
+            except (ValueError, OSError):
+                pass  # a sample made for an error: its kernels ran up to it
+    elif kind == "generators":
+        from .traces import pcmark, synthetic
+
+        synthetic.zipf(1000, 1000, 0.9, seed=1).to_pages(4096)
+        for model in pcmark.MODELS.values():
+            pcmark.generate(model, 1, n_requests=2000)
+    return task, time.perf_counter() - t0
+
+
+def warm(jobs: int | None = None, log=print) -> float:
+    """Run every :func:`tasks` job in ``jobs`` processes; returns the wall time. A job that fails is reported
+    and skipped (the tests will say what is wrong)."""
+    jobs = jobs or os.cpu_count() or 1
+    t0 = time.perf_counter()
+    with ProcessPoolExecutor(jobs) as pool:
+        futures = {pool.submit(run_task, t): t for t in tasks()}
+        for f in as_completed(futures):
+            try:
+                f.result()
+            except Exception as e:  # noqa: BLE001  (reported; the run goes on)
+                log(f"warm: {futures[f]} failed: {type(e).__name__}: {e}")
+    wall = time.perf_counter() - t0
+    log(f"warm: {len(futures)} jobs in {wall:.0f} s on {jobs} processes")
+    return wall
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m flashrepro.warm", description=__doc__.splitlines()[0])
+    ap.add_argument("--jobs", type=int, default=None, help="processes (default: one per core)")
+    a = ap.parse_args(argv)
+    warm(a.jobs, log=lambda m: print(m, file=sys.stderr))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

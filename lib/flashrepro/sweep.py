@@ -582,7 +582,7 @@ def _execute_dask(tasks, workers, scheduler, client, bar, fn=None):
                 cluster.close()
 
 
-# --- any experiment function at a list of points (issue 23: the robustness maps) -------------------------------
+# --- any experiment function at a list of points (the robustness maps) -----------------------------------------
 @dataclasses.dataclass(frozen=True)
 class PointTask:
     """One call ``module.function(**kwargs)``; the function is shipped by name, so a process or Dask worker

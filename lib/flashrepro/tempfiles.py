@@ -1,4 +1,4 @@
-"""Temporaries next to outputs, and nothing left behind by a killed run (issue 12, section 4).
+"""Temporaries next to outputs, and nothing left behind by a killed run.
 
 Every table, figure and executed notebook is written to a hidden temporary next to its target and renamed
 onto it only when complete (:func:`atomic_path`). The temporary's name carries the writer's process id,

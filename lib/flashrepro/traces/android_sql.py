@@ -9,7 +9,7 @@ streams). :func:`replay` builds the database from ``loading.sql`` (not traced), 
 rollback-journal mode, and turns the log into a :class:`~flashrepro.traces.trace.Trace`. Both phases go
 through the shim, which records every ``xSync`` but does not perform it: the scratch database is thrown
 away, SQLite sees a sync succeed either way, and the fsyncs made a cold replay wait on the disk ~15x its
-CPU time (issue 22; the traces are identical, checked on every app and setting of notebook 05):
+CPU time (the traces are identical, checked on every app and setting of notebook 05):
 
 * every file is a file id; a block is ``(file id << 32) | (offset // 4096)``, so pages are numbered per file
   (:mod:`.filelevel`);
@@ -164,7 +164,7 @@ def _vfs_classes():
             # Recorded, not performed: the scratch database is thrown away, so its durability is worth nothing,
             # and SQLite sees a successful sync either way (it makes no decision on how long one takes). With
             # the fsyncs a cold replay of the four apps' 11 settings waited ~5 minutes on the disk for ~20 s of
-            # CPU (measured); the log, and so the trace, is the same (issue 22; compared on every setting).
+            # CPU (measured); the log, and so the trace, is the same (compared on every setting).
             self.vfs.log.append((self.vfs.statement, "sync", self.path, 0, 0))
 
         def xTruncate(self, newsize):

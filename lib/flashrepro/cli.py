@@ -382,8 +382,10 @@ def _print_json(command):
 
 # --- errors, signals and a closed pipe ----------------------------------------------------------------------
 _KEYWORDS = {"format": "format", "page_bytes": "page_bytes", "capacity_pages": "capacity_pages",
-             "scheduler": "scheduler", "allow_existing": "allow_existing", "max_bytes": "max_mib"}
-_KEYWORD = re.compile(r"\b(?P<kw>" + "|".join(_KEYWORDS) + r")=(?P<value>[^\s,;)]*)")
+             "scheduler": "scheduler", "allow_existing": "allow_existing", "max_bytes": "max_mib",
+             "max_request_bytes": "max_request_bytes"}
+# ``kw=value``, or a keyword named alone in parentheses (a limit: "... bytes (max_request_bytes)")
+_KEYWORD = re.compile(r"\b(?P<kw>" + "|".join(_KEYWORDS) + r")(?:=(?P<value>[^\s,;)]*)|(?=\)))")
 
 
 def _as_flags(text: str, a, flags: dict) -> str:
@@ -394,16 +396,12 @@ def _as_flags(text: str, a, flags: dict) -> str:
         dest = _KEYWORDS[m["kw"]]
         if dest not in flags:
             return m[0]
-        if m["kw"] == "max_bytes":
+        if m["kw"] == "max_bytes" and m["value"] is not None:
             return f"{flags[dest]} {getattr(a, dest):g} ({m['value']} bytes)"
-        return flags[dest] if m["value"] in ("", "True") else f"{flags[dest]} {m['value']}"
-
-    def bare(p):  # a limit named by its keyword alone: "(max_request_bytes)"
-        return p.replace("(max_request_bytes)", f"({flags['max_request_bytes']})") if "max_request_bytes" in flags \
-            else p
+        return flags[dest] if m["value"] in (None, "", "True") else f"{flags[dest]} {m['value']}"
 
     parts = re.split(r"('(?:[^'\\]|\\.)*')", text)
-    return "".join(p if i % 2 else bare(_KEYWORD.sub(flag, p)) for i, p in enumerate(parts))
+    return "".join(p if i % 2 else _KEYWORD.sub(flag, p) for i, p in enumerate(parts))
 
 
 def _given_as(path: str, a, flags: dict) -> str | None:

@@ -23,6 +23,8 @@ import re
 import shutil
 from pathlib import Path
 
+from numba.core import caching
+
 PACKAGE = Path(__file__).resolve().parent
 KEEP = 4  # source versions kept side by side (e.g. main and a branch or two)
 
@@ -109,8 +111,6 @@ def install() -> Path | None:
         return None
     if new:
         _prune(root, folder)
-    from numba.core import caching
-
     PackageLocator.folder = folder
     impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # the name lost its underscore in 0.61
     classes = impl._locator_classes
@@ -119,13 +119,7 @@ def install() -> Path | None:
     return folder
 
 
-def _locator_base():
-    from numba.core import caching
-
-    return caching._SourceFileBackedLocatorMixin, caching._CacheLocator
-
-
-class PackageLocator(*_locator_base()):
+class PackageLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
     """Numba cache locator for the package's own functions: the folder of this source version, the source
     hash as the stamp (so the index never mixes versions either)."""
 

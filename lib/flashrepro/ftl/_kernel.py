@@ -691,7 +691,7 @@ def slot_last_closed_by(slot_seq, n_slots, seq):
     return lo - 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def slot_first_from(slot_bits, L, which, start, last):
     """The first slot of bitset ``which`` of ``slot_bits`` (the state's) in cyclic order ``start .. last, 0 ..
     start - 1``, or -1."""

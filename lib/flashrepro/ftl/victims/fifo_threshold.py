@@ -97,7 +97,7 @@ def _first_of(a, b, start, n_slots):
     return a if ka < kb else b
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _scan(s, region, first, fallback):
     """The first eligible line under the limit in scan order (in ``region`` unless ``first``); else, for a
     first victim, the fallback's line as ``-2 - line`` (``fallback``: 0 = the least-valid eligible line, the
@@ -142,7 +142,7 @@ def _scan(s, region, first, fallback):
     return -2 - slot_line[q]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _least_valid_closed(s):
     """The least-valid closed line with an invalid page, the earliest-closed among ties (-1 if every closed
     line is full: a full line would be refused)."""

@@ -159,3 +159,18 @@ def test_a_new_package_is_a_paper_everywhere(toy_paper, tmp_path):
     assert '<option value="98">paper 98</option>' in text
     assert "<h3>notebook 98</h3>" in text and "figures/98_toy_fig1.png" in text
     assert "<h1>flashrepro: six papers, reproduced</h1>" in text
+
+
+def test_a_declaration_that_is_not_literal_is_read_by_importing_it(tmp_path, monkeypatch):
+    root = tmp_path / "more_papers"
+    for name, body in (("toy_computed", 'from ..spec import Paper\n\nPAPER = Paper(__name__, notebook="97_toy", '
+                                        'ledger=None, title="Toy " + "computed")\n'),
+                       ("toy_helpers", '"""Shared code of some papers: no PAPER, so no paper."""\n')):
+        (root / name).mkdir(parents=True)
+        (root / name / "__init__.py").write_text(body)
+    monkeypatch.setattr(flashrepro.papers, "__path__", [*flashrepro.papers.__path__, str(root)])
+    try:
+        assert find(97).title == "Toy computed" and "flashrepro.papers.toy_computed" in sys.modules
+        assert "toy_helpers" not in {s.key for s in specs()}
+    finally:
+        sys.modules.pop("flashrepro.papers.toy_computed", None)

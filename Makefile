@@ -1,6 +1,7 @@
 # flashrepro: `make` regenerates every table and figure; `make test` runs every test.
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
+MAKEFLAGS += --no-builtin-rules  # every rule is below (and paper% would chain with the built-in ones: paper.o)
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -15,7 +16,7 @@ QUICK := $(patsubst notebooks/%.ipynb,build/quick/%.ipynb,$(NOTEBOOKS))
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: all quick test lint bench lab clean nbval-refresh install lock paper0 paper1 paper2 paper3 paper4 paper5 paper6 paper7 fit4 report browser robustness
+.PHONY: all quick test lint bench lab clean nbval-refresh install lock fit4 report browser robustness
 
 all: results/claims.csv results/headline.csv  ## every notebook at paper scale, the claims ledger, the reduced robustness maps
 	@echo "done: tables in results/, figures in figures/, executed notebooks in build/paper/"
@@ -57,14 +58,11 @@ build/quick/%.ipynb: notebooks/%.ipynb $(LIB) $(DATA) $(STAMP)
 quick: $(QUICK)  ## every notebook at a small scale
 	@$(PY) -m flashrepro.claims --results results/quick
 
-paper0: build/paper/00_workloads.ipynb  ## one notebook at paper scale
-paper1: build/paper/01_bs_clock.ipynb
-paper2: build/paper/02_ssd_prefetch.ipynb
-paper3: build/paper/03_clock_hbm.ipynb
-paper4: build/paper/04_2rpp.ipynb
-paper5: build/paper/05_write_once.ipynb
-paper6: build/paper/06_matrix.ipynb  ## the cross-paper matrix (every policy x every workload present)
-paper7: build/paper/07_theory.ipynb  ## the kernels against the analytic models (Che, characteristic time, Desnoyers, Van Houdt)
+# paperN: notebook N at paper scale (make paper0 to make paper7). N is found in the papers' specs, each
+# paper package's PAPER (`python -m flashrepro.papers` lists them), so a new paper's package and notebook
+# need no line here. (Not .PHONY: make skips pattern rules for phony targets.)
+paper%: $(STAMP)  ## one notebook at paper scale: 0 workloads, 1-5 the papers, 6 the cross-paper matrix, 7 theory
+	@nb=$$($(PY) -m flashrepro.papers notebook $*) && $(MAKE) --no-print-directory build/paper/$$nb.ipynb
 
 # The browsable report from what `make` wrote (re-runs only the notebooks that are out of date; seconds if none).
 report: results/claims.csv results/headline.csv  ## build/report/index.html: claims counts, filterable claims, figures, notebooks as HTML

@@ -3,11 +3,26 @@
 A paper's ``papers/<pkg>/robustness.py`` holds its ``SPACE`` and its ``HEADLINE`` tuple (claim strings as in
 the ledger). The ledger (:mod:`flashrepro.claims`) tags its rows from ``HEADLINE`` and the maps
 (:mod:`flashrepro.robustness`) run the space; both find the module here, so neither imports the other.
+
+:data:`PAPERS` comes from the papers' specs (:func:`flashrepro.papers.specs`, read from the packages' source
+without importing them): every paper package with a ledger number and a ``robustness.py``.
 """
 
 from __future__ import annotations
 
-PAPERS = {1: "bs_clock", 2: "ssd_prefetch", 3: "clock_hbm", 4: "twor", 5: "write_once"}
+from .papers import specs
+
+
+def _papers() -> dict:
+    """Ledger number -> package name of every paper whose package has a robustness module, by number."""
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent / "papers"
+    found = {s.ledger: s.key for s in specs() if s.ledger is not None and (here / s.key / "robustness.py").is_file()}
+    return dict(sorted(found.items()))
+
+
+PAPERS = _papers()  # {1: "bs_clock", 2: "ssd_prefetch", ...}; a dict the tests may add a missing paper to
 
 
 def module_name(paper) -> str:

@@ -6,7 +6,9 @@
 One page lists the papers with their claims counts by verdict (from ``results/claims.csv``), a claims table
 that filters as you type or pick a verdict, every figure as a thumbnail linking to the full image, and each
 executed notebook rendered to HTML with nbconvert. Figures are copied into the site, so the folder can be
-moved or served as it is (``python -m http.server -d build/report``).
+moved or served as it is (``python -m http.server -d build/report``). The papers, their titles and notebooks,
+and which figures belong to which notebook come from the papers' specs (:func:`flashrepro.papers.specs`), read
+when the page is built: a new paper package shows up with no edit here.
 
 The page checks itself once it has loaded: ``<div id="selfcheck">`` gets the number of claim rows, images
 loaded and images broken as data attributes (``tests/test_site.py`` reads them through headless Chromium).
@@ -24,15 +26,8 @@ import polars as pl
 
 from . import paths
 from ._io import atomic_path
+from .papers import specs
 
-PAPERS = {  # paper number in the claims ledger -> (title, notebook)
-    0: ("Theory: the kernels against the analytic models (Che; Martina et al.; Desnoyers; Van Houdt)", "07_theory"),
-    1: ("BS-CLOCK: bulk-write buffer replacement for flash DB systems (Lee, Lee, Park, 2016)", "01_bs_clock"),
-    2: ("Segment prefetching and adaptive cache culling for personal SSDs (Baek, 2011)", "02_ssd_prefetch"),
-    3: ("CLOCK-HBM: hybrid DRAM+NVM buffer for SSDs (Kim et al., 2019)", "03_clock_hbm"),
-    4: ("2R++: warm-page separation in OLTP-aware FTL GC (FEMU study)", "04_2rpp"),
-    5: ("Smartphone buffer cache exploiting write-only-once references (Kim, Bahn, 2016)", "05_write_once"),
-}
 VERDICTS = ("holds", "partly", "does not hold", "not comparable")
 CLAIM_COLUMNS = ("paper", "claim", "workload", "kind", "paper_value", "our_value", "unit", "tolerance", "verdict",
                  "detail")
@@ -93,9 +88,24 @@ def _num(x) -> str:
     return f"{x:.4g}" if isinstance(x, float) else str(x)
 
 
+def ledger_papers() -> dict:
+    """Paper number in the claims ledger -> its spec (title, notebook), by number: every paper with claims."""
+    return {s.ledger: s for s in sorted((s for s in specs() if s.ledger is not None), key=lambda s: s.ledger)}
+
+
+NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def _papers_heading() -> str:
+    """The heading's "five papers": the papers with a ledger number from 1 (0 holds the theory rows)."""
+    n = sum(1 for k in ledger_papers() if k >= 1)
+    return f"{NUMBER_WORDS[n] if n < len(NUMBER_WORDS) else n} paper{'' if n == 1 else 's'}"
+
+
 def counts_table(claims: pl.DataFrame, rendered=()) -> str:
     rows = []
-    for paper, (title, nb) in PAPERS.items():
+    for paper, spec in ledger_papers().items():
+        title, nb = spec.title, spec.notebook
         part = claims.filter(pl.col("paper") == paper) if claims.height else claims
         n = {v: part.filter(pl.col("verdict") == v).height if part.height else 0 for v in VERDICTS}
         link = f'<a href="notebooks/{nb}.html">{nb}</a>' if nb in rendered else nb
@@ -147,7 +157,7 @@ def claims_table(claims: pl.DataFrame) -> str:
         body.append(f'<tr class="{_cls(r["verdict"])}" data-paper="{r["paper"]}" data-verdict="{_e(r["verdict"])}">'
                     + "".join(cells) + "</tr>")
     head = "".join(f"<th>{c}</th>" for c in CLAIM_COLUMNS)
-    papers = "".join(f'<option value="{p}">paper {p}</option>' for p in PAPERS)
+    papers = "".join(f'<option value="{p}">paper {p}</option>' for p in ledger_papers())
     verdicts = "".join(f'<option value="{_e(v)}">{_e(v)}</option>' for v in VERDICTS)
     return (f'<div id=filters><input id=q placeholder="filter claims (any text)" oninput="filterClaims()" size=40>'
             f'<select id=paper onchange="filterClaims()"><option value="">every paper</option>{papers}</select>'
@@ -176,6 +186,21 @@ def render_notebooks(src: Path, dst: Path) -> list[str]:
     return names
 
 
+def figure_groups(names: list[str]) -> dict[str, list[str]]:
+    """Figure file names by heading: ``notebook NN`` for those whose name starts with paper NN's notebook (by
+    number), then ``other figures`` (the robustness maps', any no notebook's), each in the order given."""
+    groups: dict[str, list[str]] = {}
+    left = list(names)
+    for s in specs():
+        mine = [n for n in left if n.startswith(s.notebook + "_")]
+        if mine:
+            groups[f"notebook {s.number:02d}"] = mine
+            left = [n for n in left if n not in mine]
+    if left:
+        groups["other figures"] = left
+    return groups
+
+
 def build(out: Path | None = None, results: Path | None = None, figures: Path | None = None,
           notebooks: Path | None = None) -> Path:
     """Write the site into ``out`` (default ``build/report``); returns the path of ``index.html``."""
@@ -191,18 +216,17 @@ def build(out: Path | None = None, results: Path | None = None, figures: Path | 
         claims = read(claims_csv)
     else:
         claims = pl.DataFrame()
-    # figures: copied in, grouped by notebook
+    # figures: copied in, grouped by the notebook (in the papers' specs) whose name they start with
     (out / "figures").mkdir(exist_ok=True)
     pngs = sorted(figures.glob("*.png")) if figures.is_dir() else []
-    groups: dict[str, list[str]] = {}
     for p in pngs:
         target = out / "figures" / p.name
         if not target.exists() or target.stat().st_mtime < p.stat().st_mtime:
             shutil.copy2(p, target)
-        groups.setdefault(p.name[:2], []).append(p.name)
+    groups = figure_groups([p.name for p in pngs])
     rendered = render_notebooks(notebooks, out / "notebooks")
     parts = [f"<!doctype html><html><head><meta charset=utf-8><title>flashrepro report</title>"
-             f"<style>{STYLE}</style></head><body><h1>flashrepro: five papers, reproduced</h1>"]
+             f"<style>{STYLE}</style></head><body><h1>flashrepro: {_papers_heading()}, reproduced</h1>"]
     if not claims_csv.exists():
         parts.append(f"<p><b>No {_e(claims_csv)}:</b> run <code>make</code> first.</p>")
     parts.append(f"<h2>Papers</h2>{counts_table(claims, rendered)}")
@@ -226,10 +250,10 @@ def build(out: Path | None = None, results: Path | None = None, figures: Path | 
                      "rule, but the numbers differ from run to run and machine to machine, so they are kept out "
                      f"of the ledger above.</p>{measured_table(measured)}")
     parts.append("<h2>Figures</h2>")
-    for prefix, names in groups.items():
+    for heading, names in groups.items():
         thumbs = "".join(f'<figure><a href="figures/{_e(n)}"><img src="figures/{_e(n)}" alt="{_e(n)}"></a>'
                          f"<figcaption>{_e(n)}</figcaption></figure>" for n in names)
-        parts.append(f"<h3>notebook {prefix}</h3><div class=thumbs>{thumbs}</div>")
+        parts.append(f"<h3>{_e(heading)}</h3><div class=thumbs>{thumbs}</div>")
     parts.append(f"<div id=selfcheck></div><script>{SCRIPT}</script></body></html>")
     index = out / "index.html"
     with atomic_path(index) as tmp:

@@ -1,9 +1,10 @@
-"""What each paper package declares: a ``FIGURES`` index from the paper's figures and tables to the function
-that makes each and the file ``make`` writes.
+"""What each paper package declares: a ``PAPER`` (:class:`~flashrepro.papers.spec.Paper`) whose ``outputs`` are an
+index from the paper's figures and tables to the function that makes each and the file ``make`` writes.
 
 Every paper lives in ``papers/<name>/`` with ``workloads.py`` (the traces and models), ``experiments.py``
 (the runs, as polars tables), ``claims.py`` (the claims ledger rows) and ``figures.py`` (the plots), and an
-``__init__.py`` holding ``FIGURES``. A notebook ends with ``FIGURES.check()``, which fails when a declared
+``__init__.py`` holding ``PAPER`` (and ``FIGURES = PAPER.outputs``, ``NOTEBOOK = PAPER.notebook``, the names the
+notebook and the robustness maps use). A notebook ends with ``FIGURES.check()``, which fails when a declared
 file was not written in that run or a file was written that the index does not declare, so the index
 and what ``make`` produces cannot drift apart (``tests/test_layout.py`` checks the rest statically).
 """
@@ -30,6 +31,15 @@ class Output:
     function: Callable
     file: str
     always: bool = True
+
+    @property
+    def stem(self) -> str:
+        """The file's name without its suffix (``01_bs_clock_fig2``)."""
+        return self.file.rsplit(".", 1)[0]
+
+    def __call__(self, *args, **kwargs):
+        """Run the function that computes or draws this output."""
+        return self.function(*args, **kwargs)
 
 
 class Index(tuple):

@@ -53,7 +53,8 @@ axis a keyword of ``point``, a range from the paper's context or the traces' sta
 workers import it by name) and ``stand_ins(scale="ci") -> ledger rows`` on the real traces present;
 optionally ``EXPLAIN``, axes whose marginal effect on every headline claim the notebook's text section shows
 beside each claim's top axis (:func:`.maps.effects`: the points split by that axis, the others varying).
-Then add the package to :data:`PAPERS`.
+Nothing else: :data:`PAPERS` lists every paper package with a ledger number (its ``PAPER``) and a
+``robustness.py`` (:mod:`flashrepro.headline`).
 
 Modules: this one (the space: :class:`Axis`, :class:`Space`), :mod:`flashrepro.headline` (which module holds
 a paper's space and its headline claims), :mod:`.maps` (running, judging, summarising), :mod:`.files` (the

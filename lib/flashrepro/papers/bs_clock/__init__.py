@@ -12,11 +12,13 @@ on microSD card models. notebooks/01_bs_clock.ipynb calls these modules and plot
 Buffer 4 MB = 1024 pages of 4 KiB, maximum bulk 16 pages unless swept (paper Sec. 4).
 """
 
-from ..layout import Index, Output
+from ..layout import Output
+from ..spec import Paper
 from . import claims, costmodel, experiments, figures, text, workloads
 
-NOTEBOOK = "01_bs_clock"
-FIGURES = Index(NOTEBOOK, [
+PAPER = Paper(__name__, notebook="01_bs_clock", ledger=1,
+              title="BS-CLOCK: bulk-write buffer replacement for flash DB systems (Lee, Lee, Park, 2016)",
+              outputs=[
     Output("Table 2", workloads.table2, "01_bs_clock_table2.csv"),
     Output("calibration (Tables 4-5, Spatial Clock)", workloads.calibration_table, "01_bs_clock_calibration.csv"),
     Output("Fig. 2", experiments.fig2_model, "01_bs_clock_fig2.csv"),
@@ -46,5 +48,7 @@ FIGURES = Index(NOTEBOOK, [
     Output("what holds and why (generated from the tables)", text.text, "01_bs_clock_text.md"),
     Output("Fig. 2 on this machine (wall times)", experiments.fig2_replay, "01_bs_clock_timings.csv", always=False),
 ])
+NOTEBOOK = PAPER.notebook
+FIGURES = PAPER.outputs
 
-__all__ = ["FIGURES", "NOTEBOOK", "claims", "costmodel", "experiments", "figures", "text", "workloads"]
+__all__ = ["FIGURES", "NOTEBOOK", "PAPER", "claims", "costmodel", "experiments", "figures", "text", "workloads"]

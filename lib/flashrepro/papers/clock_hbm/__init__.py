@@ -11,11 +11,13 @@ Buffer 1,638 + 6,553 pages of 4 KiB (Table 3's 6.4 MB + 25.6 MB in binary units)
 baselines hold the same 8,191 pages.
 """
 
-from ..layout import Index, Output
+from ..layout import Output
+from ..spec import Paper
 from . import claims, experiments, figures, text, workloads
 
-NOTEBOOK = "03_clock_hbm"
-FIGURES = Index(NOTEBOOK, [
+PAPER = Paper(__name__, notebook="03_clock_hbm", ledger=3,
+              title="CLOCK-HBM: hybrid DRAM+NVM buffer for SSDs (Kim et al., 2019)",
+              outputs=[
     Output("Table 4", workloads.table4, "03_clock_hbm_table4.csv"),
     Output("calibration (Table 4)", workloads.calibration, "03_clock_hbm_calibration.csv"),
     Output("format tests (FIU prefix, MQSim WebSearch)", workloads.format_tests, "03_clock_hbm_format_tests.csv",
@@ -39,5 +41,7 @@ FIGURES = Index(NOTEBOOK, [
     Output("claims", claims.claims, "03_clock_hbm_claims.csv"),
     Output("what holds and why; why it does not reproduce", text.text, "03_clock_hbm_text.md"),
 ])
+NOTEBOOK = PAPER.notebook
+FIGURES = PAPER.outputs
 
-__all__ = ["FIGURES", "NOTEBOOK", "claims", "experiments", "figures", "text", "workloads"]
+__all__ = ["FIGURES", "NOTEBOOK", "PAPER", "claims", "experiments", "figures", "text", "workloads"]

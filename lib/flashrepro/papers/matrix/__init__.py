@@ -8,11 +8,13 @@ single paper makes these comparisons, so there are no claims; the notebook repor
 * :mod:`.text`: the findings, rendered from the matrix
 """
 
-from ..layout import Index, Output
+from ..layout import Output
+from ..spec import Paper
 from . import experiments, figures, text, workloads
 
-NOTEBOOK = "06_matrix"
-FIGURES = Index(NOTEBOOK, [
+PAPER = Paper(__name__, notebook="06_matrix", ledger=None,
+              title="The cross-paper matrix: every registered cache policy on every catalog workload present",
+              outputs=[
     Output("the matrix: one row per policy x workload x size", experiments.matrix, "06_matrix_runs.csv"),
     Output("which policy wins where", experiments.winners, "06_matrix_winners.csv"),
     Output("wins per policy", experiments.win_counts, "06_matrix_win_counts.csv"),
@@ -23,5 +25,7 @@ FIGURES = Index(NOTEBOOK, [
     Output("heat map: modelled device time", figures.plot_heat, "06_matrix_device_time.png"),
     Output("findings (generated)", text.findings, "06_matrix_text.md"),
 ])
+NOTEBOOK = PAPER.notebook
+FIGURES = PAPER.outputs
 
-__all__ = ["FIGURES", "NOTEBOOK", "experiments", "figures", "text", "workloads"]
+__all__ = ["FIGURES", "NOTEBOOK", "PAPER", "experiments", "figures", "text", "workloads"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from ... import sweep
+from ...devices import device_time
 
 # metric -> (column, better): what the heat maps and the winners table show
 METRICS = {
@@ -25,7 +26,7 @@ def matrix(policies: dict, workloads: list[str], capacities: list[int], *, scale
     Dirty pages left at the end are written back (``flush_at_end=True``), so write counts compare policies
     that flush on a timer with those that do not."""
     return sweep.run(policies, workloads, capacities, scale=scale, seed=seed, flush_at_end=True,
-                     metrics=(sweep.device_time,), executor=executor, workers=workers, scheduler=scheduler,
+                     metrics=(device_time,), executor=executor, workers=workers, scheduler=scheduler,
                      store=store)
 
 

@@ -8,11 +8,13 @@ notebooks/02_ssd_prefetch.ipynb calls these modules and plots:
 * :mod:`.text`: the closing sections, rendered from the tables
 """
 
-from ..layout import Index, Output
+from ..layout import Output
+from ..spec import Paper
 from . import claims, experiments, figures, text, workloads
 
-NOTEBOOK = "02_ssd_prefetch"
-FIGURES = Index(NOTEBOOK, [
+PAPER = Paper(__name__, notebook="02_ssd_prefetch", ledger=2,
+              title="Segment prefetching and adaptive cache culling for personal SSDs (Baek, 2011)",
+              outputs=[
     Output("workloads (read shares)", workloads.table, "02_ssd_prefetch_workloads.csv"),
     Output("Fig. 4", experiments.fig4_model, "02_ssd_prefetch_fig4.csv"),
     Output("Fig. 4", figures.plot_fig4, "02_ssd_prefetch_fig4.png"),
@@ -41,5 +43,7 @@ FIGURES = Index(NOTEBOOK, [
     Output("what holds (generated)", text.what_holds, "02_ssd_prefetch_text.md"),
     Output("why it does not reproduce (generated)", text.why_not, "02_ssd_prefetch_why_text.md"),
 ])
+NOTEBOOK = PAPER.notebook
+FIGURES = PAPER.outputs
 
-__all__ = ["FIGURES", "NOTEBOOK", "claims", "experiments", "figures", "text", "workloads"]
+__all__ = ["FIGURES", "NOTEBOOK", "PAPER", "claims", "experiments", "figures", "text", "workloads"]

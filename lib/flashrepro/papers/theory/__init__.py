@@ -8,11 +8,13 @@ models' own assumptions. notebooks/07_theory.ipynb calls these modules and plots
 * :mod:`.text`: the closing text, rendered from the tables
 """
 
-from ..layout import Index, Output
+from ..layout import Output
+from ..spec import Paper
 from . import claims, experiments, figures, text, workloads
 
-NOTEBOOK = "07_theory"
-FIGURES = Index(NOTEBOOK, [
+PAPER = Paper(__name__, notebook="07_theory", ledger=0,
+              title="Theory: the kernels against the analytic models (Che; Martina et al.; Desnoyers; Van Houdt)",
+              outputs=[
     Output("the workloads: the models' assumptions", workloads.table, "07_theory_workloads.csv"),
     Output("LRU, FIFO, RANDOM, CLOCK against Che and the characteristic time", experiments.cache_cases,
            "07_theory_cache.csv"),
@@ -25,5 +27,7 @@ FIGURES = Index(NOTEBOOK, [
     Output("claims (theory rows, paper 0)", claims.claims, "07_theory_claims.csv"),
     Output("what agrees with theory (generated)", text.findings, "07_theory_text.md"),
 ])
+NOTEBOOK = PAPER.notebook
+FIGURES = PAPER.outputs
 
-__all__ = ["FIGURES", "NOTEBOOK", "claims", "experiments", "figures", "text", "workloads"]
+__all__ = ["FIGURES", "NOTEBOOK", "PAPER", "claims", "experiments", "figures", "text", "workloads"]

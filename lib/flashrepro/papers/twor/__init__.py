@@ -14,11 +14,13 @@ modules and plots:
 * :mod:`.text`: the closing text, generated from the tables
 """
 
-from ..layout import Index, Output
+from ..layout import Output
+from ..spec import Paper
 from . import claims, experiments, figures, text, workloads
 
-NOTEBOOK = "04_2rpp"
-FIGURES = Index(NOTEBOOK, [
+PAPER = Paper(__name__, notebook="04_2rpp", ledger=4,
+              title="2R++: warm-page separation in OLTP-aware FTL GC (FEMU study)",
+              outputs=[
     Output("Fig. 1", workloads.stats_tables, "04_2rpp_fig1_skew.csv"),
     Output("Fig. 2", workloads.stats_tables, "04_2rpp_fig2_frozen.csv"),
     Output("calibration (Figs. 1-2)", workloads.stats_tables, "04_2rpp_fit.csv"),
@@ -48,5 +50,7 @@ FIGURES = Index(NOTEBOOK, [
     Output("claims", claims.claims, "04_2rpp_claims.csv"),
     Output("what holds and why; why it does not reproduce", text.closing, "04_2rpp_text.md"),
 ])
+NOTEBOOK = PAPER.notebook
+FIGURES = PAPER.outputs
 
-__all__ = ["FIGURES", "NOTEBOOK", "claims", "experiments", "figures", "text", "workloads"]
+__all__ = ["FIGURES", "NOTEBOOK", "PAPER", "claims", "experiments", "figures", "text", "workloads"]

@@ -6,11 +6,13 @@ request sizes, LRU miss-ratio curve). No paper, so no claims.
 * :mod:`.figures`: the plots
 """
 
-from ..layout import Index, Output
+from ..layout import Output
+from ..spec import Paper
 from . import experiments, figures, workloads
 
-NOTEBOOK = "00_workloads"
-FIGURES = Index(NOTEBOOK, [
+PAPER = Paper(__name__, notebook="00_workloads", ledger=None,
+              title="Workloads: every catalog workload characterised (read/write mix, footprint, sizes, LRU curve)",
+              outputs=[
     Output("workload summary", experiments.summary, "00_workloads_summary.csv"),
     Output("LRU hit ratio at fixed sizes", experiments.mrc, "00_workloads_lru_hit_ratio.csv"),
     Output("LRU miss-ratio curves", experiments.mrc, "00_workloads_lru_mrc.csv"),
@@ -18,5 +20,7 @@ FIGURES = Index(NOTEBOOK, [
     Output("request sizes", experiments.size_histogram, "00_workloads_request_sizes.csv"),
     Output("request sizes", figures.plot_sizes, "00_workloads_request_sizes.png"),
 ])
+NOTEBOOK = PAPER.notebook
+FIGURES = PAPER.outputs
 
-__all__ = ["FIGURES", "NOTEBOOK", "experiments", "figures", "workloads"]
+__all__ = ["FIGURES", "NOTEBOOK", "PAPER", "experiments", "figures", "workloads"]

@@ -13,11 +13,13 @@ The policies are ``lru_flush`` and ``write_once`` (:mod:`flashrepro.cache.write_
 dirty blocks are flushed every 5 s (Sec. II.2).
 """
 
-from ..layout import Index, Output
+from ..layout import Output
+from ..spec import Paper
 from . import claims, experiments, figures, text, workloads
 
-NOTEBOOK = "05_write_once"
-FIGURES = Index(NOTEBOOK, [
+PAPER = Paper(__name__, notebook="05_write_once", ledger=5,
+              title="Smartphone buffer cache exploiting write-only-once references (Kim, Bahn, 2016)",
+              outputs=[
     Output("Table 2, Figs. 1-2 (statistics)", workloads.table2, "05_write_once_table2.csv"),
     Output("open choices (models): the public traces' shares and syncs", workloads.public_trace_stats,
            "05_write_once_trace_stats.csv"),
@@ -46,5 +48,7 @@ FIGURES = Index(NOTEBOOK, [
     Output("claims", claims.claims, "05_write_once_claims.csv"),
     Output("what holds and why (generated text)", text.closing, "05_write_once_text.md"),
 ])
+NOTEBOOK = PAPER.notebook
+FIGURES = PAPER.outputs
 
-__all__ = ["FIGURES", "NOTEBOOK", "claims", "experiments", "figures", "text", "workloads"]
+__all__ = ["FIGURES", "NOTEBOOK", "PAPER", "claims", "experiments", "figures", "text", "workloads"]

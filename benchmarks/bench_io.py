@@ -102,7 +102,8 @@ from flashrepro.cli import main
 import contextlib, io
 buf = io.StringIO()
 with contextlib.redirect_stdout(buf):
-    rc = main(["simulate", "--policy", "lru", "--trace", {path!r}, "--format", {fmt!r}, "--capacity-pages", "{cap}"])
+    rc = main(["simulate", "--policy", "lru", "--trace", {path!r}, "--format", {fmt!r}, "--capacity-pages", "{cap}",
+               "--json"])
 r = json.loads(buf.getvalue())
 out = {{"miss_ratio": r["miss_ratio"], "rc": rc}}
 """

@@ -109,7 +109,7 @@ def test_huge_and_non_finite_values_are_errors(fmt, line, why, tmp_path):
 
 def test_request_too_big_to_expand_says_so_before_starting(tmp_path, capsys, isolated_interim):
     p = _write(tmp_path, "big.lis", "0 68719476736 0 1\n5 1 0 2\n")  # one request of 2^45 bytes
-    assert main(["simulate", "--policy", "lru", "--trace", str(p), "--format", "arc",
+    assert main(["simulate", "--json", "--policy", "lru", "--trace", str(p), "--format", "arc",
                  "--capacity-pages", "100"]) == 2
     err = capsys.readouterr().err
     assert "big.lis:1:" in err and "larger than the limit" in err  # the reader's limit, at its line

@@ -14,7 +14,8 @@ def run(capsys, *args):
 
 
 def test_simulate_prints_counters(capsys, data_dir):
-    code, out, _ = run(capsys, "simulate", "--policy", "lru", "--trace", str(data_dir / "formats/sample.diskmon.txt"),
+    code, out, _ = run(capsys, "simulate", "--json", "--policy", "lru", "--trace",
+                       str(data_dir / "formats/sample.diskmon.txt"),
                        "--capacity-pages", "4", "--flush-at-end")
     assert code == 0
     d = json.loads(out)
@@ -26,7 +27,8 @@ def test_simulate_prints_counters(capsys, data_dir):
 
 
 def test_simulate_with_param(capsys, data_dir):
-    code, out, _ = run(capsys, "simulate", "--policy", "clock", "--trace", str(data_dir / "formats/sample.spc"),
+    code, out, _ = run(capsys, "simulate", "--json", "--policy", "clock", "--trace",
+                       str(data_dir / "formats/sample.spc"),
                        "--format", "spc", "--capacity-pages", "2", "--param", "insert_referenced=true")
     assert code == 0 and json.loads(out)["params"] == {"insert_referenced": True, "cache_reads": True}
 
@@ -34,11 +36,13 @@ def test_simulate_with_param(capsys, data_dir):
 @pytest.mark.parametrize("args,msg", [
     (["--policy", "nope"], "registered policies: bs_clock, cflru, clock, clock_dnv, clock_hbm, fifo, linux_readahead"),
     (["--policy", "lru", "--format", "nope"], "known formats: android-sql, arc"),
-    (["--policy", "clock", "--param", "bogus=1"], "valid: cache_reads, insert_referenced"),
+    (["--policy", "clock", "--param", "bogus=1"], "no listed policy takes it; policy 'clock' takes cache_reads, "
+                                                  "insert_referenced"),
     (["--policy", "clock", "--param", "insert_referenced=maybe"], "not a boolean"),
 ])
 def test_simulate_errors(capsys, data_dir, args, msg):
-    code, _, err = run(capsys, "simulate", "--trace", str(data_dir / "formats/sample.spc"), "--capacity-pages", "2",
+    code, _, err = run(capsys, "simulate", "--json", "--trace", str(data_dir / "formats/sample.spc"),
+                       "--capacity-pages", "2",
                        *args)
     assert code == 2 and msg in err
 
@@ -88,7 +92,7 @@ def test_replay_command(capsys, data_dir, tmp_path):
 
 
 def test_simulate_a_segment_policy_with_its_parameter(data_dir, isolated_interim, capsys):
-    code = main(["simulate", "--policy", "seg_cull_adaptive", "--param", "segment_kib=32", "--trace",
+    code = main(["simulate", "--json", "--policy", "seg_cull_adaptive", "--param", "segment_kib=32", "--trace",
                  str(data_dir / "formats" / "sample.spc"), "--capacity-pages", "64"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["params"]["segment_kib"] == 32 and "prefetch_hits" in out
@@ -131,7 +135,7 @@ def test_simulate_a_simple_csv_with_columns(capsys, tmp_path, isolated_interim):
     """Issue 12, section 5: --format csv --columns maps the columns onto the csv reader's layout."""
     path = tmp_path / "a.csv"
     path.write_text("time,op,offset,size\n0.0,W,0,4096\n0.1,R,0,4096\n0.2,R,8192,8192\n")
-    base = ["simulate", "--policy", "lru", "--trace", str(path), "--format", "csv", "--capacity-pages", "10"]
+    base = ["simulate", "--json", "--policy", "lru", "--trace", str(path), "--format", "csv", "--capacity-pages", "10"]
     code, out, err = run(capsys, *base, "--columns", "time=0,op=1,offset=2,size=3", "--skip-header")
     assert code == 0, err
     d = json.loads(out)
@@ -147,7 +151,7 @@ def test_simulate_a_simple_csv_with_columns(capsys, tmp_path, isolated_interim):
 
 
 def test_simulate_quiet_flag(capsys, data_dir):
-    code, out, err = run(capsys, "simulate", "--policy", "lru", "--trace", str(data_dir / "golden_trace.spc"),
+    code, out, err = run(capsys, "simulate", "--json", "--policy", "lru", "--trace", str(data_dir / "golden_trace.spc"),
                          "--capacity-pages", "64", "--quiet")
     assert code == 0 and json.loads(out)["references"] > 0 and err == ""
 
@@ -224,7 +228,7 @@ def _one_error_line(code, out, err, *expected):
 
 
 PAGE_BYTES_COMMANDS = {
-    "simulate": ["simulate", "--policy", "lru", "--trace", "{spc}", "--capacity-pages", "4"],
+    "simulate": ["simulate", "--json", "--policy", "lru", "--trace", "{spc}", "--capacity-pages", "4"],
     "replay": ["replay", "--policy", "lru", "--trace", "{spc}", "--capacity-pages", "4", "--target", "{target}",
                "--max-mib", "1"],
     "trace-info": ["trace-info", "{spc}"],
@@ -255,7 +259,8 @@ def test_page_bytes_that_are_a_power_of_two_are_used(capsys, data_dir):
 
 def test_duplicate_column_is_an_error_not_a_key_error(capsys, data_dir, isolated_interim):
     path = str(data_dir / "formats/sample.generic.csv")
-    code, out, err = run_any(capsys, "simulate", "--policy", "lru", "--trace", path, "--format", "csv", "--sep", ";",
+    code, out, err = run_any(capsys, "simulate", "--json", "--policy", "lru", "--trace", path, "--format", "csv",
+                             "--sep", ";",
                              "--header", "--capacity-pages", "4", "--columns", "time=0,op=1,offset=2,size=2")
     _one_error_line(code, out, err, "--columns: offset and size both name column 2")
     code, out, err = run_any(capsys, "trace-info", str(data_dir / "formats/sample.generic.csv"), "--format", "csv",
@@ -275,7 +280,8 @@ def test_trace_info_and_simulate_read_the_generic_csv_with_op_names(capsys, data
     d = json.loads(out)
     assert (d["requests"], d["reads"], d["writes"], d["read_bytes"], d["write_bytes"]) == (2, 1, 1, 4096, 8192)
     assert d["duration_s"] == 1.0
-    code, out, err = run_any(capsys, "simulate", "--policy", "lru", "--trace", path, "--capacity-pages", "8", *GENERIC,
+    code, out, err = run_any(capsys, "simulate", "--json", "--policy", "lru", "--trace", path, "--capacity-pages",
+                             "8", *GENERIC,
                              "--ops", "read=RD,write=WR")
     assert code == 0, err
     d = json.loads(out)
@@ -349,14 +355,16 @@ def test_as_flags_leaves_quoted_text_alone():
 
 
 @pytest.mark.parametrize("param,msg", [
-    ("bogus", "--param expects KEY=VALUE, got 'bogus'; policy 'clock' takes cache_reads, insert_referenced"),
+    ("bogus", "--param expects KEY=VALUE (or KEY=V1,V2,...), got 'bogus'; policy 'clock' takes cache_reads, "
+              "insert_referenced"),
     ("=1", "policy 'clock' takes cache_reads, insert_referenced"),
-    ("insert_referenced=maybe", "--param: policy 'clock': parameter insert_referenced: 'maybe' is not a boolean; "
-                                "policy 'clock' takes cache_reads, insert_referenced"),
-    ("nope=1", "--param: policy 'clock' has no parameter 'nope'; valid: cache_reads, insert_referenced"),
+    ("insert_referenced=maybe", "--param insert_referenced=maybe: policy 'clock': parameter insert_referenced: 'maybe' "
+                                "is not a boolean; policy 'clock' takes cache_reads, insert_referenced"),
+    ("nope=1", "--param nope: no listed policy takes it; policy 'clock' takes cache_reads, insert_referenced"),
 ])
 def test_param_errors_name_the_policys_parameters(capsys, data_dir, param, msg):
-    code, out, err = run_any(capsys, "simulate", "--policy", "clock", "--trace", str(data_dir / "formats/sample.spc"),
+    code, out, err = run_any(capsys, "simulate", "--json", "--policy", "clock", "--trace",
+                             str(data_dir / "formats/sample.spc"),
                              "--capacity-pages", "4", "--param", param)
     _one_error_line(code, out, err, msg)
 
@@ -421,7 +429,8 @@ def test_sweep_refuses_outputs_it_cannot_use_before_running(capsys, tmp_path):
     code, out, err = run_any(capsys, *base, "--csv", str(tmp_path))
     _one_error_line(code, out, err, f"--csv {tmp_path} is a folder")
     code, out, err = run_any(capsys, *base, "--workload", "nope")
-    _one_error_line(code, out, err, "--workload nope: unknown workload 'nope'")
+    _one_error_line(code, out, err, "--workload nope: neither a catalog workload (flashrepro workloads lists them) "
+                    "nor a file")
     assert (tmp_path / "rows.parquet").read_bytes() == b"not parquet"
 
 
@@ -441,7 +450,8 @@ def test_ctrl_c_is_one_line_and_exit_130(capsys, data_dir, monkeypatch):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(cli, "open_trace", interrupted)
-    code, out, err = run_any(capsys, "simulate", "--policy", "lru", "--trace", str(data_dir / "formats/sample.spc"),
+    code, out, err = run_any(capsys, "simulate", "--json", "--policy", "lru", "--trace",
+                             str(data_dir / "formats/sample.spc"),
                              "--capacity-pages", "4")
     assert (code, out, err) == (130, "", "flashrepro simulate: interrupted (Ctrl-C)\n")
 
@@ -459,7 +469,8 @@ def test_sigterm_during_a_command_is_exit_143_and_the_handler_is_restored(capsys
         raise AssertionError("SIGTERM did not stop the command")
 
     monkeypatch.setattr(cli, "open_trace", killed)
-    code, out, err = run_any(capsys, "simulate", "--policy", "lru", "--trace", str(data_dir / "formats/sample.spc"),
+    code, out, err = run_any(capsys, "simulate", "--json", "--policy", "lru", "--trace",
+                             str(data_dir / "formats/sample.spc"),
                              "--capacity-pages", "4")
     assert (code, out, err) == (143, "", "flashrepro simulate: terminated (SIGTERM)\n")
     assert signal.getsignal(signal.SIGTERM) == before

@@ -227,7 +227,8 @@ def test_simulate_from_the_cli_keys_devices_apart(tmp_path, capsys, isolated_int
     from flashrepro.cli import main
 
     p = _write(tmp_path, "t.mqsim", "0 1 1000 8 0\n1 2 1000 8 0\n2 1 1000 8 1\n")
-    assert main(["simulate", "--policy", "lru", "--trace", str(p), "--format", "mqsim", "--capacity-pages", "8",
+    assert main(["simulate", "--json", "--policy", "lru", "--trace", str(p), "--format", "mqsim", "--capacity-pages",
+                "8",
                  "--quiet"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["hits"] == 1 and out["misses"] == 2

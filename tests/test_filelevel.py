@@ -107,7 +107,8 @@ def test_replay_settings_change_the_trace_and_the_cache_key(tiny, isolated_inter
 
 
 def test_android_sql_from_the_command_line(tiny, capsys, isolated_interim):
-    code, out, _ = run(capsys, "simulate", "--policy", "write_once", "--trace", str(tiny), "--format", "android-sql",
+    code, out, _ = run(capsys, "simulate", "--json", "--policy", "write_once", "--trace", str(tiny), "--format",
+                       "android-sql",
                        "--capacity-pages", "8")
     assert code == 0
     d = json.loads(out)

@@ -185,7 +185,8 @@ def test_capacity_far_beyond_the_footprint(policy):
 
 
 def test_cli_repeated_param_is_an_error(capsys, data_dir):
-    code, out, err = run(capsys, "simulate", "--policy", "clock", "--trace", str(data_dir / "formats/sample.spc"),
+    code, out, err = run(capsys, "simulate", "--json", "--policy", "clock", "--trace",
+                         str(data_dir / "formats/sample.spc"),
                          "--format", "spc", "--capacity-pages", "2", "--param", "insert_referenced=true",
                          "--param", "insert_referenced=false")
     assert code == 2 and out == ""
@@ -199,7 +200,8 @@ def test_cli_repeated_param_is_an_error(capsys, data_dir):
     ("insert_referenced=none", "not a boolean"),
 ])
 def test_cli_bad_values(capsys, data_dir, param, msg):
-    code, out, err = run(capsys, "simulate", "--policy", "bs_clock", "--trace", str(data_dir / "formats/sample.spc"),
+    code, out, err = run(capsys, "simulate", "--json", "--policy", "bs_clock", "--trace",
+                         str(data_dir / "formats/sample.spc"),
                          "--format", "spc", "--capacity-pages", "2", "--param", param)
     assert code == 2 and out == "" and msg in err and "Traceback" not in err
 
@@ -210,7 +212,7 @@ def test_cli_huge_capacity(capsys, tmp_path, policy):
     counters as a capacity just above the footprint."""
     path = tmp_path / "t.spc"
     path.write_text("".join(f"0,{(i * 37) % 150 * 8},4096,{'rw'[i % 3 == 0]},{i / 10}\n" for i in range(200)))
-    args = ["simulate", "--policy", policy, "--trace", str(path), "--format", "spc"]
+    args = ["simulate", "--json", "--policy", policy, "--trace", str(path), "--format", "spc"]
     code, out, err = run(capsys, *args, "--capacity-pages", "3000000000")
     assert code == 0, err
     d = json.loads(out)

@@ -21,6 +21,7 @@ import os
 import re
 import signal
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 from . import paths, tempfiles
@@ -37,6 +38,18 @@ MAX_UNIT = 2**40  # bytes per offset or size unit: far above any trace's (512 B 
 
 
 # --- argument types: a bad value is an argparse error naming the flag -----------------------------------------
+class Once(argparse.Action):
+    """A flag that takes one value: given twice, it is an error (argparse would silently keep the last; a
+    list is one comma-separated value)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        seen = namespace.__dict__.setdefault("_flags_given", set())
+        if self.dest in seen:
+            parser.error(f"{option_string} is given twice; give it once (a list is comma-separated: a,b,c)")
+        seen.add(self.dest)
+        setattr(namespace, self.dest, values)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with its errors on one line, ``flashrepro simulate: error: argument --page-bytes: ...``, and a
     pointer to ``--help`` instead of the usage block."""
@@ -211,21 +224,22 @@ def csv_layout(columns: str, header: bool = False, sep: str = ",", offset_unit: 
 def _csv_args(parser) -> None:
     """The reader options (one set for every command that reads a trace file): the request size limit and the
     ``--format csv`` options."""
-    parser.add_argument("--max-request-bytes", type=_request_limit_type, default=None, metavar="BYTES",
+    parser.add_argument("--max-request-bytes", action=Once, type=_request_limit_type, default=None, metavar="BYTES",
                         help=f"the largest read or write a line may ask for (default {MAX_REQUEST_BYTES:,}; a trim "
                         "of any size is read as a range)")
     c = parser.add_argument_group("--format csv", "a simple delimited trace: which column holds what")
-    c.add_argument("--columns", default=None, metavar="FIELD=COL,...", help="e.g. time=0,op=1,offset=2,size=3 "
-                   "(0-based; header names with --header); fields: time, op, offset, size, device")
+    c.add_argument("--columns", action=Once, default=None, metavar="FIELD=COL,...",
+                   help="e.g. time=0,op=1,offset=2,size=3 (0-based; header names with --header); fields: time, op, "
+                   "offset, size, device")
     c.add_argument("--header", "--skip-header", dest="header", action="store_true", default=None,
                    help="the first line is a header (skipped; its names may be used in --columns)")
-    c.add_argument("--sep", default=None, help="field separator (default ',')")
-    c.add_argument("--offset-unit", type=count_type("--offset-unit", 1, MAX_UNIT), default=None,
+    c.add_argument("--sep", action=Once, default=None, help="field separator (default ',')")
+    c.add_argument("--offset-unit", action=Once, type=count_type("--offset-unit", 1, MAX_UNIT), default=None,
                    help="bytes per offset unit (512 for sectors; default 1)")
-    c.add_argument("--size-unit", type=count_type("--size-unit", 1, MAX_UNIT), default=None,
+    c.add_argument("--size-unit", action=Once, type=count_type("--size-unit", 1, MAX_UNIT), default=None,
                    help="bytes per size unit (default 1)")
-    c.add_argument("--time-unit-s", type=float, default=None, help="seconds per time unit (default 1)")
-    c.add_argument("--ops", default=None, metavar="read=NAME,write=NAME",
+    c.add_argument("--time-unit-s", action=Once, type=float, default=None, help="seconds per time unit (default 1)")
+    c.add_argument("--ops", action=Once, default=None, metavar="read=NAME,write=NAME",
                    help="the op column's names (default: R/W, Read/Write, 0/1 in either case), e.g. read=RD,write=WR")
 
 
@@ -258,23 +272,294 @@ def _check_trace(a) -> None:
         raise FileNotFoundError(f"--trace {a.trace}: no such file or folder")
 
 
-def cmd_simulate(a) -> dict:
-    params = policy_params(a.policy, a.param)  # unknown policy or parameter: fail before reading the trace
-    _check_trace(a)
-    source = open_trace(a.trace, a.format, **_reader_opts(a.format, a))  # parsed into the parse cache, streamed
+# --- grids: --policy a,b  --cache 1MiB,1%  --param key=v1,v2 (simulate and sweep) -----------------------------
+SIZE_UNITS = {"B": 1, "KIB": 1 << 10, "MIB": 1 << 20, "GIB": 1 << 30, "TIB": 1 << 40,
+              "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
+_SIZE = re.compile(r"(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>%|[A-Za-z]*)")
+
+
+@dataclasses.dataclass(frozen=True)
+class CacheSize:
+    """One ``--cache`` size as typed: bytes (``64MiB``, ``1GB``, ``4096B``), a share of the trace's footprint
+    (``1%``) or, from ``--capacity-pages``, pages."""
+
+    text: str
+    nbytes: int | None = None
+    percent: Fraction | None = None
+    pages: int | None = None
+
+    def to_pages(self, page_bytes: int, footprint_pages: int | None = None, flag: str = "--cache") -> int:
+        """Whole pages of ``page_bytes`` (rounded down); a share needs the trace's footprint in pages."""
+        if self.pages is not None:
+            n = self.pages
+        elif self.nbytes is not None:
+            n = self.nbytes // page_bytes
+        else:
+            n = math.floor(self.percent * footprint_pages / 100)
+        if n < 1:
+            of = (f"{self.percent}% of a {footprint_pages:,}-page footprint" if self.percent is not None
+                  else f"{self.nbytes:,} bytes")
+            raise ValueError(f"{flag} {self.text}: {of} is less than one {page_bytes}-byte page")
+        if n > MAX_COUNT:
+            raise ValueError(f"{flag} {self.text}: more pages than a count can hold")
+        return n
+
+
+def list_items(text: str, flag: str) -> list[str]:
+    """A comma-separated list: items stripped, none empty, none twice."""
+    items = [t.strip() for t in text.split(",")]
+    if not all(items):
+        raise ValueError(f"{flag} {text!r}: an empty item in the list (a,b,c)")
+    dup = sorted({t for t in items if items.count(t) > 1})
+    if dup:
+        raise ValueError(f"{flag} {text!r}: {', '.join(dup)} is listed twice")
+    return items
+
+
+def cache_sizes(text: str, flag: str = "--cache") -> list[CacheSize]:
+    """``--cache 1MiB,64MB,1%``: sizes in bytes with a binary (KiB, MiB, GiB, TiB) or decimal (KB, MB, GB, TB)
+    unit or B, or a share of the trace's footprint in pages (a percentage above 0 and at most 100)."""
+    out = []
+    for item in list_items(text, flag):
+        m = _SIZE.fullmatch(item)
+        unit = m["unit"].upper() if m else ""
+        if m and unit == "%":
+            pct = Fraction(m["num"])
+            if not 0 < pct <= 100:
+                raise ValueError(f"{flag} {item}: a share of the footprint is above 0% and at most 100%")
+            out.append(CacheSize(item, percent=pct))
+        elif m and unit in SIZE_UNITS:
+            out.append(CacheSize(item, nbytes=math.floor(Fraction(m["num"]) * SIZE_UNITS[unit])))
+        elif m and not unit:
+            raise ValueError(f"{flag} {item}: give a unit (4096B, 64KiB, 1MiB, 1GB) or a share of the trace's "
+                             "footprint (1%); --capacity-pages takes pages")
+        else:
+            raise ValueError(f"{flag} {item}: not a size; sizes are a number and a unit (B, KiB, MiB, GiB, TiB, KB, "
+                             "MB, GB, TB) or a percentage of the trace's footprint (1%)")
+    return out
+
+
+def page_counts(text: str, flag: str = "--capacity-pages") -> list[CacheSize]:
+    """``--capacity-pages 8,1024``: sizes in pages."""
+    check = count_type(flag)
+    out = []
+    for item in list_items(text, flag):
+        try:
+            out.append(CacheSize(item, pages=check(item)))
+        except argparse.ArgumentTypeError as e:
+            raise ValueError(str(e)) from None
+    return out
+
+
+def _fields(policy: str) -> set[str]:
+    return {f.name for f in dataclasses.fields(get_policy(policy).params)}
+
+
+def policy_grid(policy_args: list[str], param_args: list[str]) -> list[tuple[str, dict]]:
+    """The (policy, parameter grid) pairs of ``--policy`` values (each a comma-separated list of names, or one
+    ``NAME:KEY=V1,V2[:KEY=...]`` with its own grid) and ``--param KEY=V1,V2`` items, which apply to every listed
+    policy that declares KEY (a KEY that none declares is an error). Values are checked and converted by
+    each policy's rules before anything runs."""
+    entries: list[tuple[str, dict]] = []
+    for arg in policy_args:
+        if ":" in arg:
+            entries.append(_sweep_policy(arg))
+            continue
+        for name in list_items(arg, "--policy"):
+            check_params(name, {}, f"--policy {name}")  # an unknown policy
+            entries.append((name, {}))
+    given: dict[str, list[str]] = {}
+    names = list(dict.fromkeys(n for n, _ in entries))
+    for item in param_args:
+        key, sep, values = (x.strip() for x in item.partition("="))
+        if not sep or not key:
+            raise ValueError(f"--param expects KEY=VALUE (or KEY=V1,V2,...), got {item!r}; "
+                             + "; ".join(_takes(n) for n in names))
+        if key in given:
+            raise ValueError(f"--param {key} is given twice ({','.join(given[key])!r} and {values!r}); list its "
+                             "values once, comma-separated (KEY=V1,V2)")
+        given[key] = list_items(values, f"--param {key}")
+    for key, values in given.items():
+        takers = [i for i, (name, _) in enumerate(entries) if key in _fields(name)]
+        if not takers:
+            raise ValueError(f"--param {key}: no listed policy takes it; " + "; ".join(_takes(n) for n in names))
+        for i in takers:
+            name, grid = entries[i]
+            if key in grid:
+                raise ValueError(f"--param {key}: already given in --policy {name}:{key}=...; give it once")
+            grid[key] = [getattr(check_params(name, {key: v}, f"--param {key}={v}"), key) for v in values]
+    return entries
+
+
+def _expand(entries: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
+    from .sweep import expand_policies
+
+    return expand_policies(entries)
+
+
+def grid_cases(workloads: list, runs: list[tuple[str, dict]], sizes: list[CacheSize], page_bytes: int,
+               footprint) -> tuple[list[tuple], list[str]]:
+    """The sweep runner's cases (workload, policy, params, pages) of every workload x run x size, and each
+    case's size as typed; ``footprint(workload)`` (pages at ``page_bytes``) is asked only for shares."""
+    cases, labels = [], []
+    for w in workloads:
+        fp = footprint(w) if any(c.percent is not None for c in sizes) else None
+        try:
+            pages = [c.to_pages(page_bytes, fp) for c in sizes]
+        except ValueError as e:
+            raise ValueError(f"{e} (workload {getattr(w, 'name', w)})") from None
+        for name, params in runs:
+            for c, n in zip(sizes, pages, strict=True):
+                cases.append((w, name, params, n))
+                labels.append(c.text)
+    return cases, labels
+
+
+def _trace_paths(a) -> list[str]:
+    traces = list(a.traces) + list(a.trace or [])
+    if not traces:
+        raise ValueError("give a trace file: flashrepro simulate TRACE... --policy NAME --cache SIZE")
+    for t in traces:
+        if not Path(t).exists():
+            raise FileNotFoundError(f"trace {t}: no such file or folder")
+    dup = sorted({t for t in traces if traces.count(t) > 1})
+    if dup:
+        raise ValueError(f"trace {dup[0]} is given twice")
+    return traces
+
+
+def _sizes(a) -> list[CacheSize]:
+    if (a.cache is None) == (a.capacity_pages is None):
+        raise ValueError("give the cache sizes with --cache (64MiB,1%) or --capacity-pages (pages), not both"
+                         if a.cache is not None else "give the cache sizes: --cache 64MiB,1GB,1% or --capacity-pages N")
+    return cache_sizes(a.cache) if a.cache is not None else page_counts(a.capacity_pages)
+
+
+def _footprint(source, page_bytes: int) -> int:
+    """Distinct pages a trace reads or writes, at ``page_bytes``."""
+    from .cache.simulate import stream_units
+
+    return stream_units(source, 1, 0, page_bytes).n
+
+
+def cmd_simulate(a) -> int:
+    """``flashrepro simulate TRACE... --policy a,b --cache 1MiB,1%``: every trace x policy (x parameter values)
+    x size through the sweep runner, one table; one policy at one size on one trace takes the streaming path
+    (the trace is not held whole past the parse cache)."""
+    from .sweep import TraceFile, column_order, result_row, stable
+
+    _load_policy_files(a.policy_file)
+    entries = policy_grid([a.policy], a.param)  # unknown policy or parameter: fail before reading a trace
+    sizes = _sizes(a)
+    traces = _trace_paths(a)
+    opts = _reader_opts(a.format, a)
+    if a.out is not None:
+        _check_output(a.out, "--out")
+    runs = _expand(entries)
+    sources = {}
+    for t in traces:  # parsed into the parse cache here, once: the workers load it from there
+        sources[t] = _open_with_progress(t, a.format, opts, a)
+    single = len(traces) == 1 and len(runs) == 1 and len(sizes) == 1 and not a.policy_file and a.out is None
+    if single and a.executor == "local" and a.scheduler is None:
+        name, params = runs[0]
+        source = sources[traces[0]]
+        cap = sizes[0].to_pages(a.page_bytes, _footprint(source, a.page_bytes) if sizes[0].percent else None)
+        res = _run_one(source, name, cap, params, a)
+        if a.json:
+            _print_json_value(res.to_dict())
+            return 0
+        import polars as pl
+
+        row = result_row(res, traces[0], params, cap)
+        table = pl.DataFrame([row]).select(column_order(list(row)))
+        labels = [sizes[0].text]
+    else:
+        workloads = [TraceFile.of(t, a.format, **opts) for t in traces]
+        cases, labels = grid_cases(workloads, runs, sizes, a.page_bytes,
+                                   lambda w: _footprint(sources[w.path], a.page_bytes))
+        from .sweep import run_cases
+
+        res = run_cases(cases, page_bytes=a.page_bytes, flush_at_end=a.flush_at_end, executor=a.executor,
+                        workers=a.workers, scheduler=a.scheduler, store=a.out, progress=_progress(a),
+                        policy_files=a.policy_file or ())
+        for f in res.failures:
+            print(f"flashrepro simulate: run failed: {f}", file=sys.stderr)
+        if res.failures:
+            return 1
+        table = stable(res.table)
+        if a.out is not None:
+            print(f"flashrepro simulate: {table.height} rows in {a.out}", file=sys.stderr)
+            return 0
+    table = _with_labels(table, labels)
+    if a.json:
+        _print_json_value(table.to_dicts())
+    else:
+        sys.stdout.write(table.write_csv())
+    return 0
+
+
+def _load_policy_files(files) -> None:
+    """``--policy-file`` files, each run once and its prototypes registered (before any policy name is checked)."""
+    from .cache import prototype
+
+    for f in files or ():
+        if not Path(f).is_file():
+            raise FileNotFoundError(f"--policy-file {f}: no such file")
+        try:
+            prototype.load_file(f)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"--policy-file {f}: {e}") from None
+
+
+def _with_labels(table, labels: list[str]):
+    """``table`` with the ``cache`` column (each row's size as typed) before ``capacity_pages``."""
+    import polars as pl
+
+    return table.insert_column(table.columns.index("capacity_pages"), pl.Series("cache", labels))
+
+
+def _print_json_value(value) -> None:
+    json.dump(value, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+
+
+def _open_with_progress(path: str, fmt: str | None, opts: dict, a):
+    """The trace through the parse cache (parsed now if it is not there, with a count of the requests read
+    on a terminal) and, on a terminal, which format it was read as."""
     bar = None
     if _progress(a):
         from tqdm import tqdm
 
-        bar = tqdm(total=len(source), unit="req", unit_scale=True, file=sys.stderr, desc=a.policy)
+        bar = tqdm(unit="req", unit_scale=True, file=sys.stderr, desc=f"parsing {Path(path).name}", leave=False)
     try:
-        res = simulate_source(source, a.policy, a.capacity_pages, page_bytes=a.page_bytes,
-                              flush_at_end=a.flush_at_end, progress=bar and (lambda n: bar.update(n - bar.n)),
-                              **params)
+        source = open_trace(path, fmt, progress=bar and (lambda n: bar.update(n - bar.n)), **opts)
     finally:
         if bar is not None:
             bar.close()
-    return res.to_dict()
+    if _progress(a):
+        print(f"{path}: {len(source):,} requests, format {_format_of(source, fmt)}", file=sys.stderr)
+    return source
+
+
+def _format_of(source, fmt: str | None) -> str:
+    """The format a trace was read as: ``fmt`` as given, or what the reader sniffed (``sniffed``)."""
+    meta = getattr(source, "meta", None) or {}
+    found = meta.get("format") if isinstance(meta, dict) else None
+    return fmt or (f"{found} (sniffed)" if found else "unknown")
+
+
+def _run_one(source, policy: str, cap: int, params: dict, a):
+    bar = None
+    if _progress(a):
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(source), unit="req", unit_scale=True, file=sys.stderr, desc=policy)
+    try:
+        return simulate_source(source, policy, cap, page_bytes=a.page_bytes, flush_at_end=a.flush_at_end,
+                               progress=bar and (lambda n: bar.update(n - bar.n)), **params)
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def _max_bytes(mib: float) -> int:
@@ -341,7 +626,13 @@ def cmd_replay(a) -> dict:
 
 
 def cmd_trace_info(a) -> dict:
-    return load_trace(a.path, a.format, **_reader_opts(a.format, a)).stats(a.page_bytes)
+    tr = load_trace(a.path, a.format, **_reader_opts(a.format, a))
+    stats = tr.stats(a.page_bytes)
+    fmt = tr.meta.get("format")
+    given = {"format": fmt, "format_sniffed": a.format is None} if fmt else {}
+    keys = list(stats)
+    at = keys.index("source") + 1 if "source" in keys else len(keys)  # after the file's name, before its numbers
+    return {**{k: stats[k] for k in keys[:at]}, **given, **{k: stats[k] for k in keys[at:]}}
 
 
 def cmd_ftl_policies(a=None) -> dict:
@@ -366,7 +657,7 @@ def cmd_workloads(a) -> dict:
             for n in catalog.names(available_only=a.available)}
 
 
-JSON_COMMANDS = {"simulate": cmd_simulate, "replay": cmd_replay, "policies": cmd_policies,
+JSON_COMMANDS = {"replay": cmd_replay, "policies": cmd_policies,
                  "ftl-policies": cmd_ftl_policies, "formats": cmd_formats, "trace-info": cmd_trace_info,
                  "workloads": cmd_workloads}
 
@@ -486,6 +777,49 @@ def _policy_args(s):
     _csv_args(s)
 
 
+def _simulate_parser(sub) -> None:
+    """``flashrepro simulate``: traces x policies x parameter values x cache sizes, one table."""
+    from .sweep import EXECUTORS
+
+    s = sub.add_parser(
+        "simulate", help="run policies at cache sizes on trace files; prints a table (CSV)",
+        description="Run every listed policy (and every combination of --param values) at every cache size on "
+        "every trace, through the sweep runner, and print one table: CSV on stdout (--json for JSON, --out "
+        "for a parquet file). Example: flashrepro simulate trace.csv --policy lru,clock,seg_prefetch --cache "
+        "1MiB,64MiB,1%%")
+    s.add_argument("traces", nargs="*", metavar="TRACE", help="trace files (plain, .gz, .bz2, .xz, .zst), or "
+                   "folders of a folder format (android-sql); read whole, through the parse cache")
+    s.add_argument("--trace", action="append", default=None, help="a trace file (repeatable; the same as TRACE)")
+    s.add_argument("--format", action=Once, default=None, help="trace format (default: sniffed from each file)")
+    s.add_argument("--policy", action=Once, required=True, metavar="NAME[,NAME...]",
+                   help="policies, comma-separated (or one NAME:KEY=V1,V2 with its own grid)")
+    s.add_argument("--cache", action=Once, default=None, metavar="SIZE[,SIZE...]",
+                   help="cache sizes: bytes with a unit (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB; rounded down to whole "
+                   "pages) or a share of each trace's footprint in pages (1%%)")
+    s.add_argument("--capacity-pages", action=Once, default=None, metavar="PAGES[,PAGES...]",
+                   help="cache sizes in pages (instead of --cache)")
+    s.add_argument("--page-bytes", action=Once, type=page_bytes_type, default=4096,
+                   help="a power of two, 512 to 1048576")
+    s.add_argument("--param", action="append", default=[], metavar="KEY=V1[,V2...]",
+                   help="a policy parameter's values (repeatable, one key each); a key applies to every listed "
+                   "policy that declares it")
+    s.add_argument("--policy-file", action="append", default=None, metavar="FILE.py",
+                   help="register the PythonPolicy prototypes defined in this file (repeatable; the workers of "
+                   "--executor process and dask load it too)")
+    s.add_argument("--flush-at-end", action="store_true", help="write back dirty pages after the last request")
+    s.add_argument("--json", action="store_true", help="JSON instead of CSV (one run: its counters object, as "
+                   "before the grid; several: a list of rows)")
+    s.add_argument("--out", action=Once, default=None, metavar="FILE.parquet",
+                   help="write the rows to this parquet file instead of stdout (re-runs skip rows already there)")
+    s.add_argument("--executor", action=Once, default="local", choices=EXECUTORS)
+    s.add_argument("--workers", action=Once, type=count_type("--workers"), default=None,
+                   help="processes for 'process' and the Dask LocalCluster")
+    s.add_argument("--scheduler", action=Once, default=None, help="a Dask scheduler address (implies dask)")
+    s.add_argument("--quiet", action="store_true", help="no progress bar (there is none when stderr is not a "
+                   "terminal either)")
+    _csv_args(s)
+
+
 def _replay_args(r):
     r.add_argument("--target", required=True, help="file or block device to write to")
     r.add_argument("--max-mib", type=float, required=True, help="never touch more than this many MiB of the target")
@@ -539,10 +873,20 @@ def _sweep_parser(sub) -> None:
     s = sub.add_parser("sweep", help="run policies x workloads x capacities (local, process pool or Dask)",
                        description="Run every policy (with its parameter grid) on every workload at every capacity; "
                        "writes the rows to a parquet file (re-runs skip rows already there) and optionally a CSV.")
-    s.add_argument("--policy", action="append", required=True, metavar="NAME[:KEY=V1,V2...]",
-                   help="a policy, with a grid of parameter values (repeatable)")
-    s.add_argument("--workload", action="append", required=True, help="a catalog workload (repeatable)")
-    s.add_argument("--capacity", type=count_type("--capacity"), nargs="+", required=True, help="cache sizes in pages")
+    s.add_argument("--policy", action="append", required=True, metavar="NAME[,NAME...]",
+                   help="policies, comma-separated, or one NAME:KEY=V1,V2[:KEY=...] with a grid of parameter values "
+                   "(repeatable)")
+    s.add_argument("--param", action="append", default=[], metavar="KEY=V1[,V2...]",
+                   help="a parameter's values for every listed policy that declares it (repeatable, one key each)")
+    s.add_argument("--workload", action="append", required=True,
+                   help="a catalog workload (flashrepro workloads) or a trace file, read whole (repeatable)")
+    size = s.add_mutually_exclusive_group(required=True)
+    size.add_argument("--capacity", type=count_type("--capacity"), nargs="+", help="cache sizes in pages")
+    size.add_argument("--cache", action=Once, metavar="SIZE[,SIZE...]",
+                      help="cache sizes in bytes with a unit (64MiB, 1GB) or a share of each workload's footprint "
+                      "(1%%)")
+    s.add_argument("--policy-file", action="append", default=None, metavar="FILE.py",
+                   help="register the PythonPolicy prototypes defined in this file (every worker loads it too)")
     s.add_argument("--page-bytes", type=page_bytes_type, default=4096, help="a power of two, 512 to 1048576")
     s.add_argument("--scale", default="ci", choices=("ci", "quick", "paper"))
     s.add_argument("--seed", type=count_type("--seed", 0), default=0)
@@ -554,14 +898,24 @@ def _sweep_parser(sub) -> None:
     s.add_argument("--scheduler", default=None, help="a Dask scheduler address, e.g. tcp://host:8786 (implies dask); "
                    f"one that does not answer within {SCHEDULER_TIMEOUT_S:g} s is an error")
     s.add_argument("--out", default=None, help="parquet file of finished rows (resumable)")
-    s.add_argument("--csv", default=None, help="also write the table without timing to this CSV")
+    s.add_argument("--csv", default=None, help="also write the table without timing to this CSV (with neither "
+                   "--out nor --csv the table is printed as CSV)")
 
 
-def _check_workload(name: str) -> None:
-    try:
-        catalog.origin(name)  # unknown, or a real trace that is not here and has no model
-    except (ValueError, FileNotFoundError) as e:
-        raise ValueError(f"--workload {name}: {e}") from None
+def _workload(name: str):
+    """A catalog workload's name, or a trace file (a :class:`~flashrepro.sweep.TraceFile`, read whole)."""
+    from .sweep import TraceFile
+
+    if name in catalog.CATALOG:
+        try:
+            catalog.origin(name)  # a real trace that is not here and has no model
+        except (ValueError, FileNotFoundError) as e:
+            raise ValueError(f"--workload {name}: {e}") from None
+        return name
+    if Path(name).exists():
+        open_trace(name)  # parsed here, once, into the parse cache (a bad file fails now, not on a worker)
+        return TraceFile.of(name)
+    raise ValueError(f"--workload {name}: neither a catalog workload (flashrepro workloads lists them) nor a file")
 
 
 def _check_output(path: str | None, flag: str) -> None:
@@ -588,33 +942,53 @@ def _check_output(path: str | None, flag: str) -> None:
 
 def cmd_sweep(a) -> int:
     """Run ``flashrepro sweep``; errors propagate to :func:`run_command`, which prints them."""
-    from .sweep import device_time, run
+    from .sweep import TraceFile, device_time, run_cases, stable
 
-    pol = [_sweep_policy(p) for p in a.policy]
-    for w in a.workload:
-        _check_workload(w)
+    _load_policy_files(a.policy_file)
+    entries = policy_grid(a.policy, a.param)
+    workloads = [_workload(w) for w in a.workload]
+    sizes = cache_sizes(a.cache) if a.cache is not None else [CacheSize(str(n), pages=n) for n in a.capacity]
     _check_output(a.out, "--out")
     _check_output(a.csv, "--csv")
-    res = run(pol, a.workload, a.capacity, scale=a.scale, seed=a.seed, flush_at_end=a.flush_at_end,
-              page_bytes=a.page_bytes, metrics=(device_time,) if a.device_time else (), executor=a.executor,
-              workers=a.workers, scheduler=a.scheduler, store=a.out)
+
+    def footprint(w):
+        if isinstance(w, TraceFile):
+            return _footprint(open_trace(w.path), a.page_bytes)
+        tr = catalog.get(w, scale=a.scale, seed=a.seed)
+        return _footprint_of_trace(tr, a.page_bytes)
+
+    cases, labels = grid_cases(workloads, _expand(entries), sizes, a.page_bytes, footprint)
+    res = run_cases(cases, scale=a.scale, seed=a.seed, flush_at_end=a.flush_at_end, page_bytes=a.page_bytes,
+                    metrics=(device_time,) if a.device_time else (), executor=a.executor, workers=a.workers,
+                    scheduler=a.scheduler, store=a.out, policy_files=a.policy_file or ())
     if a.csv:
         with atomic_path(Path(a.csv)) as tmp:
             res.stable.write_csv(tmp)
     for f in res.failures:
         print(f"flashrepro sweep: task failed: {f}", file=sys.stderr)
-    print(json.dumps({"rows": res.table.height, "skipped": res.skipped, "failures": len(res.failures),
-                      "executor": res.executor, "wall_s": round(res.wall_s, 3), "out": a.out, "csv": a.csv}))
+    summary = {"rows": res.table.height, "skipped": res.skipped, "failures": len(res.failures),
+               "executor": res.executor, "wall_s": round(res.wall_s, 3), "out": a.out, "csv": a.csv}
+    if a.out is None and a.csv is None:  # nowhere else to go: the table itself, the summary on stderr
+        if res.table.height and not res.failures:
+            sys.stdout.write(_with_labels(stable(res.table), labels).write_csv())
+        elif res.table.height:
+            sys.stdout.write(stable(res.table).write_csv())
+        print(json.dumps(summary), file=sys.stderr)
+    else:
+        print(json.dumps(summary))
     return 1 if res.failures else 0
+
+
+def _footprint_of_trace(tr, page_bytes: int) -> int:
+    """Distinct pages a loaded trace reads or writes, at ``page_bytes``."""
+    return tr.to_pages(page_bytes).units(1, 0)[0].n
 
 
 def parser() -> tuple[argparse.ArgumentParser, dict, dict]:
     """The parser, its subcommands' parsers by name, and each subcommand's run function (``a -> exit code``)."""
     ap = Parser(prog="flashrepro", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
-    s = sub.add_parser("simulate", help="run one policy on a trace file; prints JSON counters")
-    _policy_args(s)
-    s.add_argument("--flush-at-end", action="store_true", help="write back dirty pages after the last request")
+    _simulate_parser(sub)
     r = sub.add_parser("replay", help="run a policy and replay its after-cache trace on a file or device, timed")
     _policy_args(r)
     _replay_args(r)
@@ -629,6 +1003,7 @@ def parser() -> tuple[argparse.ArgumentParser, dict, dict]:
     w = sub.add_parser("workloads", help="list catalog workloads and whether they are available here")
     w.add_argument("--available", action="store_true")
     runs = {name: _print_json(fn) for name, fn in JSON_COMMANDS.items()}
+    runs["simulate"] = cmd_simulate
     _sweep_parser(sub)
     runs["sweep"] = cmd_sweep
     from . import robustness  # its command line lives with the maps (flashrepro.robustness.command)

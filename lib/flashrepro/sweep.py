@@ -105,11 +105,40 @@ def params_key(params: dict) -> str:
 
 
 @dataclasses.dataclass(frozen=True)
+class TraceFile:
+    """A user's trace file as a sweep workload: workers read it whole through the parse cache (no ``scale``
+    applies), so a task ships the path and the reader options, not the trace. ``name`` is the path as given."""
+
+    path: str
+    format: str | None = None
+    opts: tuple = ()  # the reader options as sorted (key, value) pairs
+
+    @classmethod
+    def of(cls, path, format: str | None = None, **opts) -> TraceFile:
+        return cls(str(path), format, tuple(sorted(opts.items())))
+
+    @property
+    def name(self) -> str:
+        return self.path
+
+    def load(self):
+        from .traces import load_trace
+
+        return load_trace(self.path, self.format, **dict(self.opts))
+
+    def identity(self) -> list:
+        """What a row of this trace depends on: the file (resolved path, size, modification time) and how it
+        is read."""
+        st = Path(self.path).stat()
+        return [str(Path(self.path).resolve()), st.st_size, st.st_mtime_ns, self.format, repr(self.opts)]
+
+
+@dataclasses.dataclass(frozen=True)
 class Task:
     """One unit of work: one workload, one policy with one parameter set, every capacity."""
 
     index: int  # position in the input order (workload-major)
-    workload: object  # a catalog name, or a Trace
+    workload: object  # a catalog name, a TraceFile, or a Trace
     policy: str
     params: dict
     capacities: tuple
@@ -121,6 +150,7 @@ class Task:
     metrics: tuple = ()  # callables or "module:function" strings: (SimResult, Trace) -> dict of columns
     prototype: type | None = None  # a PythonPolicy subclass the worker registers before running
     log_io: bool | None = None  # keep the I/O log (None: when there are metrics); counters do not depend on it
+    policy_files: tuple = ()  # Python files of prototypes the worker loads first (cache.prototype.load_file)
 
     @property
     def workload_name(self) -> str:
@@ -134,7 +164,9 @@ class Task:
         """Hash of everything a row depends on (what a re-run with ``store`` looks up)."""
         parts = [self.workload_name, self.scale, self.seed, self.prefer, self.policy, params_key(self.params),
                  int(capacity), self.flush_at_end, self.page_bytes, [_metric_name(m) for m in self.metrics]]
-        if not isinstance(self.workload, str):  # a Trace: its origin, length and meta (a head() or a variant)
+        if isinstance(self.workload, TraceFile):
+            parts += self.workload.identity()
+        elif not isinstance(self.workload, str):  # a Trace: its origin, length and meta (a head() or a variant)
             parts += [self.workload.source, len(self.workload), self.workload.meta]
         return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()[:24]
 
@@ -156,7 +188,7 @@ TRACE_LOADS = collections.Counter()  # how often this process loaded each trace 
 
 
 def _trace(task: Task):
-    if not isinstance(task.workload, str):
+    if not isinstance(task.workload, (str, TraceFile)):
         return task.workload
     from .traces import catalog
 
@@ -164,7 +196,10 @@ def _trace(task: Task):
     if key in _TRACES:
         _TRACES.move_to_end(key)
         return _TRACES[key]
-    tr = catalog.get(task.workload, scale=task.scale, seed=task.seed, prefer=task.prefer)
+    if isinstance(task.workload, TraceFile):
+        tr = task.workload.load()
+    else:
+        tr = catalog.get(task.workload, scale=task.scale, seed=task.seed, prefer=task.prefer)
     TRACE_LOADS[key] += 1
     _TRACES[key] = tr
     while len(_TRACES) > _TRACE_MEMO_SIZE:
@@ -177,10 +212,13 @@ def run_task(task: Task) -> dict:
     try:
         from .cache import simulate
 
-        if task.prototype is not None:
+        if task.prototype is not None or task.policy_files:
             from .cache import prototype
 
-            prototype.ensure_registered(task.prototype)
+            for f in task.policy_files:
+                prototype.load_file(f)
+            if task.prototype is not None:
+                prototype.ensure_registered(task.prototype)
         tr = _trace(task)
         refs = tr.to_pages(task.page_bytes)  # cached on the trace: once per task, not per capacity
         metrics = [_metric_fn(m) for m in task.metrics]
@@ -190,10 +228,7 @@ def run_task(task: Task) -> dict:
             log_io = bool(metrics) if task.log_io is None else task.log_io
             res = simulate(refs, task.policy, int(cap), flush_at_end=task.flush_at_end, log_io=log_io,
                            **task.params)
-            row = {"workload": task.workload_name, "policy": task.policy, "params": params_key(task.params),
-                   "capacity_pages": int(cap)}
-            c = res.counters
-            row |= {"hit_ratio": c["hits"] / max(c["references"], 1), **c}
+            row = result_row(res, task.workload_name, task.params, cap)
             for fn in metrics:
                 row |= fn(res, tr)
             row["key"] = task.row_key(cap)
@@ -203,6 +238,14 @@ def run_task(task: Task) -> dict:
     except Exception as e:  # noqa: BLE001  (reported with the task's inputs; the sweep goes on)
         return {"index": task.index, "task": task.describe(), "error": f"{type(e).__name__}: {e}",
                 "traceback": traceback.format_exc()}
+
+
+def result_row(res, workload: str, params: dict, capacity_pages: int) -> dict:
+    """A sweep table's row of one run (a :class:`~flashrepro.cache.simulate.SimResult` at the capacity it was
+    asked for): the keys, the hit ratio and every counter."""
+    c = res.counters
+    return {"workload": workload, "policy": res.policy, "params": params_key(params),
+            "capacity_pages": int(capacity_pages), "hit_ratio": c["hits"] / max(c["references"], 1), **c}
 
 
 # --- the driver --------------------------------------------------------------------------------------------
@@ -245,7 +288,8 @@ def stable(table: pl.DataFrame) -> pl.DataFrame:
 def run(policies, workloads: Iterable, capacities: Iterable[int], *, scale: str = "ci", seed: int = 0,
         prefer: str = "real", flush_at_end: bool = False, page_bytes: int = 4096, metrics: Iterable = (),
         executor: str = "local", workers: int | None = None, scheduler: str | None = None,
-        store: str | os.PathLike | None = None, progress: bool | None = None, client=None) -> SweepResult:
+        store: str | os.PathLike | None = None, progress: bool | None = None, client=None,
+        policy_files: Iterable = ()) -> SweepResult:
     """Run every (policy, parameters) x workload x capacity and return one table.
 
     Parameters
@@ -253,8 +297,9 @@ def run(policies, workloads: Iterable, capacities: Iterable[int], *, scale: str 
     policies
         See :func:`expand_policies` (names, ``(name, params)`` pairs, or name -> parameter grid).
     workloads
-        Catalog names (loaded on the workers through the catalog) or :class:`~flashrepro.traces.Trace`
-        objects (shipped with each task).
+        Catalog names (loaded on the workers through the catalog), :class:`TraceFile` (a trace file the
+        workers read whole through the parse cache) or :class:`~flashrepro.traces.Trace` objects (shipped
+        with each task).
     capacities
         Cache sizes in pages; every task runs all of them on one loaded trace.
     scale, seed, prefer
@@ -273,6 +318,9 @@ def run(policies, workloads: Iterable, capacities: Iterable[int], *, scale: str 
         A parquet file of finished rows; rows already there are not re-run, new ones are added as they finish.
     progress : bool, optional
         The tqdm bar (default: when stderr is a terminal or in a notebook, as ``tqdm.auto`` decides).
+    policy_files : paths, optional
+        Python files of :class:`~flashrepro.cache.prototype.PythonPolicy` prototypes
+        (:func:`~flashrepro.cache.prototype.load_file`), loaded here and by every worker before it runs.
     """
     executor = _executor(executor, scheduler, client)
     from .cache import make_params
@@ -280,18 +328,19 @@ def run(policies, workloads: Iterable, capacities: Iterable[int], *, scale: str 
 
     t_start = time.perf_counter()
     check_page_bytes(page_bytes)
+    files, from_files = _policy_files(policy_files)
     pol = expand_policies(policies)
     protos = {}
     for name, p in pol:
         make_params(name, **p)  # unknown policy or parameter: fail before anything runs
-        protos[name] = _prototype_of(name)
+        protos[name] = None if name in from_files else _prototype_of(name)
     workloads = list(workloads)
     caps = _capacities(capacities)
     if not caps or not workloads or not pol:
         raise ValueError("a sweep needs at least one policy, workload and capacity")
     metrics = tuple(metrics)
-    tasks = [Task(i, w, name, p, caps, scale, seed, prefer, flush_at_end, page_bytes, metrics, protos[name])
-             for i, (w, (name, p)) in enumerate(itertools.product(workloads, pol))]
+    tasks = [Task(i, w, name, p, caps, scale, seed, prefer, flush_at_end, page_bytes, metrics, protos[name],
+                  policy_files=files) for i, (w, (name, p)) in enumerate(itertools.product(workloads, pol))]
     return _run_tasks(tasks, executor, workers, scheduler, client, progress, store, t_start)
 
 
@@ -316,7 +365,7 @@ def _executor(executor: str, scheduler, client) -> str:
 def run_cases(cases: Iterable, *, scale: str = "ci", seed: int = 0, prefer: str = "real", flush_at_end: bool = False,
               page_bytes: int = 4096, metrics: Iterable = (), log_io: bool | None = None, executor: str = "local",
               workers: int | None = None, scheduler: str | None = None, store: str | os.PathLike | None = None,
-              progress: bool | None = None, client=None) -> SweepResult:
+              progress: bool | None = None, client=None, policy_files: Iterable = ()) -> SweepResult:
     """Run a list of ``(workload, policy, params, capacity)`` cases that need not form a full product (a
     paper's grid, where each workload has its own sizes or each policy its own parameters) and return one
     row per case, **in the order of the cases** (a case listed twice gives its row twice).
@@ -334,6 +383,7 @@ def run_cases(cases: Iterable, *, scale: str = "ci", seed: int = 0, prefer: str 
 
     t_start = time.perf_counter()
     check_page_bytes(page_bytes)
+    files, from_files = _policy_files(policy_files)
     metrics = tuple(metrics)
     groups: dict = {}  # (workload identity, policy, params) -> [workload, policy, params, capacities]
     order = []
@@ -341,7 +391,7 @@ def run_cases(cases: Iterable, *, scale: str = "ci", seed: int = 0, prefer: str 
         _capacities([cap])
         name = _policy_name(policy)
         params = dict(params)
-        wid = w if isinstance(w, str) else id(w)
+        wid = w if isinstance(w, (str, TraceFile)) else id(w)
         g = groups.setdefault((wid, name, params_key(params)), [w, name, params, []])
         if int(cap) not in g[3]:
             g[3].append(int(cap))
@@ -352,7 +402,7 @@ def run_cases(cases: Iterable, *, scale: str = "ci", seed: int = 0, prefer: str 
     for i, (w, name, params, caps) in enumerate(groups.values()):
         make_params(name, **params)  # unknown policy or parameter: fail before anything runs
         tasks.append(Task(i, w, name, params, tuple(caps), scale, seed, prefer, flush_at_end, page_bytes, metrics,
-                          _prototype_of(name), log_io))
+                          None if name in from_files else _prototype_of(name), log_io, files))
     res = _run_tasks(tasks, executor, workers, scheduler, client, progress, store, t_start)
     by_group = {k: t for k, t in zip(groups, tasks, strict=True)}
     keys = [by_group[k[:3]].row_key(k[3]) for k in order]
@@ -394,6 +444,19 @@ def _run_tasks(tasks: list[Task], executor, workers, scheduler, client, progress
     return SweepResult(table, failures, skipped, executor, time.perf_counter() - t_start)
 
 
+def _policy_files(paths: Iterable) -> tuple[tuple[str, ...], set[str]]:
+    """The prototype files as absolute paths (what a worker loads), after loading them here; and the names
+    of the policies they registered (a worker gets those from the files, not as pickled classes, which a
+    worker could not import)."""
+    from .cache import prototype
+
+    files = tuple(str(Path(f).resolve()) for f in paths)
+    names = set()
+    for f in files:
+        names.update(prototype.load_file(f))
+    return files, names
+
+
 def _prototype_of(name: str):
     from .cache import get_policy
 
@@ -414,16 +477,22 @@ def _order(table: pl.DataFrame, order: dict) -> pl.DataFrame:
 
     if table.height == 0:
         return table
-    from .cache import contract as C
-
     table = table.unique("key", keep="first", maintain_order=True)  # a store written twice holds a row twice
     pos = pl.DataFrame({"key": list(order), "_o1": [v[0] for v in order.values()],
                         "_o2": [v[1] for v in order.values()]})
     table = table.join(pos, on="key", how="left").sort(["_o1", "_o2"]).drop(["_o1", "_o2"])
+    return table.select(column_order(table.columns))
+
+
+def column_order(columns) -> list[str]:
+    """A sweep table's columns in order: the keys, hit_ratio, the base counters, then the others sorted by
+    name, metrics after them, the row key and seconds last (those present)."""
+    from .cache import contract as C
+
     base = [c.name for c in C.BASE] + sorted(C.derived({c.name: 0 for c in C.BASE}))
-    first = [*KEYS, "hit_ratio"] + [c for c in base if c in table.columns]
-    rest = sorted(c for c in table.columns if c not in first and c not in ("key", "seconds"))
-    return table.select(first + rest + ["key", "seconds"])
+    first = [c for c in [*KEYS, "hit_ratio", *base] if c in columns]
+    rest = sorted(c for c in columns if c not in first and c not in ("key", "seconds"))
+    return first + rest + [c for c in ("key", "seconds") if c in columns]
 
 
 def _read_store(store) -> pl.DataFrame | None:

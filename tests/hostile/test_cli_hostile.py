@@ -64,7 +64,7 @@ def files(tmp_path_factory):
 
 
 def _sim(trace, *extra):
-    return ["simulate", "--policy", "lru", "--trace", str(trace), "--capacity-pages", "8", *extra]
+    return ["simulate", "--json", "--policy", "lru", "--trace", str(trace), "--capacity-pages", "8", *extra]
 
 
 def _replay(trace, target, *extra):
@@ -89,12 +89,15 @@ IN_PROCESS = {
     "simulate-truncated-gz": lambda f: _sim(f["truncated.gz"], "--format", "spc"),
     "simulate-wrong-format": lambda f: _sim(SPC, "--format", "msr"),
     "simulate-unknown-format": lambda f: _sim(SPC, "--format", "nope"),
-    "simulate-unknown-policy": lambda f: ["simulate", "--policy", "nope", "--trace", str(SPC), "--capacity-pages",
+    "simulate-unknown-policy": lambda f: ["simulate", "--json", "--policy", "nope", "--trace", str(SPC),
+                                                                                                   "--capacity-pages",
                                           "8"],
     "simulate-page-bytes-3000": lambda f: _sim(SPC, "--page-bytes", "3000"),
     "simulate-page-bytes-huge": lambda f: _sim(SPC, "--page-bytes", str(2**63)),
-    "simulate-capacity-0": lambda f: ["simulate", "--policy", "lru", "--trace", str(SPC), "--capacity-pages", "0"],
-    "simulate-capacity-huge": lambda f: ["simulate", "--policy", "lru", "--trace", str(SPC), "--capacity-pages",
+    "simulate-capacity-0": lambda f: ["simulate", "--json", "--policy", "lru", "--trace", str(SPC),
+                                                                                              "--capacity-pages", "0"],
+    "simulate-capacity-huge": lambda f: ["simulate", "--json", "--policy", "lru", "--trace", str(SPC),
+                                                                                                 "--capacity-pages",
                                          str(2**64)],
     "simulate-param-no-equals": lambda f: _sim(SPC, "--param", "cache_reads"),
     "simulate-param-unknown": lambda f: _sim(SPC, "--param", "bogus=1"),
@@ -205,7 +208,7 @@ SUBPROCESS = {
     "simulate-page-bytes-3000": lambda f: _sim(SPC, "--page-bytes", "3000"),
     "simulate-columns-duplicate": lambda f: _sim(CSV, "--format", "csv", "--sep", ";", "--header", "--columns",
                                                  "time=0,op=1,offset=2,size=2"),
-    "simulate-missing-argument": lambda f: ["simulate", "--trace", str(SPC)],
+    "simulate-missing-argument": lambda f: ["simulate", "--json", "--trace", str(SPC)],
     "replay-target-holds-data": lambda f: _replay(SPC, f["target.img"]),
     "replay-page-bytes-huge": lambda f: _replay(SPC, str(f["target.img"]) + ".new", "--page-bytes", str(2**63)),
     "trace-info-garbage": lambda f: ["trace-info", str(f["garbage"])],

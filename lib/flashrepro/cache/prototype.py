@@ -211,11 +211,35 @@ class PythonKernel(Kernel):
                               last_ref, 0)
 
 
+def _check_extra_counters(cls) -> None:
+    """``extra_counters`` as :class:`~flashrepro.cache.contract.Counter` objects: a name given as a plain
+    string becomes a counter of no device cause; anything else is an error naming the class."""
+    out = []
+    extra = cls.extra_counters
+    if isinstance(extra, str) or not isinstance(extra, (tuple, list)):
+        raise TypeError(f"{cls.__name__}.extra_counters must be a tuple of counter names or contract.Counter "
+                        f"objects, got {extra!r}")
+    for c in extra:
+        if isinstance(c, str) and c.isidentifier():
+            c = C.Counter(c, None, f"{cls.name}: {c}")
+        if not isinstance(c, C.Counter):
+            raise TypeError(f"{cls.__name__}.extra_counters: {c!r} is neither a counter name (an identifier) nor "
+                            "a contract.Counter")
+        out.append(c)
+    taken = {c.name for c in C.BASE + C.FLUSH_COUNTERS}
+    names = [c.name for c in out]
+    clash = sorted({n for n in names if n in taken or names.count(n) > 1})
+    if clash:
+        raise ValueError(f"{cls.__name__}.extra_counters: {', '.join(clash)} is a base counter's name or listed twice")
+    cls.extra_counters = tuple(out)
+
+
 def register(cls: type) -> type:
     """Register ``cls`` (a :class:`PythonPolicy` subclass with ``name`` and ``Params``) as a policy; returns
     it (usable as a class decorator)."""
     if not (isinstance(cls, type) and issubclass(cls, PythonPolicy)) or not cls.name:
         raise TypeError("register() takes a PythonPolicy subclass with a name")
+    _check_extra_counters(cls)
     doc = (cls.__doc__ or f"{cls.name} (Python prototype)").strip()
     kernel = type(f"{cls.__name__}Kernel", (PythonKernel,),
                   {"prototype": cls, "caps": cls.caps, "counters": _counters(cls), "__doc__": doc,
@@ -231,6 +255,46 @@ def ensure_registered(cls: type) -> None:
         register(cls)
     elif getattr(have.kernel, "prototype", None) is not cls:
         raise ValueError(f"policy {cls.name!r} is already registered as something else")
+
+
+_FILES: dict[str, list[str]] = {}  # resolved path -> the policies load_file registered from it (per process)
+
+
+def load_file(path) -> list[str]:
+    """Run the Python file at ``path`` as a module and register every :class:`PythonPolicy` subclass with a
+    ``name`` that it defines (``flashrepro simulate --policy-file``, and each sweep worker before its task);
+    returns their names. A file is loaded once per process; a file with no such class is an error."""
+    import hashlib
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    p = Path(path).resolve()
+    key = str(p)
+    if key in _FILES:
+        return _FILES[key]
+    if not p.is_file():
+        raise FileNotFoundError(f"policy file {path}: no such file")
+    module = f"flashrepro_policies_{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+    spec = importlib.util.spec_from_file_location(module, p)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[module] = mod  # so its classes pickle by reference within this process
+    try:
+        spec.loader.exec_module(mod)
+    except SyntaxError as e:
+        del sys.modules[module]
+        raise ValueError(f"policy file {path}, line {e.lineno}: {e.msg}") from None
+    except Exception as e:
+        del sys.modules[module]
+        raise ValueError(f"policy file {path}: running it raised {type(e).__name__}: {e}") from e
+    classes = [c for c in vars(mod).values() if isinstance(c, type) and issubclass(c, PythonPolicy)
+               and c.__module__ == module and c.name]
+    if not classes:
+        raise ValueError(f"policy file {path} defines no PythonPolicy subclass with a name")
+    for c in classes:
+        ensure_registered(c)
+    _FILES[key] = [c.name for c in classes]
+    return _FILES[key]
 
 
 @contextlib.contextmanager

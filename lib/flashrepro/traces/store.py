@@ -234,10 +234,10 @@ class _ColumnFiles:
             f.close()
 
 
-def _write_entry(target: Path, parts: Iterator[Trace]) -> None:
+def _write_entry(target: Path, parts: Iterator[Trace], progress=None) -> None:
     """Append every batch's columns to a temporary folder, then rename it to ``target``. The meta.json written
     last holds the whole trace's :class:`AddressSpace` when its requests are on several devices (every batch
-    read back is keyed in it)."""
+    read back is keyed in it). ``progress(requests_parsed)`` is called after each batch."""
     target.parent.mkdir(parents=True, exist_ok=True)
     sweep(target.parent)  # folders a killed parse left behind
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.pid{os.getpid()}.", dir=target.parent))
@@ -246,6 +246,8 @@ def _write_entry(target: Path, parts: Iterator[Trace]) -> None:
         space, last = None, None
         for tr in parts:
             columns.append(tr)
+            if progress is not None:
+                progress(columns.n)
             if tr.device is not None:
                 part = AddressSpace.of(tr.device, tr.op, tr.offset_bytes, tr.size_bytes)
                 space = part if space is None else space.union(part)
@@ -267,12 +269,12 @@ def _write_entry(target: Path, parts: Iterator[Trace]) -> None:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def open_trace(path, format: str | None = None, *, cache: bool = True, **opts):
+def open_trace(path, format: str | None = None, *, cache: bool = True, progress=None, **opts):
     """A trace file through the parse cache, not loaded: a :class:`StoredTrace` (or a :class:`MemoryTrace`
     for a folder format, or with ``cache=False``). The first call parses the file block by block into
     ``data/interim/traces/<key>/``; later calls on the same, unchanged file with the same options reuse it
     (the key: see the module), unless the entry is not to be trusted (:func:`entry_info`): then it is parsed
-    again."""
+    again. ``progress(requests_parsed)``, if given, is called after each block a parse reads."""
     path = Path(path)
     if path.is_dir():  # a folder format (android-sql) caches its own result, keyed by every file in it
         opts.pop("max_request_bytes", None)  # its requests are the pages SQLite writes, never one huge line
@@ -286,7 +288,7 @@ def open_trace(path, format: str | None = None, *, cache: bool = True, **opts):
     if info is None:
         if target.exists():
             _discard(target)
-        _write_entry(target, iter_trace(path, format, **opts))
+        _write_entry(target, iter_trace(path, format, **opts), progress)
         info = entry_info(target)
         if info is None:  # only if something else keeps spoiling the folder
             raise OSError(f"the parse cache entry {target} is not readable after writing it")

@@ -16,7 +16,7 @@ QUICK := $(patsubst notebooks/%.ipynb,build/quick/%.ipynb,$(NOTEBOOKS))
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: all quick test lint bench lab clean nbval-refresh install lock fit4 report browser robustness
+.PHONY: all quick test lint bench lab clean nbval-refresh install lock fit4 report browser robustness docs
 
 all: results/claims.csv results/headline.csv  ## every notebook at paper scale, the claims ledger, the reduced robustness maps
 	@echo "done: tables in results/, figures in figures/, executed notebooks in build/paper/"
@@ -67,6 +67,11 @@ paper%: $(STAMP)  ## one notebook at paper scale: 0 workloads, 1-5 the papers, 6
 # The browsable report from what `make` wrote (re-runs only the notebooks that are out of date; seconds if none).
 report: results/claims.csv results/headline.csv  ## build/report/index.html: claims counts, filterable claims, figures, notebooks as HTML
 	$(PY) -m flashrepro.site
+
+# The tables of measured numbers in README.md and docs/*.md, between <!-- results:NAME:begin/end --> markers, from
+# what is in results/ now (a block whose files are missing says to run make first; nothing is re-run).
+docs: $(STAMP)  ## render docs/ tables from results/
+	$(PY) -m flashrepro.docs
 
 # Headless Chromium for tests/test_site.py's browser test (Debian's package; the test is skipped without it).
 browser:

@@ -9,7 +9,7 @@ oracleGeneral format (``hashpower=18``); its time includes its own reading of th
 bindings offer no faster path). ``lru``, ``clock`` and libCacheSim's LRU and Clock run in turn, round after
 round, so that a change in the machine's load falls on both sides of their ratio. A row holds the median wall
 and CPU time (``seconds``, ``cpu_seconds``) and the fastest and slowest run's rate; rates and ratios are
-judged on CPU time (``bench_targets.py``, which also renders the README's table). The ``end-to-end`` rows add
+judged on CPU time (``bench_targets.py``, which also renders docs/benchmarks.md's table). The ``end-to-end`` rows add
 the page expansion and the order-preserving remap to one LRU run, as a user pays it on a fresh trace.
 """
 
@@ -129,12 +129,13 @@ def main(argv=None):
     ap.add_argument("--only-ftl", action="store_true", help="skip the cache kernels")
     ap.add_argument("--io", default="", help="arguments for bench_io.py (trace reading, memory per request); "
                     "'skip' to skip it")
-    ap.add_argument("--no-readme", action="store_true", help="do not render the README's table")
+    ap.add_argument("--no-doc", "--no-readme", dest="no_doc", action="store_true",
+                    help="do not render docs/benchmarks.md's table")
     a = ap.parse_args(argv)
     facts = run_facts()
     ftl_rows = bench_ftl(a.ftl_writes, a.ftl_repeat) if a.ftl_writes else []
     if a.only_ftl:
-        finish([pl.DataFrame(ftl_rows)], facts, not a.no_readme)
+        finish([pl.DataFrame(ftl_rows)], facts, not a.no_doc)
         return
     workload = f"zipf0.9-{a.requests // 1_000_000}M-over-{a.pages // 1000}k"
     print(f"generating {workload} ...", flush=True)
@@ -189,11 +190,11 @@ def main(argv=None):
     if path is not None:
         shutil.rmtree(path.parent)
     io_rows = [] if a.io == "skip" else [bench_io.main(a.io.split())]
-    finish([pl.DataFrame(rows), pl.DataFrame(ftl_rows), *io_rows], facts, not a.no_readme)
+    finish([pl.DataFrame(rows), pl.DataFrame(ftl_rows), *io_rows], facts, not a.no_doc)
 
 
-def finish(frames, facts: dict, readme: bool) -> None:
-    """Targets on every row (``bench_targets.annotate``), results/bench.csv, and the README's table."""
+def finish(frames, facts: dict, doc: bool) -> None:
+    """Targets on every row (``bench_targets.annotate``), results/bench.csv, and docs/benchmarks.md's table."""
     df = pl.concat([f for f in frames if f.height], how="diagonal_relaxed").with_columns(
         **{k: pl.lit(v) for k, v in facts.items()})
     df = bench_targets.annotate(df)
@@ -201,9 +202,9 @@ def finish(frames, facts: dict, readme: bool) -> None:
     show(df)
     table = bench_targets.render(df)
     print(table)
-    if readme:
-        path = paths.root / "README.md"
-        print(f"{'rendered the table into' if bench_targets.update_readme(table, path) else 'no bench markers in'} "
+    if doc:
+        path = paths.root / bench_targets.DOC
+        print(f"{'rendered the table into' if bench_targets.update_doc(table, path) else 'no bench markers in'} "
               f"{path}")
 
 

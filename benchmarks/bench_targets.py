@@ -1,10 +1,11 @@
-"""Issue 22's speed targets on the rows of ``results/bench.csv``, and the README's benchmark table rendered from them.
+"""Issue 22's speed targets on the rows of ``results/bench.csv``, and docs/benchmarks.md's table rendered from them.
 
-    .venv/bin/python benchmarks/bench_targets.py     # re-render README.md's table from results/bench.csv
+    .venv/bin/python benchmarks/bench_targets.py     # re-render docs/benchmarks.md's table from results/bench.csv
 
 ``make bench`` (``bench_kernels.py``) adds the target columns to every row it writes and renders the table
-between the README's ``<!-- bench:begin -->`` and ``<!-- bench:end -->`` markers, so no number in it is typed by
-hand. The targets (issue 22, item 2), each judged on the medians of one ``make bench`` run:
+between docs/benchmarks.md's ``<!-- results:bench:begin -->`` and ``<!-- results:bench:end -->`` markers, so no
+number in it is typed by hand; ``make docs`` (``flashrepro.docs``, block ``bench``) renders the same text from
+the same file. The targets (issue 22, item 2), each judged on the medians of one ``make bench`` run:
 
 * every cache kernel at least :data:`KERNEL_MREQ` M requests/s at both capacities on the bench stream;
 * ``lru`` and ``clock`` at least :data:`PEER_RATIO` times libCacheSim's LRU and Clock at both capacities;
@@ -35,7 +36,8 @@ FTL_PAGE_MWRITES = 100.0
 FIRST_RUN_RATIO = 2.0
 PEERS = {"lru": "libcachesim-lru", "clock": "libcachesim-clock"}
 FIRST_RUN, FIRST_RUN_PEER = "flashrepro-first-run", "libcachesim-csv"
-BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
+BEGIN, END = "<!-- results:bench:begin -->", "<!-- results:bench:end -->"
+DOC = Path("docs") / "benchmarks.md"  # where the table goes, from the repository root
 NOT_KERNELS = ("to_pages+remap", "end-to-end-", "libcachesim-", "ftl-", "flashrepro-", "bytes-per-request",
                "big-spc")
 
@@ -95,7 +97,7 @@ def _f(x, digits=1, suffix="") -> str:
 
 
 def render(df: pl.DataFrame) -> str:
-    """The README's benchmark table (Markdown) from annotated rows (:func:`annotate`)."""
+    """The benchmark table (Markdown) of docs/benchmarks.md from annotated rows (:func:`annotate`)."""
     if "meets_rate" not in df.columns:
         df = annotate(df)
     rows = df.to_dicts()
@@ -173,13 +175,13 @@ def render(df: pl.DataFrame) -> str:
     return "\n".join(out) + "\n"
 
 
-def update_readme(table: str, readme: Path) -> bool:
-    """Put ``table`` between the README's markers; False (and the README untouched) when they are missing."""
-    text = readme.read_text()
+def update_doc(table: str, doc: Path) -> bool:
+    """Put ``table`` between ``doc``'s markers; False (and ``doc`` untouched) when they are missing."""
+    text = doc.read_text()
     pat = re.compile(re.escape(BEGIN) + r"\n.*?" + re.escape(END), re.S)
     if not pat.search(text):
         return False
-    readme.write_text(pat.sub(lambda _: f"{BEGIN}\n{table}{END}", text, count=1))
+    doc.write_text(pat.sub(lambda _: f"{BEGIN}\n{table}{END}", text, count=1))
     return True
 
 
@@ -188,10 +190,10 @@ def main(argv=None) -> None:
     csv = here / "results" / "bench.csv"
     if not csv.is_file():
         sys.exit(f"no {csv}: run make bench")
-    table = render(annotate(pl.read_csv(csv)))
-    readme = here / "README.md"
+    table = render(annotate(pl.read_csv(csv, infer_schema_length=None)))
+    doc = here / DOC
     print(table)
-    print(f"{'rendered into' if update_readme(table, readme) else 'no bench markers in'} {readme}")
+    print(f"{'rendered into' if update_doc(table, doc) else 'no bench markers in'} {doc}")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""benchmarks/bench_targets.py: issue 22's speed targets on bench rows, and the README table rendered from them."""
+"""benchmarks/bench_targets.py: issue 22's speed targets on bench rows, and docs/benchmarks.md's table rendered
+from them."""
 
 import sys
 from pathlib import Path
@@ -78,10 +79,22 @@ def test_the_table_shows_every_kernel_and_verdict_and_lands_between_the_markers(
     assert next(ln for ln in lines if ln.startswith("| seg_lru |")).count("**fail**") == 1
     assert any(ln.startswith("| flashrepro-first-run |") and "**fail**" in ln for ln in lines)
     assert any(ln.startswith("| fifo | fio-zipf0.9-8GB | femu |") and ln.endswith("| pass |") for ln in lines)
-    readme = tmp_path / "README.md"
-    readme.write_text(f"intro\n{T.BEGIN}\nold table\n{T.END}\nrest\n")
-    assert T.update_readme(table, readme)
-    text = readme.read_text()
+    doc = tmp_path / "benchmarks.md"
+    doc.write_text(f"intro\n{T.BEGIN}\nold table\n{T.END}\nrest\n")
+    assert T.update_doc(table, doc)
+    text = doc.read_text()
     assert text.startswith(f"intro\n{T.BEGIN}\n{table}{T.END}\nrest") and "old table" not in text
-    readme.write_text("no markers\n")
-    assert not T.update_readme(table, readme) and readme.read_text() == "no markers\n"
+    doc.write_text("no markers\n")
+    assert not T.update_doc(table, doc) and doc.read_text() == "no markers\n"
+
+
+def test_the_table_goes_to_docs_benchmarks_where_make_docs_renders_the_same_text(tmp_path):
+    """make bench writes the table between docs/benchmarks.md's markers, and make docs (block ``bench``) renders
+    the very same text from the same results/bench.csv."""
+    from flashrepro import docs
+
+    page = (Path(__file__).resolve().parents[1] / T.DOC).read_text()
+    assert page.count(T.BEGIN) == 1 and page.count(T.END) == 1
+    assert (T.BEGIN, T.END) == (docs.begin("bench"), docs.end("bench"))
+    _rows().write_csv(tmp_path / "bench.csv")
+    assert docs.render_block("bench", tmp_path) == T.render(T.annotate(_rows()))

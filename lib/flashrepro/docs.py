@@ -1,0 +1,483 @@
+"""The tables of measured numbers in README.md and docs/*.md, rendered from results/ (``make docs``).
+
+No measured number (a wall time, a rate, a count of claims by verdict, one of our values) is typed by hand into
+the README or docs/: every table of them sits between two markers,
+
+    <!-- results:NAME:begin -->
+    ...
+    <!-- results:NAME:end -->
+
+and ``python -m flashrepro.docs`` (``make docs``) replaces what is between them with the block NAME rendered
+from the files in ``results/`` that :data:`BLOCKS` names for it. Text outside the markers is never touched,
+rendering twice gives the same text, and a block whose files are missing says which ones and how to make them
+("run `make` then `make docs`") instead of failing, so the docs render on a fresh clone.
+
+    python -m flashrepro.docs                   # render README.md and docs/*.md from results/
+    python -m flashrepro.docs --check           # exit 1 when rendering would change a page, or a line outside
+                                                # the blocks looks like a measurement typed by hand
+    python -m flashrepro.docs --results DIR     # from another results folder (e.g. results/quick)
+    python -m flashrepro.docs --list            # the blocks, with the files each reads
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from . import paths
+from .claims import VERDICTS
+
+MARK = re.compile(r"<!-- results:(?P<name>[a-z0-9-]+):begin -->\n(?P<body>.*?)<!-- results:(?P=name):end -->",
+                  re.S)
+BEGIN_ANY = re.compile(r"<!-- results:([a-z0-9-]+):begin -->")
+
+
+def begin(name: str) -> str:
+    return f"<!-- results:{name}:begin -->"
+
+
+def end(name: str) -> str:
+    return f"<!-- results:{name}:end -->"
+
+
+@dataclass(frozen=True)
+class Block:
+    """A rendered block: the files under results/ it reads (the first ones required), the command that writes
+    them, and ``render(results_dir) -> Markdown`` (ending with a newline)."""
+    name: str
+    files: tuple[str, ...]
+    render: Callable[[Path], str]
+    make: str = "make"
+    optional: tuple[str, ...] = ()
+    about: str = ""
+
+
+def pending(block: Block, results: Path) -> str:
+    """What a block says while its files are missing."""
+    missing = [f for f in block.files if not (results / f).is_file()]
+    names = ", ".join(f"`results/{f}`" for f in missing)
+    return f"_Not rendered yet: no {names}; run `{block.make}` then `make docs`._\n"
+
+
+# ---------------------------------------------------------------------------------------------------- formatting
+
+def exact(x) -> str:
+    """A paper's value as printed (up to 7 significant digits, so 1149.385 stays 1,149.385 and 12.255 stays
+    12.255; a value the ledger derived from printed ones is cut there)."""
+    if x is None or x == "" or isinstance(x, (str, bool)) or not isinstance(x, (int, float)):
+        return num(x)
+    if isinstance(x, float) and math.isnan(x):
+        return "NaN"
+    text = f"{x:.7g}"
+    if "e" in text or abs(x) < 1000:
+        return text
+    whole, _, frac = text.partition(".")
+    return f"{int(whole):,}" + (f".{frac}" if frac else "")
+
+
+def num(x, digits: int = 4) -> str:
+    """A number as the docs show it: empty for a missing value, thousands separated from 1,000 on, else
+    ``digits`` significant digits."""
+    if x is None or x == "":
+        return ""
+    if isinstance(x, str):
+        try:
+            x = float(x)
+        except ValueError:
+            return x
+    if isinstance(x, bool):
+        return str(x).lower()
+    if isinstance(x, float) and math.isnan(x):
+        return "NaN"
+    if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) >= 1000):
+        return f"{int(x):,}"
+    if abs(x) >= 1000:
+        return f"{x:,.0f}"
+    return f"{x:.{digits}g}"
+
+
+def cell(x) -> str:
+    """Text for a Markdown table cell (pipes escaped, one line)."""
+    return "" if x is None else str(x).replace("\n", " ").replace("|", "\\|")
+
+
+def table(head: list[str], rows: list[list]) -> list[str]:
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + \
+        ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows]
+
+
+def _read(results: Path, name: str) -> pl.DataFrame:
+    return pl.read_csv(results / name, infer_schema_length=None)
+
+
+# ---------------------------------------------------------------------------------------------------- claims
+
+def _labels() -> dict[int, str]:
+    """Ledger number -> "1 (`01_bs_clock`)", from the papers' specs."""
+    from .papers import specs
+
+    return {s.ledger: f"{s.ledger} (`{s.notebook}`)" for s in specs() if s.ledger is not None}
+
+
+def _counts(df: pl.DataFrame) -> dict[str, int]:
+    got = dict(zip(*df["verdict"].value_counts().sort("verdict").get_columns(), strict=True))
+    return {v: int(got.get(v, 0)) for v in VERDICTS}
+
+
+def _count_line(df: pl.DataFrame) -> str:
+    c = _counts(df)
+    return f"{df.height} rows: " + ", ".join(f"{c[v]} {v}" for v in VERDICTS)
+
+
+def render_claims(results: Path) -> str:
+    """Claims per paper by verdict (results/claims.csv), and the rows judged on this machine's measurements
+    (results/claims_measured.csv) when there are any."""
+    df = _read(results, "claims.csv")
+    labels = _labels()
+    rows = []
+    for p in sorted(df["paper"].unique().to_list()):
+        sub = df.filter(pl.col("paper") == p)
+        c = _counts(sub)
+        rows.append([labels.get(p, str(p)), sub.height, *(c[v] for v in VERDICTS)])
+    c = _counts(df)
+    rows.append(["all", df.height, *(c[v] for v in VERDICTS)])
+    out = ["Claims by verdict in `results/claims.csv` (paper 0 is notebook 07's theory checks):", ""]
+    out += table(["ledger (notebook)", "rows", *VERDICTS], rows)
+    measured = results / "claims_measured.csv"
+    if measured.is_file():
+        m = _read(results, "claims_measured.csv")
+        parts = []
+        for p in sorted(m["paper"].unique().to_list()):
+            parts.append(f"paper {p}: {_count_line(m.filter(pl.col('paper') == p))}")
+        out += ["", "Judged on this machine's measurements (`results/claims_measured.csv`, kept out of the ledger): "
+                + "; ".join(parts) + "."]
+    return "\n".join(out) + "\n"
+
+
+def render_paper_claims(ledger: int) -> Callable[[Path], str]:
+    """One paper's rows of results/claims.csv: the count by verdict, by source in the paper, and its headline
+    rows (the numbers of the abstract and conclusion) with both values."""
+    def render(results: Path) -> str:
+        df = _read(results, "claims.csv").filter(pl.col("paper") == ledger)
+        if df.height == 0:
+            return f"_No rows of paper {ledger} in `results/claims.csv`: run `make` then `make docs`._\n"
+        real = df.filter(pl.col("workload").cast(pl.String).str.starts_with("real/"))
+        line = f"`results/claims.csv`, paper {ledger}: {_count_line(df)}"
+        if real.height:
+            line += f"; {real.height} of them on real stand-in traces ({_count_line(real).split(': ', 1)[1]})"
+        out = [line + ".", ""]
+        src = []
+        for s in df["source"].unique(maintain_order=True).to_list():
+            c = _counts(df.filter(pl.col("source") == s))
+            src.append([s, sum(c.values()), *(c[v] for v in VERDICTS)])
+        out += table(["source", "rows", *VERDICTS], src)
+        if "headline" in df.columns:
+            head = df.filter(pl.col("headline").cast(pl.String).str.to_lowercase() == "true")
+            if head.height:
+                out += ["", "Headline rows (the ledger's `headline` column):", ""]
+                out += table(["claim", "workload", "paper", "ours", "unit", "verdict"],
+                             [[r["claim"], r["workload"], exact(r["paper_value"]), num(r["our_value"]), r["unit"] or "",
+                               r["verdict"]] for r in head.iter_rows(named=True)])
+        return "\n".join(out) + "\n"
+    return render
+
+
+def render_claim_rows(ledger: int, prefix: str) -> Callable[[Path], str]:
+    """The rows of one paper whose claim starts with ``prefix``: the claim's rest, workload, both values,
+    verdict."""
+    def render(results: Path) -> str:
+        df = _read(results, "claims.csv").filter((pl.col("paper") == ledger)
+                                                 & pl.col("claim").str.starts_with(prefix))
+        if df.height == 0:
+            return f"_No `{prefix}` rows of paper {ledger} in `results/claims.csv`: run `make` then `make docs`._\n"
+        out = [f"`results/claims.csv`, paper {ledger}, the `{prefix}` rows: {_count_line(df)}.", ""]
+        out += table(["claim", "workload", "paper", "ours", "verdict"],
+                     [[r["claim"].removeprefix(prefix).lstrip(": "), r["workload"], exact(r["paper_value"]),
+                       num(r["our_value"]), r["verdict"]] for r in df.iter_rows(named=True)])
+        return "\n".join(out) + "\n"
+    return render
+
+
+# ---------------------------------------------------------------------------------------------------- timings
+
+def render_timings(results: Path) -> str:
+    """Each notebook's last wall time per scale (results/notebook_timings.csv, written by the runner)."""
+    df = _read(results, "notebook_timings.csv").sort("scale", "notebook")
+    out = ["Each notebook's last wall time per scale on the machine that ran it (`results/notebook_timings.csv`; "
+           "the row `robustness` is the maps):", ""]
+    out += table(["notebook", "scale", "real traces", "wall time (s)"],
+                 [[r["notebook"], r["scale"], num(r.get("traces")), f"{r['wall_s']:.1f}"]
+                  for r in df.iter_rows(named=True)])
+    return "\n".join(out) + "\n"
+
+
+def render_csv(name: str, intro: str, columns: dict[str, str] | None = None, digits: int = 4,
+               where: pl.Expr | None = None) -> Callable[[Path], str]:
+    """A results CSV as a table: ``columns`` maps its columns to headings (default: all, as they are); ``where``
+    keeps some rows."""
+    def render(results: Path) -> str:
+        df = _read(results, name)
+        if where is not None:
+            df = df.filter(where)
+        cols = columns or {c: c for c in df.columns}
+        missing = [c for c in cols if c not in df.columns]
+        if missing:
+            raise ValueError(f"results/{name} has no column {', '.join(missing)}: run `make` again")
+        out = [intro.format(name=f"`results/{name}`"), ""]
+        out += table(list(cols.values()), [[num(r[c], digits) for c in cols] for r in df.iter_rows(named=True)])
+        return "\n".join(out) + "\n"
+    return render
+
+
+def render_matrix_size(results: Path) -> str:
+    """The size of notebook 06's matrix (results/06_matrix_runs.csv)."""
+    df = _read(results, "06_matrix_runs.csv")
+    p, w, c = (df[k].n_unique() for k in ("policy", "workload", "capacity_pages"))
+    return (f"The last paper-scale matrix (`results/06_matrix_runs.csv`): {p} policies x {w} workloads x {c} sizes "
+            f"= {df.height:,} runs.\n")
+
+
+# ---------------------------------------------------------------------------------------------------- bench
+
+def _bench_targets():
+    """benchmarks/bench_targets.py (not part of the package: loaded from the repository)."""
+    import importlib.util
+
+    here = Path(__file__).resolve().parents[2]  # the source tree this module is in (paths.root unless overridden)
+    path = next((p for p in (paths.root / "benchmarks" / "bench_targets.py", here / "benchmarks" / "bench_targets.py")
+                 if p.is_file()), None)
+    if path is None:
+        raise FileNotFoundError("benchmarks/bench_targets.py: render the bench table from a clone of the repository")
+    spec = importlib.util.spec_from_file_location("bench_targets", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def render_bench(results: Path) -> str:
+    """The speed targets' table (``bench_targets.render``: the same text ``make bench`` puts here)."""
+    t = _bench_targets()
+    return t.render(t.annotate(_read(results, "bench.csv")))
+
+
+def render_bench_memory(results: Path) -> str:
+    """results/bench.csv's memory rows: peak memory per request of each step, and the big SPC run."""
+    df = _read(results, "bench.csv")
+    k = pl.col("kernel")
+    mem = df.filter(k.str.starts_with("bytes-per-request") | k.str.starts_with("big-spc"))
+    if mem.height == 0:
+        return "_No memory rows in `results/bench.csv` (`make bench` with bench_io): run `make bench` then " \
+               "`make docs`._\n"
+    rows = []
+    for r in mem.sort("kernel").iter_rows(named=True):
+        rows.append([r["kernel"], r["workload"], num(r["requests"]), num(r.get("bytes_per_request"), 3),
+                     num(r.get("peak_mib")), num(r["seconds"], 3)])
+    out = ["Memory (`results/bench.csv`): peak memory above an idle interpreter per request of each step, and "
+           "`big-spc` (`flashrepro simulate` on a long SPC file, when it was run):", ""]
+    out += table(["row", "workload", "requests", "bytes per request", "peak MiB", "seconds"], rows)
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------------- registry
+
+def _blocks() -> dict[str, Block]:
+    blocks = [
+        Block("claims", ("claims.csv",), render_claims, optional=("claims_measured.csv",),
+              about="claims per paper by verdict"),
+        Block("timings", ("notebook_timings.csv",), render_timings, about="each notebook's last wall time"),
+        Block("bench", ("bench.csv",), render_bench, make="make bench", about="the speed targets' table"),
+        Block("bench-memory", ("bench.csv",), render_bench_memory, make="make bench",
+              about="memory per request, the big SPC run"),
+        Block("matrix-size", ("06_matrix_runs.csv",), render_matrix_size, about="notebook 06's run count"),
+        Block("calibration-paper1", ("01_bs_clock_calibration.csv",), render_csv(
+            "01_bs_clock_calibration.csv",
+            "Each workload model's fitted parameters and Spatial Clock's numbers against Tables 4-5 ({name}):",
+            {"workload": "workload", "kind": "model", "share": "fitted share", "hot": "hot set",
+             "hot_unit": "unit", "sc_hit_ratio": "hit ratio", "sc_hit_ratio_target": "paper",
+             "sc_pages_written": "pages written", "sc_pages_written_target": "paper", "hit_error": "hit error",
+             "written_error": "written error"}),
+            about="paper 1's workload fits"),
+        Block("ceiling-paper1", ("01_bs_clock_ceiling.csv",), render_csv(
+            "01_bs_clock_ceiling.csv", "The card models' ceilings ({name}; shares of the write time):",
+            {"card": "card", "request_ms": "a (ms per request)", "page_ms": "b (ms per page)",
+             "ceiling": "ceiling", "max_bulk_pages": "bulk pages", "ceiling_at_cap": "ceiling at that size"}),
+            about="paper 1's card-model ceilings"),
+        Block("fit-paper4", ("04_2rpp_fit.csv",), render_csv(
+            "04_2rpp_fit.csv", "The OLTP models against Figs. 1-2 ({name}):",
+            {"workload": "workload", "top20": "top-20% write share", "top20_paper": "paper (Fig. 1)",
+             "frozen60": "frozen at 60%", "frozen60_paper": "paper (Fig. 2)"}),
+            about="paper 4's model fits"),
+        Block("scale-check-paper4", ("04_2rpp_scale_check.csv",), render_csv(
+            "04_2rpp_scale_check.csv", "The grids' scale against the main runs on the default setting ({name}):",
+            {"workload": "workload", "policy": "policy", "waf_grid": "WAF (grid)", "waf_main": "WAF (main)",
+             "grid_scale": "grid scale", "main_scale": "main scale", "relative_difference": "difference",
+             "within": "within 2%"}),
+            about="paper 4's grid scale against full scale"),
+        Block("format-tests-paper3", ("03_clock_hbm_format_tests.csv",), render_csv(
+            "03_clock_hbm_format_tests.csv", "The real traces that only test the readers ({name}):",
+            {"trace": "trace", "requests": "requests", "read_share": "read share", "mean_kib": "mean KiB",
+             "page_references": "page references", "footprint_pages": "footprint pages",
+             "references_per_page": "references per page", "lru_hit_ratio_32MB": "LRU hit ratio, 32 MB"}),
+            about="paper 3's reader-test traces"),
+        Block("fallback-share-paper4", ("04_2rpp_fallback_counts.csv",), render_csv(
+            "04_2rpp_fallback_counts.csv",
+            "2R's and 2R++'s first victims that are fallbacks, per main run ({name}):",
+            {"workload": "workload", "trigger": "trigger", "fallback": "fallback rule", "policy": "policy",
+             "waf": "WAF", "gc_passes": "GC passes", "fallback_share": "fallback share"}),
+            about="paper 4's fallback shares"),
+        Block("fallback-band-paper4", ("04_2rpp_fallback_band.csv",), render_csv(
+            "04_2rpp_fallback_band.csv", "What each WAF spans across the fallback rules, at the grid scale ({name}):",
+            {"workload": "workload", "2r_min": "2R min", "2r_max": "2R max", "2r++_min": "2R++ min",
+             "2r++_max": "2R++ max", "improvement_pct_min": "improvement % min",
+             "improvement_pct_max": "improvement % max"}),
+            about="paper 4's fallback band"),
+        Block("seeds-paper4", ("04_2rpp_seeds.csv",), render_csv(
+            "04_2rpp_seeds.csv", "Seeds 0-4 at the grid scale ({name}):",
+            {"workload": "workload", "quantity": "quantity", "seeds": "seeds", "mean": "mean", "min": "min",
+             "max": "max"}),
+            about="paper 4's seed spread"),
+        Block("timings-paper4", ("04_2rpp_timings.csv",), render_csv(
+            "04_2rpp_timings.csv", "Seconds per main run on the machine that ran it ({name}):",
+            digits=3), about="paper 4's seconds per main run"),
+        Block("claims-paper4-reachability", ("claims.csv",), render_claim_rows(4, "Reachability"),
+              about="paper 4's reachability rows"),
+    ]
+    for ledger in sorted(_labels()):
+        blocks.append(Block(f"claims-paper{ledger}", ("claims.csv",), render_paper_claims(ledger),
+                            about=f"paper {ledger}'s claims by verdict and source, its headline rows"))
+    return {b.name: b for b in blocks}
+
+
+BLOCKS = _blocks()
+
+
+def render_block(name: str, results: Path) -> str:
+    if name not in BLOCKS:
+        raise KeyError(f"no rendered block {name!r}; blocks: {', '.join(sorted(BLOCKS))}")
+    block = BLOCKS[name]
+    if any(not (results / f).is_file() for f in block.files):
+        return pending(block, results)
+    return block.render(results)
+
+
+def render_text(text: str, results: Path | None = None) -> str:
+    """``text`` with every marked block rendered from ``results`` (default results/); nothing outside the
+    markers changes. A begin marker without its end marker is an error."""
+    results = Path(paths.results if results is None else results)
+    names = BEGIN_ANY.findall(text)
+    found = [m["name"] for m in MARK.finditer(text)]
+    if names != found:
+        lost = sorted(set(names) - set(found)) or names
+        raise ValueError(f"a block's begin marker without its end marker: {', '.join(lost)}")
+    return MARK.sub(lambda m: f"{begin(m['name'])}\n{render_block(m['name'], results)}{end(m['name'])}", text)
+
+
+# What a measured number typed by hand looks like: a wall time with "took"/"takes" or "here", minutes and
+# seconds, a rate in M requests (or writes) per second that is not a target, a speed-up, a load average, a count
+# of tests passing, claims counted by verdict. Numbers quoted from the papers look like none of these (a paper's
+# share, WAF or size), and neither do the package's settings (a 5 s flush period, a 20 M req/s target).
+_T = r"\d+(?:[.,]\d+)?"
+_UNIT = r"(?:s|ms|sec|seconds?|min|minutes?|h|hours?)"
+HAND_TYPED = {
+    "minutes and seconds": re.compile(rf"\b\d+\s*min(?:utes?)?\s+{_T}\s*s\b"),
+    "a time it took": re.compile(rf"\b(?:took|takes|take|taking|ran in|runs in|run in|finished in)\b[^.;:]{{0,40}}?"
+                                 rf"(?<![\w.]){_T}\s*{_UNIT}\b", re.I),
+    "a time here": re.compile(rf"(?<![\w.]){_T}\s*{_UNIT}\b(?: of (?:wall|CPU)(?: time)?)?\s+(?:here|on this machine|"
+                              rf"on one core|of wall time|of CPU)\b", re.I),
+    "a time from -> to": re.compile(rf"(?<![\w.]){_T}\s*{_UNIT}\s*(?:->|→)\s*{_T}\s*{_UNIT}\b"),
+    "a printed run time": re.compile(r"(?<![\w.])\d+\.\d+\s*s\s+->"),
+    "a share of a time": re.compile(rf"(?<![\w.]){_T}\s*{_UNIT}\s+of it\b"),
+    "an approximate time": re.compile(rf"~\s*{_T}\s*{_UNIT}\b"),
+    "a rate": re.compile(rf"(?<!least )(?<!>= )(?<![\w.]){_T}\s*M\s*(?:req|requests|references|host writes|"
+                         rf"page writes|writes)/s\b"),
+    "a speed-up": re.compile(rf"(?<![\w.]){_T}\s*x\s+(?:faster|slower|quicker|the speed)\b", re.I),
+    "a load average": re.compile(r"\bload(?: average)?(?: near| of)?\s+\d"),
+    "tests passing": re.compile(r"\b\d+\s+(?:tests?\s+)?passed\b|\bpass(?:ed)?\s*\(\d+\)|\b\d+\s+tests?\s+pass\b",
+                                re.I),
+    "claims by verdict": re.compile(r"\b\d+\s+(?:holds?|do not hold|does not hold|not comparable|partly)\b"),
+}
+
+
+def outside_blocks(text: str) -> list[tuple[int, str]]:
+    """(line number, line) of every line of ``text`` that is not inside a rendered block."""
+    out, inside = [], None
+    for i, line in enumerate(text.splitlines(), 1):
+        b = BEGIN_ANY.search(line)
+        if inside is None and b:
+            inside = b.group(1)
+            continue
+        if inside is not None:
+            if end(inside) in line:
+                inside = None
+            continue
+        out.append((i, line))
+    return out
+
+
+def hand_typed(text: str) -> list[tuple[int, str, str]]:
+    """(line number, what it looks like, line) of each line outside the rendered blocks that looks like a
+    measured number typed by hand (:data:`HAND_TYPED`)."""
+    found = []
+    for i, line in outside_blocks(text):
+        for what, pat in HAND_TYPED.items():
+            if pat.search(line):
+                found.append((i, what, line))
+                break
+    return found
+
+
+def pages(root: Path | None = None) -> list[Path]:
+    """README.md and every docs/*.md."""
+    root = Path(paths.root if root is None else root)
+    return [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m flashrepro.docs",
+                                 description="render the tables of measured numbers in README.md and docs/*.md "
+                                             "from results/")
+    ap.add_argument("--results", default=None, help="folder of results (default: results/)")
+    ap.add_argument("--check", action="store_true", help="change nothing; exit 1 if rendering would change a page "
+                    "or a line outside the rendered blocks looks like a measurement typed by hand")
+    ap.add_argument("--list", action="store_true", help="list the blocks and the files each reads")
+    a = ap.parse_args(argv)
+    if a.list:
+        for b in BLOCKS.values():
+            print(f"{b.name:28s} {', '.join('results/' + f for f in b.files + b.optional):52s} {b.about}")
+        return 0
+    results = Path(a.results) if a.results else paths.results
+    stale = []
+    for page in pages():
+        if not page.is_file():
+            continue
+        text = page.read_text(encoding="utf-8")
+        new = render_text(text, results)
+        if new == text:
+            continue
+        stale.append(page)
+        if not a.check:
+            from .tempfiles import atomic_path
+
+            with atomic_path(page) as tmp:
+                Path(tmp).write_text(new, encoding="utf-8")
+    rel = [str(p.relative_to(paths.root)) for p in stale]
+    if a.check:
+        typed = [(p, *t) for p in pages() if p.is_file() for t in hand_typed(p.read_text(encoding="utf-8"))]
+        for p, i, what, line in typed:
+            print(f"{p.relative_to(paths.root)}:{i}: {what} typed by hand: {line.strip()}")
+        print(f"out of date: {', '.join(rel)}" if rel else "docs up to date")
+        return 1 if rel or typed else 0
+    print(f"rendered {', '.join(rel)}" if rel else "docs up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

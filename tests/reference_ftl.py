@@ -65,6 +65,7 @@ class FTLReference:
         self.note = None  # the counter of the fallback that chose the last first victim
         self.rng = seed
         self.l2p = {}  # lpn -> (line, offset)
+        self._valid_memo = {}  # line -> valid(line), forgotten by _changed
         self.pages = [[] for _ in range(L)]  # lpns in the order they were written into the line
         self.kind = [None] * L
         self.closed_seq = {}  # closed line -> its close number
@@ -89,8 +90,20 @@ class FTLReference:
             self.open_line(0)
 
     # --- state, recomputed ---------------------------------------------------------------------------
+    CHECK_MEMO = False  # recompute every memoised count and compare (tests/test_ftl.py turns it on for a few cases)
+
     def valid(self, ln):
-        return sum(1 for off, lpn in enumerate(self.pages[ln]) if self.l2p.get(lpn) == (ln, off))
+        """The pages of ``ln`` the mapping still points at. Memoised per line: only :meth:`_changed` (called
+        wherever ``l2p`` or ``pages`` change a line's pages) forgets a line's count."""
+        memo = self._valid_memo.get(ln)
+        if memo is None or self.CHECK_MEMO:
+            count = sum(1 for off, lpn in enumerate(self.pages[ln]) if self.l2p.get(lpn) == (ln, off))
+            assert memo is None or memo == count, f"memoised valid count of line {ln}: {memo}, recounted {count}"
+            self._valid_memo[ln] = memo = count
+        return memo
+
+    def _changed(self, ln):
+        self._valid_memo.pop(ln, None)
 
     def fifo(self):
         return sorted(self.closed_seq, key=self.closed_seq.get)
@@ -167,14 +180,18 @@ class FTLReference:
             raise RuntimeError("no free line")
         ln = self.free.popleft()
         self.front[k], self.kind[ln], self.pages[ln] = ln, k, []
+        self._changed(ln)
 
     def place(self, k, lpn, copy=False):
         """Program one page into frontier ``k`` (``copy``: a GC copy)."""
         if k not in self.front:
             self.open_line(k)
         ln = self.front[k]
+        if lpn in self.l2p:
+            self._changed(self.l2p[lpn][0])  # the copy that stops being valid
         self.pages[ln].append(lpn)
         self.l2p[lpn] = (ln, len(self.pages[ln]) - 1)
+        self._changed(ln)
         if len(self.pages[ln]) == self.P:
             del self.front[k]
             self.seq += 1
@@ -211,6 +228,7 @@ class FTLReference:
                 moved += 1
         self.copy[src][self.copy_dest[src]] += moved
         self.kind[ln], self.pages[ln] = None, []
+        self._changed(ln)
         self.erases[ln] += 1
         self.c["erases"] += 1
         self.free.append(ln)
@@ -362,6 +380,7 @@ class FTLReference:
                 if was_full:  # about to lose its first page
                     self._cand_add(ln)
             self.l2p.pop(lpn)
+            self._changed(ln)
             if ln in self.pos and self.heap_mode == "kept":  # FEMU's mark_page_invalid
                 self._bubble_up(self.pos[ln])
             elif was_full and self.heap_mode:

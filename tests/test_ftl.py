@@ -115,6 +115,17 @@ def compare_with_reference(policy, trigger, seed, kinds=None):
     assert ftl.counters["gc_passes"] > 20  # the comparison covered garbage collection
 
 
+@pytest.mark.parametrize("victim", sorted(RULES))
+def test_the_references_memoised_valid_counts_are_the_recounted_ones(victim, monkeypatch):
+    """The reference keeps each line's valid count until something changes the line's pages: with
+    ``CHECK_MEMO`` every count it answers is recounted from the mapping and compared (an assertion in
+    ``valid``), under both triggers, on one comparison case per rule."""
+    monkeypatch.setattr(FTLReference, "CHECK_MEMO", True)
+    policy = next((p for p in VARIANTS if p.victim == victim), None) or Policy(victim, victim)
+    for trigger in ("reserve", "femu"):
+        compare_with_reference(policy, TRIGGERS[trigger], 0)
+
+
 def random_kinds(seed):
     """Host writes tagged at random: most to the host frontier, some to each other frontier."""
     return lambda w: np.random.default_rng(seed + 100).choice(3, len(w), p=[0.6, 0.2, 0.2]).astype(np.int8)

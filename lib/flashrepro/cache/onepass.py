@@ -20,7 +20,7 @@ from numba import njit
 from ..traces.trace import RefStream, Units, dense_remap
 from . import contract as C
 from .registry import get_policy, make_params
-from .simulate import DEFAULT_CHUNK, UNIT_BYTES, SimResult, Simulator, simulate_stream
+from .simulate import UNIT_BYTES, SimResult, Simulator, simulate_stream, stream_spec
 
 # Held whole: a Trace of 25 bytes per request plus, per page reference, 33 bytes of PageRefs and 8 of units
 # (one-page requests at page units: 8 bytes per request and no PageRefs). Up to 8M requests and 16M page
@@ -76,19 +76,18 @@ def simulate_source(source, policy: str, capacity_pages: int | None = None, *, p
         del trace, data, off, size
         return simulate_stream(source, policy, capacity_pages, page_bytes=page_bytes, flush_at_end=flush_at_end,
                                progress=progress, **params)
-    refs = trace.to_pages(page_bytes)
-    events = pol.caps.flushes and refs.events is not None
-    if len(refs) == 0:
+    stream = trace.reference_stream(stream_spec(pol, p, page_bytes))
+    if len(stream) == 0:
         raise ValueError(f"trace {source.name!r} has no read or write page references")
-    units, _ = refs.units(k, halo)
+    units = stream.units
     check_memory(units.n * UNIT_BYTES, f"{policy} over {units.n:,} units of {k} page(s) ({source.name})")
     sim = Simulator(policy, units, tiers, p, flush_at_end=flush_at_end)
     done = 0  # page references fed
-    for part, idx in refs.stream(k, events=events, chunk=DEFAULT_CHUNK, halo=halo):
+    for part, idx in stream:
         sim.feed(part)
         done += len(part.unit) if idx is None else int((idx >= 0).sum())
         if progress is not None and done:
-            progress(int(refs.req[done - 1]) + 1)  # requests up to that of the last reference fed
+            progress(int(stream.req[done - 1]) + 1)  # requests up to that of the last reference fed
     if progress is not None:
         progress(len(trace))  # trailing requests without page references (syncs, trims)
     sim.finish()

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import njit
 
-from ..traces.trace import Op, PageRefs, Trace, Units, sorted_unique, touched_segments
+from ..traces.trace import BatchedStream, Op, PageRefs, StreamSpec, Trace, Units
 from . import contract as C
 from .registry import check_params, check_tiers, get_policy, make_params
 
@@ -278,36 +278,31 @@ def simulate(trace: Trace | PageRefs, policy: str, capacity_pages: int | None = 
     pol = get_policy(policy)
     p = make_params(policy, **params)
     tiers = C.resolve_tiers(p, capacity_pages)
-    refs = trace.to_pages(page_bytes) if isinstance(trace, Trace) else trace
-    if len(refs) == 0:
-        raise ValueError(f"trace {refs.name!r} has no read or write page references")
-    halo = pol.kernel.unit_halo(p, refs.page_bytes)
-    units, _ = refs.units(pol.kernel.unit_pages(p, refs.page_bytes), halo)
-    sim = Simulator(policy, units, tiers, p, flush_at_end=flush_at_end, log_io=log_io)
-    events = pol.caps.flushes and refs.events is not None
-    index = []
     chunk = min(chunk_refs or DEFAULT_CHUNK, observe_every or DEFAULT_CHUNK)
-    for part, idx in refs.stream(units.unit_pages, events=events, chunk=chunk, halo=halo):
+    stream = trace.reference_stream(stream_spec(pol, p, page_bytes, chunk=chunk, keep_index=log_io))  # the one ask
+    if len(stream) == 0:
+        raise ValueError(f"trace {stream.name!r} has no read or write page references")
+    sim = Simulator(policy, stream.units, tiers, p, flush_at_end=flush_at_end, log_io=log_io)
+    for part, _ in stream:
         sim.feed(part)
-        if log_io and events:
-            index.append(idx)
     sim.finish()
     io_log = outcome = None
     if log_io:
         rows = sim.log_rows()
-        pos, req, op, cause, first_page, n_pages, tier = _log_columns(rows, units, None if events else refs.req)
+        pos, req, op, cause, first_page, n_pages, tier = _log_columns(rows, stream.units,
+                                                                      None if stream.events else stream.req)
         outcome = sim.outcomes()
-        if events:
-            idx = np.concatenate(index)
+        if stream.events:
+            idx = stream.index
             ref = np.where(pos >= 0, idx[np.maximum(pos, 0)], -1)
-            ev_req = refs.events.req
+            ev_req = stream.event_req
             ev_num = np.cumsum(idx < 0) - 1  # which event a stream position is, where it is one
-            req = np.where(ref >= 0, refs.req[np.maximum(ref, 0)], ev_req[np.maximum(ev_num[np.maximum(pos, 0)], 0)])
+            req = np.where(ref >= 0, stream.req[np.maximum(ref, 0)], ev_req[np.maximum(ev_num[np.maximum(pos, 0)], 0)])
             outcome = outcome[idx >= 0]
         else:
-            ref = pos  # (and req, refs.req[pos], came with the columns)
+            ref = pos  # (and req, stream.req[pos], came with the columns)
         io_log = IOLog(ref=ref, req=req, op=op, cause=cause, first_page=first_page, n_pages=n_pages, tier=tier,
-                       page_bytes=refs.page_bytes)
+                       page_bytes=stream.page_bytes)
         del rows  # every column above is a copy: the buffer can serve the next run
         _give_back_log(sim.log)
         sim.log = C.new_log(0, False)
@@ -316,7 +311,23 @@ def simulate(trace: Trace | PageRefs, policy: str, capacity_pages: int | None = 
         import polars as pl
 
         trajectory = pl.DataFrame(sim.trajectory)
-    return SimResult(policy, p, sum(tiers.values()), refs.name, sim.counter_dict(), io_log, outcome, tiers, trajectory)
+    return SimResult(policy, p, sum(tiers.values()), stream.name, sim.counter_dict(), io_log, outcome, tiers,
+                     trajectory)
+
+
+def _unit_shape(kernel, params, page_bytes: int) -> tuple[int, int]:
+    halo = kernel.unit_halo(params, page_bytes)
+    return kernel.unit_pages(params, page_bytes), halo
+
+
+def stream_spec(pol, params, page_bytes: int, *, chunk: int | None = DEFAULT_CHUNK,
+                keep_index: bool = False) -> StreamSpec:
+    """What a run of the registered policy ``pol`` asks of a trace, in one request: pages of ``page_bytes``,
+    the unit space its kernel indexes at the trace's page size (``Kernel.unit_pages``, ``unit_halo``), the
+    trace's events when it handles them (``Caps.flushes``), chunks of ``chunk`` entries and, with
+    ``keep_index``, each entry's reference (to map the I/O log back)."""
+    return StreamSpec(page_bytes, functools.partial(_unit_shape, pol.kernel, params), events=pol.caps.flushes,
+                      chunk=chunk, keep_index=keep_index)
 
 
 def _log_columns(rows: np.ndarray, units: Units, req_of: np.ndarray | None) -> tuple:
@@ -390,21 +401,8 @@ UNIT_BYTES = 96  # kernel state per unit, a generous bound over the registered k
 def stream_units(source, unit_pages: int, halo: int = 0, page_bytes: int = 4096,
                  batch_requests: int = 1 << 22) -> Units:
     """The unit space of a trace read in batches (``source.batches``): the same as ``PageRefs.units`` on the
-    whole trace, without holding it."""
-    k = int(unit_pages)
-    segs = np.zeros(0, np.int64)
-    has_file = False
-    for tr in source.batches(batch_requests):
-        segs = sorted_unique(np.concatenate([segs, touched_segments(tr, page_bytes, k, halo)]))
-        has_file |= tr.file is not None
-    ufile = None
-    units_of = Units(k, segs)
-    if has_file:  # each unit's file, as Units.file on the whole trace
-        ufile = np.full(len(segs) * k, -1, np.int32)
-        for tr in source.batches(batch_requests):
-            refs = tr.to_pages(page_bytes)
-            np.maximum.at(ufile, units_of.of_pages(refs.page), refs.file)
-    return Units(k, segs, ufile)
+    whole trace, without holding it (:attr:`~flashrepro.traces.trace.BatchedStream.units`)."""
+    return BatchedStream(source, StreamSpec(page_bytes, (int(unit_pages), halo)), batch_requests).units
 
 
 def simulate_stream(source, policy: str, capacity_pages: int | None = None, *, page_bytes: int = 4096,
@@ -419,23 +417,13 @@ def simulate_stream(source, policy: str, capacity_pages: int | None = None, *, p
     pol = get_policy(policy)
     p = make_params(policy, **params)
     tiers = C.resolve_tiers(p, capacity_pages)
-    k = pol.kernel.unit_pages(p, page_bytes)
-    halo = pol.kernel.unit_halo(p, page_bytes)
-    units = stream_units(source, k, halo, page_bytes, batch_requests)
+    stream = BatchedStream(source, stream_spec(pol, p, page_bytes), batch_requests, progress)  # the one ask
+    units = stream.units
     if units.n == 0:
         raise ValueError(f"trace {source.name!r} has no read or write page references")
-    check_memory(units.n * UNIT_BYTES, f"{policy} over {units.n:,} units of {k} page(s) ({source.name})")
+    check_memory(units.n * UNIT_BYTES, f"{policy} over {units.n:,} units of {units.unit_pages} page(s) ({source.name})")
     sim = Simulator(policy, units, tiers, p, flush_at_end=flush_at_end)
-    done = 0
-    for tr in source.batches(batch_requests):
-        refs = tr.to_pages(page_bytes)
-        events = pol.caps.flushes and refs.events is not None
-        if len(refs) or events:
-            refs.use_units(units, halo)
-            for part, _ in refs.stream(k, events=events, chunk=DEFAULT_CHUNK, halo=halo):
-                sim.feed(part)
-        done += len(tr)
-        if progress is not None:
-            progress(done)
+    for part, _ in stream:
+        sim.feed(part)
     sim.finish()
     return SimResult(policy, p, sum(tiers.values()), source.name, sim.counter_dict(), None, None, tiers, None)

@@ -2,10 +2,10 @@
 
 from .._io import TraceFormatError
 from .readers import CSV_PRESETS, FORMATS, CsvLayout, Format, format_names, iter_trace, read_trace, register_format
-from .trace import Op, PageRefs, Trace, dense_remap
+from .trace import Op, PageRefs, StreamSpec, Trace, dense_remap
 
-__all__ = ["CSV_PRESETS", "FORMATS", "CsvLayout", "Format", "Op", "PageRefs", "Trace", "TraceFormatError",
-           "dense_remap", "format_names", "iter_trace", "read_trace", "register_format"]
+__all__ = ["CSV_PRESETS", "FORMATS", "CsvLayout", "Format", "Op", "PageRefs", "StreamSpec", "Trace",
+           "TraceFormatError", "dense_remap", "format_names", "iter_trace", "read_trace", "register_format"]
 
 from . import catalog, synthetic  # noqa: E402
 from .store import load_trace, open_trace  # noqa: E402

@@ -7,6 +7,10 @@ the :class:`RefStream` every cache kernel reads.
          between them, with time and file)
       -> RefStream chunks (dense unit numbers at the granularity a policy asks for, events interleaved
          where the policy handles them)
+
+A consumer asks for all of it in one call, ``Trace.reference_stream(StreamSpec(...))``: a
+:class:`ReferenceStream` holds the units, the chunks and what maps a stream position back to its reference
+and request. :class:`BatchedStream` is the same for a trace read in batches.
 """
 
 from __future__ import annotations
@@ -287,6 +291,12 @@ class Trace:
         if page_bytes not in cache:
             cache[page_bytes] = _expand(self, page_bytes)
         return cache[page_bytes]
+
+    def reference_stream(self, spec: StreamSpec) -> ReferenceStream:
+        """The one stream a kernel consumes from this trace, as ``spec`` asks for it: the requests expanded into
+        ``spec.page_bytes`` pages (:meth:`to_pages`, cached), in the unit space ``spec`` gives for that page
+        size, read chunk by chunk (:class:`ReferenceStream`)."""
+        return ReferenceStream(self.to_pages(spec.page_bytes), spec)
 
     def stats(self, page_bytes: int = 4096) -> dict:
         """Summary statistics (counts, bytes, footprint, duration) as a JSON-ready dict, and under ``reading``
@@ -658,6 +668,12 @@ class PageRefs:
             cache[(k, h)] = (Units(k, segs, ufile), rank)
         return cache[(k, h)]
 
+    def reference_stream(self, spec: StreamSpec, units: Units | None = None) -> ReferenceStream:
+        """These references as the one stream a kernel consumes (:class:`ReferenceStream`), at their own page
+        size (``spec.page_bytes`` is for a :class:`Trace`). ``units``: a unit space made elsewhere (e.g. over
+        a whole file read in batches) instead of this one's own; every page here must have a unit there."""
+        return ReferenceStream(self, spec, units)
+
     def use_units(self, units: Units, halo: int = 0) -> None:
         """Index these references in a unit space made elsewhere (e.g. over a whole file read in batches);
         every page here must have a unit there."""
@@ -673,6 +689,10 @@ class PageRefs:
         DELETE's page range translated to units, and ``ref_index[j]`` is the page reference of entry ``j``
         or -1 for an event. A chunk never ends inside a request."""
         units, unit = self.units(unit_pages, halo)
+        yield from self._chunks(units, unit, events, chunk)
+
+    def _chunks(self, units: Units, unit: np.ndarray, events: bool, chunk: int | None):
+        """:meth:`stream`'s chunks, the references numbered ``unit`` in ``units``."""
         n = len(self)
         chunk = max(n, 1) if chunk is None else max(1, int(chunk))
         ev = self.events if events else None
@@ -709,6 +729,147 @@ class PageRefs:
             start = stop
             if start >= n:
                 break
+
+
+def _no_shape(page_bytes: int) -> tuple[int, int]:
+    return 1, 0
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class StreamSpec:
+    """What a consumer (a policy's driver, :func:`~flashrepro.cache.simulate`) asks of a trace, once, to get the
+    stream it runs on (:meth:`Trace.reference_stream`, :class:`ReferenceStream`, :class:`BatchedStream`).
+
+    ``page_bytes``: the page size a :class:`Trace`'s requests are expanded at (a :class:`PageRefs` keeps its
+    own). ``unit_shape``: ``(unit_pages, halo)`` of the unit space (:meth:`PageRefs.units`), or a function of
+    the page size giving them (a policy's segments are so many KiB: its pages per segment depend on the page
+    size), called when the unit space is first needed. ``events``: the trace's syncs, flushes and deletes
+    between the references, when it has any. ``chunk``: entries per chunk (None: one chunk).
+    ``keep_index``: keep each chunk's ``ref_index`` as the stream is read (:attr:`ReferenceStream.index`), to
+    map stream positions back to references and requests afterwards."""
+
+    page_bytes: int = 4096
+    unit_shape: tuple[int, int] | typing.Callable[[int], tuple[int, int]] = _no_shape
+    events: bool = False
+    chunk: int | None = None
+    keep_index: bool = False
+
+    def shape(self, page_bytes: int) -> tuple[int, int]:
+        """``(unit_pages, halo)`` at ``page_bytes``."""
+        shape = self.unit_shape(page_bytes) if callable(self.unit_shape) else self.unit_shape
+        return shape[0], shape[1]
+
+
+class ReferenceStream:
+    """A trace's page references as the one stream a kernel consumes, made by one call
+    (:meth:`Trace.reference_stream`, :meth:`PageRefs.reference_stream`) from a :class:`StreamSpec`.
+
+    ``units`` is the unit space (made when first asked for: after ``len(stream)``, the number of page
+    references, has been checked); ``for part, ref_index in stream`` gives the chunks, as
+    :meth:`PageRefs.stream` does (nothing when there are neither references nor events). What maps a
+    stream position back: ``events`` (whether events sit between the references; else entry ``j`` of the
+    stream is reference ``j``), ``req`` (each reference's request), ``event_req`` (each event's) and, with
+    ``spec.keep_index`` and events, ``index`` (every chunk's ``ref_index`` in order, once the stream is read)."""
+
+    def __init__(self, refs: PageRefs, spec: StreamSpec, units: Units | None = None):
+        self.refs = refs
+        self.spec = spec
+        self.events = bool(spec.events) and refs.events is not None
+        self._given_units = units
+        self._index: list[np.ndarray] | None = [] if spec.keep_index and self.events else None
+
+    def __len__(self) -> int:
+        return len(self.refs)
+
+    @property
+    def name(self) -> str:
+        return self.refs.name
+
+    @property
+    def page_bytes(self) -> int:
+        return self.refs.page_bytes
+
+    @property
+    def req(self) -> np.ndarray:
+        return self.refs.req
+
+    @property
+    def event_req(self) -> np.ndarray | None:
+        return None if self.refs.events is None else self.refs.events.req
+
+    @cached_property
+    def _numbered(self) -> tuple[Units, np.ndarray]:
+        """The unit space and every reference's unit in it."""
+        if self._given_units is not None:
+            return self._given_units, self._given_units.of_pages(self.refs.page)
+        return self.refs.units(*self.spec.shape(self.refs.page_bytes))
+
+    @property
+    def units(self) -> Units:
+        return self._numbered[0]
+
+    def __iter__(self):
+        if len(self.refs) == 0 and not self.events:
+            return
+        units, unit = self._numbered
+        for part, idx in self.refs._chunks(units, unit, self.events, self.spec.chunk):
+            if self._index is not None:
+                self._index.append(idx)
+            yield part, idx
+
+    @property
+    def index(self) -> np.ndarray | None:
+        """Each stream entry's page reference (-1: an event), with ``spec.keep_index`` and events; else None."""
+        return None if self._index is None else np.concatenate(self._index)
+
+
+class BatchedStream:
+    """A trace too large to hold, read in batches of whole requests (``source.batches``: a
+    :class:`~flashrepro.traces.store.StoredTrace` or :class:`~flashrepro.traces.store.MemoryTrace`), as the
+    one stream a kernel consumes. ``units`` is the unit space over the whole trace, the same as
+    :meth:`PageRefs.units` on it, from a first pass over the batches (when first asked for); iterating gives
+    every batch's chunks in order (each batch a :class:`ReferenceStream` in ``units``) and calls
+    ``progress(requests_done)`` after each batch. There is no ``index`` (``spec.keep_index`` is refused)."""
+
+    def __init__(self, source, spec: StreamSpec, batch_requests: int = 1 << 22, progress=None):
+        if spec.keep_index:
+            raise ValueError("a stream read in batches keeps no index (keep_index=True)")
+        self.source = source
+        self.spec = spec
+        self.batch_requests = batch_requests
+        self.progress = progress
+
+    @property
+    def name(self) -> str:
+        return self.source.name
+
+    @cached_property
+    def units(self) -> Units:
+        k, halo = self.spec.shape(self.spec.page_bytes)
+        k = int(k)
+        page_bytes = self.spec.page_bytes
+        segs = np.zeros(0, np.int64)
+        has_file = False
+        for tr in self.source.batches(self.batch_requests):
+            segs = sorted_unique(np.concatenate([segs, touched_segments(tr, page_bytes, k, halo)]))
+            has_file |= tr.file is not None
+        ufile = None
+        units_of = Units(k, segs)
+        if has_file:  # each unit's file, as Units.file on the whole trace
+            ufile = np.full(len(segs) * k, -1, np.int32)
+            for tr in self.source.batches(self.batch_requests):
+                refs = tr.to_pages(page_bytes)
+                np.maximum.at(ufile, units_of.of_pages(refs.page), refs.file)
+        return Units(k, segs, ufile)
+
+    def __iter__(self):
+        units = self.units
+        done = 0
+        for tr in self.source.batches(self.batch_requests):
+            yield from tr.to_pages(self.spec.page_bytes).reference_stream(self.spec, units)
+            done += len(tr)
+            if self.progress is not None:
+                self.progress(done)
 
 
 def sorted_unique(x: np.ndarray) -> np.ndarray:

@@ -16,7 +16,7 @@ from tqdm.auto import tqdm
 
 from ...cache import POLICIES, Simulator, make_params, simulate
 from ...cache import contract as C
-from ...traces import Op, Trace
+from ...traces import Op, StreamSpec, Trace
 from .workloads import characterise
 
 FRACTIONS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)  # cache size / footprint
@@ -565,12 +565,12 @@ def timeline(tr: Trace, policy: str, capacity: int, **params) -> pl.DataFrame:
     history), fed one entry at a time through the kernel contract. An entry is a page reference (``ref`` its
     index, ``ref_block`` its block) or an event: a sync or flush (``ref_block`` -1) or a delete
     (``ref_block`` the first block of its range); ``ref`` is -1 for events."""
-    refs = tr.to_pages()
-    units, _ = refs.units()
+    stream = tr.reference_stream(StreamSpec(events=True, chunk=1))
+    units = stream.units
     sim = Simulator(policy, units, {"capacity_pages": capacity}, make_params(policy, **params))
     describe = POLICIES[policy].kernel.describe
     rows = []
-    for part, idx in refs.stream(1, events=True, chunk=1):
+    for part, idx in stream:
         for j in range(len(part.unit)):  # a chunk is one reference and the events before it
             sim.feed(type(part)(*(a[j:j + 1] for a in part)))
             e, u = int(part.event[j]), int(part.unit[j])

@@ -102,3 +102,32 @@ def test_paper3_figs_4_to_6_mark_the_printed_averages():
         for title, y in got:
             grp = "UMass" if "UMass" in title else "FIU"
             assert y == pytest.approx(1 + want[grp])
+
+
+def test_paper5_fig5_marks_the_printed_miss_ratio_range_on_lru_flushs_curve():
+    import polars as pl
+
+    from flashrepro.papers.write_once import figures as F5
+    from flashrepro.papers.write_once.workloads import paper_value
+
+    fractions = [0.01, 0.1, 0.5]
+    rows = []
+    for w, top in (("writeonce/Browser", 0.8), ("real/android_sql/map", 0.3)):
+        for pol, gain in (("lru_flush", 1.0), ("write_once", 0.9)):
+            for f, m in zip(fractions, (top, top * 0.8, top * 0.6), strict=True):
+                rows.append({"workload": w, "policy": pol, "fraction": f, "miss_ratio": m * gain,
+                             "flash_read_ratio": m / 4})
+    curves = pl.DataFrame(rows)
+    fig = F5.plot_fig5(curves)
+    lo, hi = paper_value("miss_ratio_reduction_min"), paper_value("miss_ratio_reduction_max")
+    assert (lo, hi) == (0.05, 0.33)
+    for ax, top in zip(fig.axes[:2], (0.8, 0.3), strict=True):
+        lines = [ln for ln in ax.get_lines() if ln.get_gid() == "paper"]
+        assert len(lines) == 2  # the printed range's two ends, at every size
+        base = [top, top * 0.8, top * 0.6]
+        for line, r in zip(lines, (lo, hi), strict=True):
+            assert list(line.get_xdata()) == fractions
+            assert list(line.get_ydata()) == pytest.approx([b * (1 - r) for b in base], rel=1e-12)
+            assert line.get_marker() not in {ln.get_marker() for ln in ax.get_lines() if ln.get_gid() != "paper"}
+    texts = [t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts()]
+    assert [t for t in texts if t.startswith("paper")] == ["paper: write_once 5%-33% below lru_flush"]

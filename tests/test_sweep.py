@@ -133,3 +133,50 @@ def test_cli_help_and_run(tmp_path, capsys):
     assert table["params"].to_list()[2] == '{"insert_referenced":true}' and "seconds" not in table.columns
     assert cli.main(args) == 0 and json.loads(capsys.readouterr().out)["skipped"] == 6
     assert cli.main(["sweep", "--policy", "nope", "--workload", "synthetic/uniform", "--capacity", "8"]) == 2
+
+
+def _store_rows(path) -> pl.DataFrame:
+    return pl.read_parquet(path).drop("seconds")
+
+
+def test_the_store_holds_its_rows_in_input_order_whatever_the_completion_order(tmp_path, monkeypatch):
+    """Rows are appended as tasks finish; the file is then rewritten in input order (issue 26, item 5)."""
+    in_order = sweep.run(POLICIES, WORKLOADS, CAPACITIES, store=tmp_path / "a.parquet", progress=False)
+    execute = sweep._execute
+
+    def backwards(tasks, *args, **kw):  # tasks finish last first
+        yield from reversed(list(execute(tasks, *args, **kw)))
+
+    monkeypatch.setattr(sweep, "_execute", backwards)
+    reversed_ = sweep.run(POLICIES, WORKLOADS, CAPACITIES, store=tmp_path / "b.parquet", progress=False)
+    assert _csv(reversed_) == _csv(in_order)
+    a, b = _store_rows(tmp_path / "a.parquet"), _store_rows(tmp_path / "b.parquet")
+    assert a.columns == b.columns and a.equals(b)
+    assert a.drop("key").equals(in_order.stable)
+    # a resumed run leaves the file an uninterrupted one leaves: a store with half the rows, then the rest
+    half = sweep.run({"lru": {}, "bs_clock": {"max_bulk_pages": 1}}, WORKLOADS[::-1], CAPACITIES,
+                     store=tmp_path / "c.parquet", progress=False)
+    assert half.table.height == 8
+    resumed = sweep.run(POLICIES, WORKLOADS, CAPACITIES, store=tmp_path / "c.parquet", progress=False)
+    assert resumed.skipped == 8 and _store_rows(tmp_path / "c.parquet").equals(a)
+    # rows of another run that this one did not ask for stay, before this run's rows
+    other = sweep.run({"lru": {}}, WORKLOADS[:1], [65], store=tmp_path / "c.parquet", progress=False)
+    assert other.skipped == 0
+    c = _store_rows(tmp_path / "c.parquet")
+    assert c.height == a.height + 1 and c.tail(1)["capacity_pages"].to_list() == [65]
+    assert c.head(a.height).equals(a)
+
+
+def test_the_store_is_the_same_for_every_executor(tmp_path, dask_client):
+    stores = {}
+    for executor in ("local", "process", "dask"):
+        stores[executor] = tmp_path / f"{executor}.parquet"
+        res = sweep.run(POLICIES, WORKLOADS, CAPACITIES, metrics=(sweep.device_time,), store=stores[executor],
+                        progress=False, workers=2, **({"client": dask_client} if executor == "dask" else
+                                                      {"executor": executor}))
+        assert not res.failures and res.executor == executor
+    local = _store_rows(stores["local"])
+    assert local.height == len(WORKLOADS) * 5 * len(CAPACITIES)
+    for executor in ("process", "dask"):
+        other = _store_rows(stores[executor])
+        assert other.columns == local.columns and other.equals(local), executor

@@ -33,7 +33,9 @@ How it runs
   traceback; the other tasks still run and their rows are kept.
 * **Resuming**: with ``store="path.parquet"`` every finished row is written there, keyed by a hash of the
   run's inputs (workload, scale, seed, prefer, policy, parameters, capacity, flush_at_end, page_bytes,
-  metrics); a re-run skips the rows already there.
+  metrics); a re-run skips the rows already there. Rows are appended as tasks finish, and at the end of a run
+  that added any the file is rewritten with this run's rows in input order (after the rows of earlier runs it
+  did not ask for), so the file too is the same for every executor, but for ``seconds``.
 """
 
 from __future__ import annotations
@@ -432,9 +434,11 @@ def _run_tasks(tasks: list[Task], executor, workers, scheduler, client, progress
             failures.append(Failure(out["task"], out["error"], out.get("traceback", "")))
             continue
         rows += out["rows"]
-        if store is not None:
+        if store is not None:  # appended as each task finishes, so a killed run keeps what it finished
             done = _write_store(store, done, out["rows"])
     order = {t.row_key(c): (t.index, j) for t in tasks for j, c in enumerate(t.capacities)}
+    if store is not None and rows:  # then rewritten in input order: the file does not depend on completion order
+        done = _settle_store(store, done, order)
     frames = []
     if done is not None and store is not None:
         frames.append(done.filter(pl.col("key").is_in(list(order))))
@@ -520,6 +524,22 @@ def _write_store(store, done: pl.DataFrame | None, rows: list[dict]) -> pl.DataF
     with atomic_path(Path(store)) as tmp:
         done.write_parquet(tmp)
     return done
+
+
+def _settle_store(store, done: pl.DataFrame, order: dict) -> pl.DataFrame:
+    """Rewrite ``store`` in a deterministic order: the rows of earlier runs this run did not ask for, as they
+    were, then every row of this run in input order (each key once; columns as :func:`column_order`). So its
+    content (but the ``seconds`` column) depends on what was there and on this run's inputs, not on the executor
+    or the order in which tasks finished, and a resumed run leaves the file an uninterrupted one would."""
+    import polars as pl
+
+    done = done.unique("key", keep="first", maintain_order=True)
+    mine = done["key"].is_in(list(order))
+    settled = pl.concat([done.filter(~mine), _order(done.filter(mine), order)], how="diagonal_relaxed")
+    settled = settled.select(column_order(settled.columns))
+    with atomic_path(Path(store)) as tmp:
+        settled.write_parquet(tmp)
+    return settled
 
 
 def _bar(total: int, progress: bool | None, desc: str = "sweep"):

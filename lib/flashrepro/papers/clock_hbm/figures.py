@@ -54,11 +54,7 @@ def plot_fig4(f4: pl.DataFrame, swap: str = E.SWAP):
             ax.set_title(f"swap = {E.SWAPS[name].split(' (')[0]}{used}; {title}", fontsize=8)
             if j == 0:
                 ax.set_ylabel("swaps / LRU's")
-    legend = {}
-    for ax in axes[:, 0]:
-        for h, name in zip(*ax.get_legend_handles_labels(), strict=True):
-            legend.setdefault(name, h)
-    fig.legend(list(legend.values()), list(legend), loc="lower center", ncol=4, fontsize=7, frameon=False)
+    _legend_below(fig, axes[:, 0], ncol=4)
     fig.suptitle("Fig. 4: swaps normalised to LRU of the same reading", fontsize=10)
     fig.tight_layout(rect=(0, 0.07, 1, 0.96))
     return fig
@@ -68,7 +64,8 @@ def plot_ops(f56: pl.DataFrame, op: str):
     """Fig. 5 (``op="writes"``) or Fig. 6 (``"reads"``): buffer operations relative to LRU (reads cached), under
     reading (a) host hits and (b) every DRAM/NVM access, UMass and FIU. The paper's printed average increase
     of each group (CLOCK-HBM against the other policies, Sec. IV) is drawn at 1 + increase in both readings'
-    panels (``gid="paper"``): a guide, as the paper averages over LRU, CLOCK and CLOCK-DNV, not LRU alone."""
+    panels (``gid="paper"``): a guide, as the paper averages over LRU, CLOCK and CLOCK-DNV, not LRU alone. The
+    legend is below the panels (it covers no bar)."""
     import matplotlib.pyplot as plt
 
     lru = f56.filter(pl.col("label") == "LRU").select("workload", *[pl.col(f"{op}_{r}").alias(f"lru_{r}")
@@ -90,10 +87,19 @@ def plot_ops(f56: pl.DataFrame, op: str):
                          fontsize=8)
             if j == 0:
                 ax.set_ylabel("relative to LRU")
-    axes[0, 1].legend(fontsize=7, ncol=3)
-    axes[0, 0].legend(handles=[h for h in axes[0, 0].get_lines() if h.get_gid() == "paper"], fontsize=7)
-    fig.tight_layout()
+    _legend_below(fig, axes[0, :], ncol=4)
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     return fig
+
+
+def _legend_below(fig, axes, ncol: int):
+    """One legend for the figure, below its panels, so it covers no bar: each label once, from ``axes``."""
+    legend = {}
+    for ax in axes:
+        for h, name in zip(*ax.get_legend_handles_labels(), strict=True):
+            legend.setdefault(name, h)
+    return fig.legend(list(legend.values()), list(legend), loc="lower center", ncol=ncol, fontsize=7,
+                      frameon=False)
 
 
 def plot_extensions(lat: pl.DataFrame):

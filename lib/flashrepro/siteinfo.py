@@ -78,18 +78,24 @@ def git_state(root: Path | None = None) -> Git:
     return Git(commit, subject, date, branch, dirty)
 
 
-def commits_after(when: str, root: Path | None = None) -> tuple:
-    """``(short hash, ISO date, subject)`` of the commits to :data:`INPUTS` made after ``when`` (ISO time),
-    newest first; () when there are none or git cannot say."""
-    root = Path(root or paths.root)
+def input_commits(root: Path | None = None) -> tuple:
+    """``(short hash, ISO date, subject)`` of every commit to :data:`INPUTS`, newest first (() without git)."""
+    try:
+        out = _git(Path(root or paths.root), "log", "--format=%h%x09%cI%x09%s", "--", *INPUTS)
+    except (OSError, RuntimeError, subprocess.SubprocessError):
+        return ()
+    return tuple(tuple(line.split("\t", 2)) for line in out.splitlines() if line.count("\t") >= 2)
+
+
+def commits_after(when: str, root: Path | None = None, commits: tuple | None = None) -> tuple:
+    """The :func:`input_commits` (or ``commits``) made after ``when`` (ISO time), newest first; () when there
+    are none or git cannot say."""
     try:
         since = dt.datetime.fromisoformat(when)
-        out = _git(root, "log", "--format=%h%x09%cI%x09%s", "--", *INPUTS)
-    except (OSError, RuntimeError, ValueError, subprocess.SubprocessError):
+    except (TypeError, ValueError):
         return ()
     found = []
-    for line in out.splitlines():
-        h, date, subject = line.split("\t", 2)
+    for h, date, subject in input_commits(root) if commits is None else commits:
         try:
             if dt.datetime.fromisoformat(date) > since:
                 found.append((h, date, subject))
@@ -130,6 +136,7 @@ def notebook_runs(notebooks: Path, results: Path, root: Path | None = None) -> l
             for r in csv.DictReader(f):
                 timings[(r.get("notebook"), r.get("scale"))] = str(r.get("traces", "")).lower() == "true"
     defaults = {s.notebook: s for s in specs()}
+    commits = None  # the log of the inputs, read once, when a notebook says when it ran
     runs = []
     for nb in sorted(Path(notebooks).glob("*.ipynb")) if Path(notebooks).is_dir() else []:
         try:
@@ -145,10 +152,12 @@ def notebook_runs(notebooks: Path, results: Path, root: Path | None = None) -> l
             default = spec.settings.get("scale") if spec is not None and spec.notebook_path.exists() else None
             scale, where = (str(default), "not recorded: the notebook's default") if default else ("unknown", "")
         end = pm.get("end_time") or ""
+        if end and commits is None:
+            commits = input_commits(root)
         runs.append(Run(nb.stem, scale, where, pm.get("start_time") or "", end, pm.get("duration"),
                         pm.get("exception"), (meta.get("language_info") or {}).get("version", ""),
                         pm.get("version") or "", tuple(sorted((k, str(v)) for k, v in params.items())),
-                        timings.get((nb.stem, scale)), commits_after(end, root) if end else ()))
+                        timings.get((nb.stem, scale)), commits_after(end, root, commits) if end else ()))
     return runs
 
 

@@ -303,12 +303,12 @@ def counts_table(claims: pl.DataFrame, rendered=()) -> str:
         n = {v: part.filter(pl.col("verdict") == v).height if part.height else 0 for v in VERDICTS}
         heads = part["headline"].sum() if part.height and "headline" in part.columns else 0
         link = f'<a href="notebooks/{nb}.html">{nb}</a>' if nb in rendered else nb
-        rows.append(f'<tr><td class=num>{paper}</td><td><a href="#paper-{spec.number:02d}">{_e(title)}</a></td>'
-                    f"<td>{link}</td><td class=num>{part.height}</td>"
-                    + "".join(f"<td class=num>{n[v]}</td>" for v in VERDICTS) + f"<td class=num>{heads}</td></tr>")
+        rows.append(f"<tr><td class=num>{paper}</td><td>{_e(title)}</td><td>{link}</td><td class=num>{part.height}</td>"
+                    + "".join(f"<td class=num>{n[v]}</td>" for v in VERDICTS) + f"<td class=num>{heads}</td>"
+                    f'<td><a href="#paper-{spec.number:02d}">its section</a></td></tr>')
     head = "".join(f"<th>{v}</th>" for v in VERDICTS)
     return (f"<table id=papers><thead><tr><th>#</th><th>paper</th><th>notebook</th><th>claims</th>{head}"
-            f"<th>headline</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
+            f"<th>headline</th><th></th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
 def _space(h: dict | None) -> str:
@@ -387,7 +387,7 @@ def paper_section(spec, rows: list[dict], figs: list[siteinfo.Figure], missing: 
     run = runs.get(spec.notebook)
     nb = (f'<a href="notebooks/{spec.notebook}.html">{spec.notebook}</a>' if spec.notebook in rendered
           else spec.notebook)
-    meta = f"Notebook {nb}" + (f", run at scale <b>{_e(run.scale)}</b>" if run else ", not executed yet")
+    meta = f"{nb}" + (f", run at scale <b>{_e(run.scale)}</b>" if run else ", not executed yet")
     if ledger is None:
         meta += ". It keeps no claims ledger."
         heads = ""
@@ -407,7 +407,7 @@ def paper_section(spec, rows: list[dict], figs: list[siteinfo.Figure], missing: 
     figures = (f"<h3>Figures ({len(figs)})</h3><div class=figs>{body}</div>{gone}" if figs else
                f"<h3>Figures</h3><p class=none>No figure of this notebook in the figures folder.</p>{gone}")
     return (f'<section class=paper id="paper-{spec.number:02d}"><h2>{spec.number:02d} &middot; {_e(spec.title)}</h2>'
-            f"<p class=meta>{meta}</p>{heads}{figures}</section>")
+            f"<h3>notebook {spec.number:02d}</h3><p class=meta>{meta}</p>{heads}{figures}</section>")
 
 
 # --- the ledger -----------------------------------------------------------------------------------------------

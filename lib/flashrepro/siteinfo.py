@@ -366,8 +366,15 @@ def function_doc(path: Path, name: str) -> str:
     return ""
 
 
-def _papers_dir() -> Path:
-    return Path(__file__).resolve().parent / "papers"
+def _package_dir(key: str) -> Path:
+    """The folder of paper package ``key``: the first ``<dir>/<key>/__init__.py`` over the papers' ``__path__``
+    (a test may add a folder to it)."""
+    from . import papers
+
+    for d in papers.__path__:
+        if (Path(d) / key / "__init__.py").is_file():
+            return Path(d) / key
+    return Path(__file__).resolve().parent / "papers" / key
 
 
 def _module_path(package_dir: Path, dotted: str) -> Path:
@@ -379,12 +386,14 @@ def _module_path(package_dir: Path, dotted: str) -> Path:
 def declared_outputs(spec) -> list[tuple]:
     """``(ref, docstring, file, always)`` of every output the paper's package declares, read from its
     ``__init__.py``; a declaration that is not literal is read from the imported package instead."""
-    pkg_dir = _papers_dir() / spec.key
+    pkg_dir = _package_dir(spec.key)
     tree = _ast(pkg_dir / "__init__.py")
     if tree is None:
         return []
     modules, functions = {}, {}  # local name -> submodule; local name -> (submodule, function)
     for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions[node.name] = ("__init__", node.name)
         if isinstance(node, ast.ImportFrom) and node.level == 1:
             for a in node.names:
                 if node.module is None:

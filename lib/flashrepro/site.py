@@ -80,7 +80,7 @@ figcaption .title { display: block; font-size: 14px; }
 figcaption .file { color: #888; font-size: 11px; }
 .supports ul { margin: 4px 0; padding-left: 1.2em; } .supports li { margin: 1px 0; }
 .supports .v { padding: 0 4px; font-size: 11px; } .supports .wl { color: #666; font-size: 11px; }
-.none { color: #666; font-style: italic; }
+.none { color: #666; font-style: italic; } td.go { white-space: nowrap; }
 #filters { position: sticky; top: 0; background: #fff; padding: 6px 0; z-index: 2; }
 #filters input, #filters select { margin-right: 0.8em; }
 #claims tr:target td { outline: 2px solid #d60; }
@@ -305,7 +305,7 @@ def counts_table(claims: pl.DataFrame, rendered=()) -> str:
         link = f'<a href="notebooks/{nb}.html">{nb}</a>' if nb in rendered else nb
         rows.append(f"<tr><td class=num>{paper}</td><td>{_e(title)}</td><td>{link}</td><td class=num>{part.height}</td>"
                     + "".join(f"<td class=num>{n[v]}</td>" for v in VERDICTS) + f"<td class=num>{heads}</td>"
-                    f'<td><a href="#paper-{spec.number:02d}">its section</a></td></tr>')
+                    f'<td class=go><a href="#paper-{spec.number:02d}">section</a></td></tr>')
     head = "".join(f"<th>{v}</th>" for v in VERDICTS)
     return (f"<table id=papers><thead><tr><th>#</th><th>paper</th><th>notebook</th><th>claims</th>{head}"
             f"<th>headline</th><th></th></tr></thead><tbody>{''.join(rows)}</tbody></table>")

@@ -180,3 +180,52 @@ def test_the_store_is_the_same_for_every_executor(tmp_path, dask_client):
     for executor in ("process", "dask"):
         other = _store_rows(stores[executor])
         assert other.columns == local.columns and other.equals(local), executor
+
+
+PROTOTYPE_FILE = '''
+from collections import OrderedDict
+from flashrepro.cache import prototype
+
+
+class FileLRU(prototype.PythonPolicy):
+    """LRU in Python, from a file the Dask workers run."""
+    name = "file_lru_dask"
+
+    def __init__(self, capacity, params, units):
+        super().__init__(capacity, params, units)
+        self.order = OrderedDict()
+
+    def on_hit(self, page, is_write):
+        self.order.move_to_end(page)
+
+    def on_miss(self, page, is_write):
+        self.order[page] = None
+
+    def choose_victim(self):
+        return next(iter(self.order))
+
+    def on_evict(self, page):
+        del self.order[page]
+'''
+
+
+def test_a_policy_file_runs_on_dask_workers_and_a_trace_file_is_read_there(tmp_path, dask_client, data_dir):
+    """The workers (separate processes that never imported the file) run it before the task; the trace file
+    goes as a path, read whole on the worker. The prototype is LRU: the kernel's counters."""
+    from flashrepro.cache import POLICIES, prototype
+    from flashrepro.cache.registry import unregister
+
+    f = tmp_path / "mine.py"
+    f.write_text(PROTOTYPE_FILE)
+    trace = sweep.TraceFile.of(data_dir / "golden_trace.spc")
+    try:
+        res = sweep.run(["file_lru_dask", "lru"], [trace], [16, 64], client=dask_client, progress=False,
+                        policy_files=[f])
+    finally:
+        if "file_lru_dask" in POLICIES:
+            unregister("file_lru_dask")
+        prototype._FILES.pop(str(f.resolve()), None)
+    assert not res.failures and res.executor == "dask"
+    mine = res.table.filter(pl.col("policy") == "file_lru_dask").drop("policy", "seconds", "key", "params")
+    kernel = res.table.filter(pl.col("policy") == "lru").drop("policy", "seconds", "key", "params")
+    assert mine.height == 2 and mine.select(kernel.columns).equals(kernel)

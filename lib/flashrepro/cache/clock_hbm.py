@@ -114,7 +114,7 @@ class ClockHBMParams:
         Whether the write that brings a page into DRAM, a write miss or a write that moves it up from NVM, is
         one of the writes of its first rotation (default True: Algorithm 1 runs ``SetPageBitFlags``, line 7,
         after ``AllocateToDRAMBuffer``, line 5). False: a page's first rotation starts after the access that
-        placed it (for a miss and a move up alike; before the clean-room review, False spared only misses).
+        placed it (for a miss and a move up alike).
     evaluate_first : bool
         Whether the DRAM hand applies Table 2 to a page before testing it as a victim (default True) or only to
         the pages it passes over (False: a page leaves at the level it had).
@@ -138,7 +138,7 @@ class ClockHBMParams:
         The order of one reference's rows in the I/O log (no count depends on it). False (default, Algorithm 1):
         the DRAM victim's rows (the NVM eviction it needs, its migration) come before the incoming page's read
         or move up, since ``MigrateToNVMsBuffer`` (line 3) frees the frame ``AllocateToDRAMBuffer`` (line 5)
-        fills. True: the incoming page's row first (the order before the clean-room review).
+        fills. True: the incoming page's row first.
     """
 
     dram_pages: int | None = C.tier(0.2, "DRAM pages (Table 3: 6.4 MB, 20%)")
@@ -193,35 +193,306 @@ COUNTERS = C.BASE + H.TIER_COUNTERS + (
 )
 
 
-@njit(cache=True)
-def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, levels, sweep, read_level, write_level,
-              promote_level, l1_class, l2_class, promote_before, dram_ref, nvm_to_dram, second_chance,
-              write_miss_read, miss_write_counts, evaluate_first, migrated_ref, migrated_read, insert_ref, promote_nvm,
-              incoming_first):
-    # Written out in one function: helpers that take the state's arrays (even inlined ones) cost this loop half
-    # its speed (measured), so each step of Algorithm 1 appears once, with flags saying which case it serves.
+class HBMRules(typing.NamedTuple):
+    """:class:`ClockHBMParams` as the kernel reads them (levels already 1 where ``levels=False``)."""
+
+    eval_first: bool  # rotation="page", evaluate_first: Table 2 for a page before the DRAM hand tests it
+    eval_after: bool  # rotation="page", not evaluate_first: Table 2 only for the pages the hand passes over
+    sweep: bool  # rotation="sweep" (with levels): Table 2 for every DRAM page when the hand wraps round
+    read_level: np.uint8  # DRAM level of a page read from flash
+    write_level: np.uint8  # ... of a page a write miss brings in
+    promote_level: np.uint8  # ... of a page a write moves up from NVM
+    l1_class: int  # the NVM class of a DRAM page leaving at level 1 (MIGRATION_CAND or EVICTION_CAND)
+    l2_class: int  # ... at level 2
+    promote_before: bool  # the NVM -> DRAM test reads the reference bit before this access sets it
+    dram_ref: bool  # DRAM pages have a reference bit (dram_ref_bit)
+    nvm_to_dram: bool
+    second_chance: bool  # nvm_second_chance
+    write_miss_read: bool
+    own: np.uint8  # 1: the write that places a page counts toward its first rotation (miss_write_counts)
+    migrated_ref: np.uint8  # reference bit of a page moved from DRAM to NVM (migrated_referenced)
+    migrated_read: np.uint8  # its read-since-the-hand mark (migrated_read)
+    insert_ref: np.uint8  # DRAM reference bit of a page placed by an access (insert_referenced)
+    promote_nvm: bool  # the write that moves a page up counts in writes_nvm (promote_write_tier="nvm")
+    incoming_first: bool  # the incoming page's row before the victim's in the I/O log
+
+    @classmethod
+    def of(cls, p: ClockHBMParams) -> HBMRules:
+        lv = p.levels
+        per_page = lv and p.rotation == "page"
+        l1, l2 = (MIGRATION_CAND, EVICTION_CAND) if p.nvm_classes == "respectively" else (EVICTION_CAND,
+                                                                                          MIGRATION_CAND)
+        u8 = np.uint8
+        return cls(per_page and p.evaluate_first, per_page and not p.evaluate_first, lv and p.rotation == "sweep",
+                   u8(p.read_level if lv else 1), u8(p.write_level if lv else 1), u8(p.promote_level if lv else 1),
+                   l1, l2, p.promote_test == "before", p.dram_ref_bit, p.nvm_to_dram, p.nvm_second_chance,
+                   p.write_miss_read, u8(p.miss_write_counts), u8(p.migrated_referenced), u8(p.migrated_read),
+                   u8(p.insert_referenced), p.promote_write_tier == "nvm", p.incoming_first)
+
+
+# The steps of one reference, in Algorithm 1's order. Each is a function of its own, which LLVM inlines into
+# _hbm_step (its LLVM IR calls only _sweep, once per rotation of the DRAM clock); one that does not log is
+# compiled once for both of the kernel's specialisations (with and without the I/O log). _dram_victim with the
+# sweep's loop written in was too large for LLVM to inline, and the kernel ran 1.3x slower (measured); _admit
+# is, so Numba inlines it. Like the kernel they are compiled without reference counting (they allocate nothing),
+# which would incref and decref every array passed. They take the arrays they change as arguments, never the
+# state tuple: Numba's dead-code elimination does not see that arrays unpacked from a tuple are the caller's,
+# and drops stores to them that it deems unused (it did here: a run without the I/O log kept no page).
+@njit(cache=True, _nrt=False)
+def _evaluate(lvl, cnt, x):
+    """Table 2 for DRAM frame x: its level ``lvl[x]`` moves at most one step by its writes since its last
+    evaluation, ``cnt[x]``, which restart from 0. Returns the move (-1, 0 or 1)."""
+    old = lvl[x]
+    new = _NEXT[old * 4 + cnt[x]]
+    cnt[x] = 0
+    lvl[x] = new
+    return np.int64(new) - np.int64(old)
+
+
+@njit(cache=True, _nrt=False)
+def _sweep(lvl, cnt, D, skip, counters):
+    """rotation="sweep": the DRAM hand wrapped round, so Table 2 re-evaluates every DRAM page but frame ``skip``
+    (the victim leaving; -1: none). Changes ``lvl`` and ``cnt`` of DRAM frames; counts the level moves."""
+    ups = downs = 0
+    for y in range(D):
+        if y != skip:
+            d = _evaluate(lvl, cnt, y)
+            ups += d > 0
+            downs += d < 0
+    counters[LEVEL_UPS] += ups
+    counters[LEVEL_DOWNS] += downs
+
+
+@njit(cache=True, _nrt=False)
+def _dram_victim(where, funit, ref, cnt, lvl, sc, counters, eval_first, eval_after, dram_ref, sweep):
+    """The DRAM hand's victim when DRAM is full (MigrateToNVMsBuffer's choice): from the hand on, Table 2 once per
+    rotation (as ``k`` reads it) and the first page at level 1 or 2; with ``dram_ref_bit`` a referenced page
+    has its bit cleared instead. Changes ``lvl``, ``cnt`` and ``ref`` of the frames the hand passes and the
+    hand (``sc[DHAND]``); counts level moves. Returns the victim's frame."""
+    D = sc[H.DCAP]
+    h = sc[H.DHAND]
+    ups = downs = 0
+    while True:
+        x = h
+        if eval_first:
+            d = _evaluate(lvl, cnt, x)
+            ups += d > 0
+            downs += d < 0
+        found = False
+        if dram_ref and ref[x]:
+            ref[x] = 0
+        elif lvl[x] <= 2:
+            found = True
+        if eval_after and not found:  # Table 2 for a page the hand passes over
+            d = _evaluate(lvl, cnt, x)
+            ups += d > 0
+            downs += d < 0
+        h += 1
+        if h == D:
+            h = 0
+            if sweep:  # a rotation ends: every page re-evaluated, the leaving victim aside
+                _sweep(lvl, cnt, D, x if found else -1, counters)
+        if found:
+            break
+    sc[H.DHAND] = h
+    counters[LEVEL_UPS] += ups
+    counters[LEVEL_DOWNS] += downs
+    # likely the next DRAM victim: the page under the hand; its entry in where, which it will update, fetched
+    # now (with the NVM one in _nvm_victim, 1.04x at 1% capacity and 1.1x at 10%, measured)
+    jk.prefetch(where, max(funit[h], 0))
+    return x
+
+
+@njit(cache=True, _nrt=False)
+def _nvm_victim(where, funit, ref, cnt, lvl, sc, counters, second_chance):
+    """The NVM hand's victim when NVM is full: each page the hand passes is reclassified by whether it was read
+    since the hand last passed it (a migration candidate if so, else an eviction candidate) and has its read
+    mark and reference bit cleared; the hand stops at the first eviction candidate unread since its last pass
+    (with ``nvm_second_chance``, also unreferenced) and moves past it. Changes ``lvl``, ``cnt`` and ``ref`` of
+    the frames passed and the hand (``sc[NHAND]``); counts reclassifications. Returns the victim's frame."""
+    D, N = sc[H.DCAP], sc[H.NCAP]
+    h = sc[H.NHAND]
+    to_mig = to_evict = 0
+    while True:
+        t = D + h
+        if lvl[t] == EVICTION_CAND and cnt[t] == 0 and not (second_chance and ref[t]):
+            break
+        if cnt[t]:
+            to_mig += lvl[t] != MIGRATION_CAND
+            lvl[t] = MIGRATION_CAND
+        else:
+            to_evict += lvl[t] != EVICTION_CAND
+            lvl[t] = EVICTION_CAND
+        cnt[t] = 0
+        ref[t] = 0
+        h += 1
+        if h == N:
+            h = 0
+    h += 1
+    if h == N:
+        h = 0
+    sc[H.NHAND] = h
+    counters[TO_MIGRATION] += to_mig
+    counters[TO_EVICTION] += to_evict
+    jk.prefetch(where, max(funit[D + h], 0))  # likely the next NVM victim's entry, fetched now
+    return t
+
+
+@njit(cache=True, _nrt=False)
+def _evict(where, funit, dirty, t, counters, log, nlog, do_log, at):
+    """NVM frame t's page leaves for flash (only NVM pages are evicted to flash): a dirty one is written, a clean
+    one dropped. Changes ``where``; counts the eviction and the write. Returns ``nlog``."""
+    v = funit[t]
+    where[v] = -1
+    counters[C.EVICTIONS] += 1
+    if dirty[t]:
+        counters[C.DEV_WRITES_EVICT] += 1
+        counters[C.DEV_WRITE_REQS] += 1
+        counters[H.WB_N] += 1
+        if do_log:
+            nlog = C.row(log, nlog, at, C.IO_WRITE, C.EVICTION, v, 1, H.NVM)
+    return nlog
+
+
+@njit(cache=True, _nrt=False)
+def _demote(where, funit, dirty, ref, cnt, lvl, g, t, victim, counters, log, nlog, do_log, at, k):
+    """The DRAM victim, page ``victim`` of DRAM frame g, moves to NVM frame t as a migration or an eviction
+    candidate by its level (``nvm_classes``), with ``migrated_referenced``'s and ``migrated_read``'s bits; with
+    no NVM frame (t < 0) it leaves for flash, written if dirty. Changes ``where`` and NVM frame t; counts.
+    Returns ``nlog``."""
+    if t >= 0:
+        funit[t] = victim
+        where[victim] = t
+        dirty[t] = dirty[g]
+        ref[t] = k.migrated_ref
+        cnt[t] = k.migrated_read
+        lvl[t] = k.l1_class if lvl[g] <= 1 else k.l2_class
+        counters[H.MIG_DN] += 1
+        if do_log:
+            nlog = C.row(log, nlog, at, C.IO_WRITE, C.MIGRATION, victim, 1, H.NVM)
+    else:
+        where[victim] = -1
+        counters[C.EVICTIONS] += 1
+        if dirty[g]:
+            counters[C.DEV_WRITES_EVICT] += 1
+            counters[C.DEV_WRITE_REQS] += 1
+            counters[H.WB_D] += 1
+            if do_log:
+                nlog = C.row(log, nlog, at, C.IO_WRITE, C.EVICTION, victim, 1, H.DRAM)
+    return nlog
+
+
+@njit(cache=True, _nrt=False)
+def _place(where, funit, dirty, ref, cnt, lvl, p, w, g, t, moved_up, counters, k):
+    """Page p takes its frame with this access's bits set (AllocateToDRAMBuffer, then SetPageBitFlags): DRAM
+    frame g at ``promote_level`` when a write moved it up from NVM (``moved_up``), else at the write or read
+    level; with no DRAM (g < 0), NVM frame t as the candidate class of that level. Changes ``where`` and the
+    frame's ``funit``, ``dirty``, ``ref``, ``cnt`` and ``lvl``; counts the write (per tier) and the dirtying."""
+    if g < 0:
+        funit[t] = p
+        where[p] = t
+        ref[t] = 1
+        dirty[t] = w
+        cnt[t] = 1 - w  # a read is a read since the NVM hand last passed
+        lvl[t] = k.l1_class if (k.write_level if w else k.read_level) <= 1 else k.l2_class
+        counters[H.WRITES_N] += w
+        counters[C.DIRTYINGS] += w
+    else:
+        funit[g] = p
+        where[p] = g
+        ref[g] = k.insert_ref
+        if moved_up:
+            dirty[g] = 1
+            cnt[g] = k.own
+            lvl[g] = k.promote_level
+            counters[H.WRITES_N if k.promote_nvm else H.WRITES_D] += 1
+        else:
+            dirty[g] = w
+            cnt[g] = w & k.own
+            lvl[g] = k.write_level if w else k.read_level
+            counters[H.WRITES_D] += w
+            counters[C.DIRTYINGS] += w
+
+
+@njit(cache=True, inline="always")
+def _admit(where, funit, dirty, ref, cnt, lvl, free, sc, p, w, src, cause, counters, log, nlog, do_log, at, k):
+    """Page p enters DRAM (NVM when there is none) after a miss or, ``src`` >= 0, moved up from NVM frame src by
+    a write: the DRAM hand's victim leaves its frame for NVM, which makes room first (MigrateToNVMsBuffer, line
+    3; the victim takes src when p leaves it, a swap), then p takes the frame (lines 5-7). p's read or move up
+    (``cause``; -1: a write miss, nothing read) is logged before the victim's rows with ``incoming_first``,
+    else after them. Changes the state's arrays; counts. Returns ``nlog``."""
+    D, N = sc[H.DCAP], sc[H.NCAP]
+    tier = H.DRAM if D > 0 else H.NVM
+    if do_log and k.incoming_first and cause >= 0:
+        nlog = C.row(log, nlog, at, C.IO_READ, cause, p, 1, tier)
+    g = victim = t = -1
+    if D > 0:
+        if sc[H.DUSED] < D:  # a DRAM frame never used
+            g = sc[H.DUSED]
+            sc[H.DUSED] += 1
+        else:
+            g = _dram_victim(where, funit, ref, cnt, lvl, sc, counters, k.eval_first, k.eval_after, k.dram_ref, k.sweep)
+            victim = funit[g]
+    if src >= 0:
+        if victim >= 0:  # a swap
+            t = src
+            counters[PROMOTE_SWAPS] += 1
+        else:  # DRAM had room: p's NVM frame is free
+            funit[src] = -1
+            free[sc[H.NFREE]] = src
+            sc[H.NFREE] += 1
+    elif N > 0 and (victim >= 0 or D == 0):  # an NVM frame for the victim (for p with no DRAM)
+        t = H.nvm_free_frame(free, sc)
+        if t < 0:
+            t = _nvm_victim(where, funit, ref, cnt, lvl, sc, counters, k.second_chance)
+            nlog = _evict(where, funit, dirty, t, counters, log, nlog, do_log, at)
+    if victim >= 0:
+        nlog = _demote(where, funit, dirty, ref, cnt, lvl, g, t, victim, counters, log, nlog, do_log, at, k)
+    if do_log and not k.incoming_first and cause >= 0:
+        nlog = C.row(log, nlog, at, C.IO_READ, cause, p, 1, tier)
+    _place(where, funit, dirty, ref, cnt, lvl, p, w, g, t, src >= 0, counters, k)
+    return nlog
+
+
+@njit(cache=True, _nrt=False)
+def _nvm_hit(ref, cnt, dirty, f, w, promote, counters, k):
+    """A hit in NVM frame f (SetPageBitFlags): sets its reference bit, and for a read its read-since-the-hand
+    mark. A write dirties it in place unless it moves the page to DRAM (lines 8-11: ``promote``, and the
+    reference bit set before this access, or with promote_test="after" always): returns whether it moves.
+    Changes the frame's ``ref``, ``cnt`` and ``dirty``; counts the NVM hit and write."""
+    was_referenced = ref[f]
+    ref[f] = 1
+    counters[H.HITS_N] += 1
+    if not w:
+        cnt[f] = 1
+        return False
+    counters[H.WRITE_HITS_N] += 1
+    counters[C.DIRTYINGS] += 1 - dirty[f]
+    if promote and (was_referenced or not k.promote_before):
+        counters[H.MIG_ND] += 1  # MigrateToDRAMBuffer
+        return True
+    dirty[f] = 1
+    counters[H.WRITES_N] += 1
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, k):
+    """CLOCK-HBM (Algorithm 1, read as ``k`` says) over the references of ``refs`` from ``start``, until the
+    chunk ends or the I/O log lacks room for one reference's rows (three at most: an NVM eviction, a migration
+    and a read). A hit in DRAM sets the page's bits here (line 7); a hit in NVM is :func:`_nvm_hit`; a miss, or
+    a write moving a page up, is :func:`_admit`. Changes every array of ``state``; adds to ``counters``; with
+    ``do_log`` writes ``outcome`` and log rows from ``nlog``. Returns ``(stop, nlog)``. Compiled without
+    Numba's reference counting (it allocates nothing), which would incref and decref each array a step takes."""
     unit, event = refs.unit, refs.event
     where, funit, dirty, ref, cnt, lvl, free, sc = state
-    D, N = sc[H.DCAP], sc[H.NCAP]
-    promote = nvm_to_dram and D > 0
-    hits = write_hits = write_refs = dev_reads = dirtyings = 0
-    hits_d = hits_n = writes_d = writes_n = write_hits_n = 0
-    evictions = written = wb_d = wb_n = mig_dn = mig_nd = swaps = fills = 0
-    ups = downs = to_mig = to_evict = 0
-    rl = np.uint8(read_level if levels else 1)
-    wl = np.uint8(write_level if levels else 1)
-    pl_ = np.uint8(promote_level if levels else 1)
-    per_page = levels and not sweep  # Table 2 applied as the hand passes a page
-    eval_first = per_page and evaluate_first
-    eval_after = per_page and not evaluate_first
-    mref = np.uint8(1 if migrated_ref else 0)
-    mread = np.uint8(1 if migrated_read else 0)
-    iref = np.uint8(1 if insert_ref else 0)
-    own = np.uint8(1 if miss_write_counts else 0)
+    D = sc[H.DCAP]
+    promote = k.nvm_to_dram and D > 0
+    hits = write_hits = write_refs = hits_d = writes_d = dirtyings = dev_reads = 0
     n = unit.shape[0]
     stop = n
     for i in range(start, n):
-        if do_log and nlog + 3 > log.shape[0]:  # a read, an NVM eviction and a migration at most
+        if do_log and nlog + 3 > log.shape[0]:
             stop = i
             break
         if i + jk.PREFETCH_DISTANCE < n:
@@ -235,8 +506,7 @@ def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, le
         hits += hit
         write_hits += hit & w
         write_refs += w
-        # --- line 7, SetPageBitFlags, for a page found in the buffer -------------------------------------
-        if hit and f < D:
+        if hit and f < D:  # line 7, SetPageBitFlags, for a page in DRAM
             hits_d += 1
             writes_d += w
             ref[f] = 1
@@ -245,191 +515,18 @@ def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, le
                 dirtyings += 1 - dirty[f]
                 dirty[f] = 1
             continue
-        src = -1  # p's NVM frame when a write moves it to DRAM (lines 8-11)
-        late = -1  # the cause of p's own row when it is logged after the victim's (Algorithm 1's order)
+        cause = -1  # p's own row: none for a write miss without a read
         if hit:
-            hits_n += 1
-            was_referenced = ref[f]
-            ref[f] = 1
-            if not w:
-                cnt[f] = 1  # read since the NVM hand last passed
+            if not _nvm_hit(ref, cnt, dirty, f, w, promote, counters, k):
                 continue
-            write_hits_n += 1
-            dirtyings += 1 - dirty[f]
-            if not (promote and (was_referenced or not promote_before)):
-                dirty[f] = 1
-                writes_n += 1
-                continue
-            src = f  # MigrateToDRAMBuffer
-            mig_nd += 1
-            if do_log:
-                if incoming_first:
-                    nlog = C.row(log, nlog, base + i, C.IO_READ, C.MIGRATION, p, 1, H.DRAM)
-                else:
-                    late = C.MIGRATION
-        elif not w or write_miss_read:  # a miss that reads the page from flash: a swap
+            cause = C.MIGRATION
+        elif not w or k.write_miss_read:  # a miss that reads the page from flash: a swap
             dev_reads += 1
-            fills += 1
-            if do_log:
-                if incoming_first:
-                    nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, H.DRAM if D > 0 else H.NVM)
-                else:
-                    late = C.DEMAND
-        # --- p needs a DRAM frame g (lines 1-6 and 10); the DRAM hand's victim leaves g when DRAM is full ----
-        g = -1
-        victim = -1  # the DRAM page leaving g
-        if D > 0:
-            if sc[H.DUSED] < D:
-                g = sc[H.DUSED]
-                sc[H.DUSED] += 1
-            else:  # the DRAM hand: Table 2 once per rotation, the first page at level 1 or 2
-                h = sc[H.DHAND]
-                while True:
-                    x = h
-                    if eval_first:
-                        old = lvl[x]
-                        new = _NEXT[old * 4 + cnt[x]]
-                        cnt[x] = 0
-                        if new != old:
-                            lvl[x] = new
-                            ups += new > old
-                            downs += new < old
-                    found = False
-                    if dram_ref and ref[x]:
-                        ref[x] = 0
-                    elif lvl[x] <= 2:
-                        found = True
-                    if eval_after and not found:  # Table 2 for a page the hand passes over
-                        old = lvl[x]
-                        new = _NEXT[old * 4 + cnt[x]]
-                        cnt[x] = 0
-                        if new != old:
-                            lvl[x] = new
-                            ups += new > old
-                            downs += new < old
-                    h += 1
-                    if h == D:
-                        h = 0
-                        if levels and sweep:  # a rotation ends: every page re-evaluated (the leaving victim aside)
-                            for y in range(D):
-                                if found and y == x:
-                                    continue
-                                old = lvl[y]
-                                new = _NEXT[old * 4 + cnt[y]]
-                                cnt[y] = 0
-                                if new != old:
-                                    lvl[y] = new
-                                    ups += new > old
-                                    downs += new < old
-                    if found:
-                        break
-                sc[H.DHAND] = h
-                g = x
-                victim = funit[g]
-                # likely the next DRAM victim: the page under the hand; its entry in where, which it will update,
-                # fetched now (with the NVM one below, 1.04x at 1% capacity and 1.1x at 10%, measured)
-                jk.prefetch(where, max(funit[h], 0))
-        # --- an NVM frame t: for the DRAM victim (it migrates) or, with no DRAM, for p itself ------------------
-        t = -1
-        if src >= 0:
-            if victim >= 0:
-                t = src  # swap: the DRAM victim takes the NVM frame p leaves
-                swaps += 1
-            else:
-                funit[src] = -1  # DRAM had room: p's NVM frame is free
-                free[sc[H.NFREE]] = src
-                sc[H.NFREE] += 1
-        elif N > 0 and (victim >= 0 or D == 0):
-            t = H.nvm_free_frame(free, sc)
-            if t < 0:  # the NVM hand: the first eviction candidate unread (and unwritten) since its last pass
-                h = sc[H.NHAND]
-                while True:
-                    t = D + h
-                    if lvl[t] == EVICTION_CAND and cnt[t] == 0 and not (second_chance and ref[t]):
-                        break
-                    if cnt[t]:
-                        to_mig += lvl[t] != MIGRATION_CAND
-                        lvl[t] = MIGRATION_CAND
-                    else:
-                        to_evict += lvl[t] != EVICTION_CAND
-                        lvl[t] = EVICTION_CAND
-                    cnt[t] = 0
-                    ref[t] = 0
-                    h += 1
-                    if h == N:
-                        h = 0
-                h += 1
-                if h == N:
-                    h = 0
-                sc[H.NHAND] = h
-                jk.prefetch(where, max(funit[D + h], 0))  # likely the next NVM victim's entry, fetched now
-                v = funit[t]  # only NVM pages are evicted to flash: a dirty one is written, a clean one dropped
-                where[v] = -1
-                evictions += 1
-                if dirty[t]:
-                    written += 1
-                    wb_n += 1
-                    if do_log:
-                        nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, H.NVM)
-        # --- the DRAM victim moves to NVM frame t, or leaves for flash when there is no NVM ------------------
-        if victim >= 0:
-            if t >= 0:
-                funit[t] = victim
-                where[victim] = t
-                dirty[t] = dirty[g]
-                ref[t] = mref
-                cnt[t] = mread
-                lvl[t] = l1_class if lvl[g] <= 1 else l2_class
-                mig_dn += 1
-                if do_log:
-                    nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.MIGRATION, victim, 1, H.NVM)
-            else:
-                where[victim] = -1
-                evictions += 1
-                if dirty[g]:
-                    written += 1
-                    wb_d += 1
-                    if do_log:
-                        nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, victim, 1, H.DRAM)
-        if do_log and late >= 0:  # p's read (or move up) after the victim's rows: Algorithm 1 line 5 after 3
-            nlog = C.row(log, nlog, base + i, C.IO_READ, late, p, 1, H.DRAM if D > 0 else H.NVM)
-        # --- p takes its frame, with this access's bits set ----------------------------------------------------
-        if g >= 0:
-            funit[g] = p
-            where[p] = g
-            ref[g] = iref
-            if src >= 0:  # moved up by this write
-                dirty[g] = 1
-                cnt[g] = own
-                lvl[g] = pl_
-                if promote_nvm:
-                    writes_n += 1
-                else:
-                    writes_d += 1
-            else:
-                dirty[g] = w
-                cnt[g] = w & own
-                lvl[g] = wl if w else rl
-                writes_d += w
-                dirtyings += w
-        else:  # no DRAM: p enters NVM frame t
-            funit[t] = p
-            where[p] = t
-            ref[t] = 1
-            dirty[t] = w
-            cnt[t] = 1 - w  # a read is a read since the NVM hand last passed
-            lvl[t] = l1_class if (wl if w else rl) <= 1 else l2_class
-            writes_n += w
-            dirtyings += w
-    C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, written, written,
-               dirtyings, evictions)
-    H.add_tiers(counters, hits_d, hits_n, writes_d, writes_n, write_hits_n, mig_dn, mig_nd, fills, D > 0, wb_d,
-                wb_n)
-    counters[LEVEL_UPS] += ups
-    counters[LEVEL_DOWNS] += downs
-    counters[TO_MIGRATION] += to_mig
-    counters[TO_EVICTION] += to_evict
-    counters[PROMOTE_SWAPS] += swaps
+            cause = C.DEMAND
+        nlog = _admit(where, funit, dirty, ref, cnt, lvl, free, sc, p, w, f, cause, counters, log, nlog, do_log,
+                      base + i, k)  # f: p's NVM frame if it moves up, -1 on a miss
+    C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, 0, 0, dirtyings, 0)
+    H.add_tiers(counters, hits_d, 0, writes_d, 0, 0, 0, 0, dev_reads, D > 0, 0, 0)  # every read fills a frame
     return stop, nlog
 
 
@@ -451,15 +548,8 @@ class ClockHBM(Kernel):
         return 3
 
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
-        p = params
-        l1, l2 = (MIGRATION_CAND, EVICTION_CAND) if p.nvm_classes == "respectively" else (EVICTION_CAND,
-                                                                                          MIGRATION_CAND)
         # do_log or None: a run without the log gets a specialisation compiled without its branches
-        return _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log or None, p.levels,
-                         p.rotation == "sweep", p.read_level, p.write_level, p.promote_level, l1, l2,
-                         p.promote_test == "before", p.dram_ref_bit, p.nvm_to_dram, p.nvm_second_chance,
-                         p.write_miss_read, p.miss_write_counts, p.evaluate_first, p.migrated_referenced,
-                         p.migrated_read, p.insert_referenced, p.promote_write_tier == "nvm", p.incoming_first)
+        return _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log or None, HBMRules.of(params))
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         return H.finish_tiers(state, counters, log, nlog, do_log, flush_at_end, last_ref)

@@ -14,8 +14,6 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
-import hashlib
-import json
 import os
 import sys
 import time
@@ -65,14 +63,15 @@ def check_parameters(src, parameters: dict) -> dict:
 
 
 def variant_name(src, parameters: dict, declared: dict) -> str | None:
-    """``<notebook>-<8 hex digits>`` when a parameter other than ``scale`` differs from its default (the
-    hash covers every given parameter, ``scale`` included), else None: such a run is a variant and writes
-    to its own folders (:func:`flashrepro.paths.outputs_for`)."""
-    changed = {k: v for k, v in parameters.items() if k != "scale" and (k not in declared or declared[k] != v)}
-    if not changed:
-        return None
-    key = json.dumps(sorted(parameters.items()), default=repr)
-    return f"{Path(src).stem}-{hashlib.sha256(key.encode()).hexdigest()[:8]}"
+    """``<notebook>/<name>=<value>,...`` (:func:`flashrepro.paths.variant_name`) when a given parameter other
+    than ``scale`` differs from its default, else None: such a run is a variant and writes to its own folders
+    (:func:`flashrepro.paths.outputs_for`). A default that is not a literal (its source text) differs from any
+    value given for it."""
+    order = [*declared, *(k for k in parameters if k not in declared)]  # the parameters cell's, not -p's
+    changed = {k: parameters[k] for k in order if k in parameters and k != "scale"
+               and (k not in declared or paths.canonical(declared[k]) != paths.canonical(parameters[k]))}
+    scale = str(parameters.get("scale", declared.get("scale", paths.DEFAULT_SCALE)))
+    return paths.variant_name(Path(src).stem, scale, changed)
 
 
 def run(src, dst, parameters: dict, progress: bool | None = None) -> float:

@@ -3,7 +3,9 @@
 * a notebook run outside the runner (JupyterLab: here an IPython shell running the notebook's cells) whose
   parameters differ from the defaults its parameters cell declares writes to its variant folder, with a
   ``params.json``, and nothing into results/; at its defaults it writes where ``make`` does;
-* a knob changed after the setup cell chose the folder (a cell re-run) makes the next write fail, writing nothing.
+* a knob changed after the setup cell chose the folder (a cell re-run) makes the next write fail, writing nothing;
+* the runner stages a run's outputs and moves them into place only when the notebook completes: a run that
+  fails leaves the previous outputs as they were, no partial table, and keeps its executed notebook.
 
 Every run here writes under ``tmp_path`` (``paths.root`` there, ``FLASHREPRO_HOME`` for the kernels).
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import types
 from pathlib import Path
 
@@ -209,3 +212,71 @@ def test_variant_folder_names(changed, name):
     assert paths.variant_name("nb", "quick", changed).startswith("nb/scale=quick,")
     assert paths.variant_name("nb", "paper", {}) is None
     assert len({paths.variant_name("nb", "paper", c) for c in ({"front": "None"}, {"front": None})}) == 2
+
+
+# --- the runner: staged outputs, moved into place on success ----------------------------------------------------------
+def _run(home: Path, **params):
+    src = home / "notebooks" / "90_toy.ipynb"
+    return notebooks.run(src, home / "build" / "paper" / "90_toy.ipynb", {"scale": "paper", **params}, progress=False)
+
+
+@pytest.fixture
+def previous(home):
+    """The outputs of an earlier good run, in place; a SIGKILLed run's staging folder beside them."""
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = home / "build" / "staging" / f".90_toy.pid{dead.pid}.abcd1234" / "outputs" / "results" / "90_toy_x.csv"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("half\n")
+    _run(home)
+    return _files(home / "results"), _files(home / "figures"), (home / "build" / "paper" / "90_toy.ipynb").read_bytes()
+
+
+def test_runner_moves_outputs_into_place_when_the_notebook_completes(home, previous):
+    tables, figures, executed = previous
+    assert sorted(tables) == ["90_toy_first.csv", "90_toy_second.csv", "notebook_timings.csv"]
+    assert sorted(figures) == ["90_toy_fig.png"]
+    assert b"90_toy_second" in executed
+    assert list((home / "build" / "staging").iterdir()) == []  # no staging folder left, nor the stale one
+    assert not (home / "build" / "failed").exists()
+
+
+def test_runner_failure_leaves_previous_outputs_and_keeps_the_executed_notebook(home, previous, capsys,
+                                                                                 monkeypatch):
+    tables, figures, executed = previous
+    monkeypatch.setenv("TOY_FAIL", "1")
+    with pytest.raises(Exception, match="the toy notebook fails here"):
+        _run(home)
+    assert _files(home / "results") == tables and _files(home / "figures") == figures  # the first table too
+    assert (home / "build" / "paper" / "90_toy.ipynb").read_bytes() == executed
+    kept = home / "build" / "failed" / "paper" / "90_toy.ipynb"
+    nb = nbformat.read(kept, as_version=4)
+    assert any(o.get("ename") == "RuntimeError" for c in nb.cells for o in c.get("outputs", []))
+    assert list((home / "build" / "staging").iterdir()) == []
+    err = capsys.readouterr().err
+    assert f"its executed notebook, with the error, is {kept}" in err
+    assert "results/ and figures/ are as they were" in err
+    monkeypatch.delenv("TOY_FAIL")
+    _run(home)  # the next good run removes it
+    assert not kept.exists()
+
+
+def test_runner_variant_that_fails_leaves_no_partial_table(home, capsys, monkeypatch):
+    monkeypatch.setenv("TOY_FAIL", "1")
+    with pytest.raises(Exception, match="the toy notebook fails here"):
+        _run(home, knob=5)
+    assert not (home / "results").exists() or _files(home / "results") == {}
+    assert (home / "build" / "failed" / "variants" / "90_toy" / "knob=5" / "90_toy.ipynb").is_file()
+    assert "results/variants/90_toy/knob=5/ and figures/variants/90_toy/knob=5/ are as they " \
+           "were" in capsys.readouterr().err
+
+
+def test_runner_variant_writes_params_json(home, capsys):
+    _run(home, knob=5)
+    variant = home / "results" / "variants" / "90_toy" / "knob=5"
+    assert sorted(_files(variant)) == ["90_toy_first.csv", "90_toy_second.csv", "params.json"]
+    assert json.loads((variant / "params.json").read_text())["parameters"] == {"scale": "paper", "knob": 5}
+    assert (home / "figures" / "variants" / "90_toy" / "knob=5" / "params.json").is_file()
+    assert (home / "build" / "variants" / "90_toy" / "knob=5" / "90_toy.ipynb").is_file()
+    assert sorted(p.name for p in (home / "results").iterdir()) == ["variants"]  # no timing for a variant
+    assert "(variant 90_toy/knob=5: results/variants/90_toy/knob=5/)" in capsys.readouterr().out

@@ -107,10 +107,15 @@ def test_variant_names():
     assert declared["scale"] == "paper" and declared["seed"] == 0
     assert notebooks.variant_name(src, {"scale": "quick"}, declared) is None  # make quick: results/quick/
     assert notebooks.variant_name(src, {"seed": 0}, declared) is None  # a default given explicitly
-    a = notebooks.variant_name(src, {"scale": "quick", "seed": 1}, declared)
-    b = notebooks.variant_name(src, {"scale": "paper", "seed": 1}, declared)
-    assert a.startswith("01_bs_clock-") and len(a) == len("01_bs_clock-") + 8 and a != b
-    assert a == notebooks.variant_name(src, {"seed": 1, "scale": "quick"}, declared)
+    assert notebooks.variant_name(src, {"scale": "quick", "seed": 1}, declared) == "01_bs_clock/scale=quick,seed=1"
+    assert notebooks.variant_name(src, {"scale": "paper", "seed": 1}, declared) == "01_bs_clock/seed=1"
+    assert notebooks.variant_name(src, {"seed": 1.0}, declared) == "01_bs_clock/seed=1.0"  # not the default 0
+    # in the parameters cell's order, whatever the order of -p
+    assert (notebooks.variant_name(src, {"cache_pages": 2048, "seed": 1}, declared)
+            == notebooks.variant_name(src, {"seed": 1, "cache_pages": 2048}, declared)
+            == "01_bs_clock/seed=1,cache_pages=2048")
+    listed = notebooks.variant_name(src, {"policies": ["lru", "clock"]}, declared)
+    assert listed.startswith("01_bs_clock/policies=lru_clock-") and len(listed.rsplit("-", 1)[1]) == 8
 
 
 def test_outputs_for_a_variant(monkeypatch):
@@ -124,9 +129,13 @@ def test_outputs_for_a_variant(monkeypatch):
     monkeypatch.setenv(paths.VARIANT_ENV, "")
     paths.outputs_for("quick")
     assert paths.results == paths.root / "results" / "quick"
-    monkeypatch.setenv(paths.VARIANT_ENV, "../x")
-    with pytest.raises(ValueError):
-        paths.outputs_for("quick")
+    monkeypatch.setenv(paths.VARIANT_ENV, "01_bs_clock/seed=1")
+    paths.outputs_for("quick")
+    assert paths.results == paths.root / "results" / "variants" / "01_bs_clock" / "seed=1"
+    for bad in ("../x", "a/../b", "/abs", ".hidden", "a//b"):
+        monkeypatch.setenv(paths.VARIANT_ENV, bad)
+        with pytest.raises(ValueError):
+            paths.outputs_for("quick")
 
 
 @pytest.mark.parametrize("text,value", [("3", 3), ("0.5", 0.5), ("True", True), ("False", False), ("None", None),

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import copy
-import hashlib
-import json
+import errno
 import os
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -65,52 +67,138 @@ def check_parameters(src, parameters: dict) -> dict:
 
 
 def variant_name(src, parameters: dict, declared: dict) -> str | None:
-    """``<notebook>-<8 hex digits>`` when a parameter other than ``scale`` differs from its default (the
-    hash covers every given parameter, ``scale`` included), else None: such a run is a variant and writes
-    to its own folders (:func:`flashrepro.paths.outputs_for`)."""
-    changed = {k: v for k, v in parameters.items() if k != "scale" and (k not in declared or declared[k] != v)}
-    if not changed:
-        return None
-    key = json.dumps(sorted(parameters.items()), default=repr)
-    return f"{Path(src).stem}-{hashlib.sha256(key.encode()).hexdigest()[:8]}"
+    """``<notebook>/<name>=<value>,...`` (:func:`flashrepro.paths.variant_name`) when a given parameter other
+    than ``scale`` differs from its default, else None: such a run is a variant and writes to its own folders
+    (:func:`flashrepro.paths.outputs_for`). A default that is not a literal (its source text) differs from any
+    value given for it."""
+    order = [*declared, *(k for k in parameters if k not in declared)]  # the parameters cell's, not -p's
+    changed = {k: parameters[k] for k in order if k in parameters and k != "scale"
+               and (k not in declared or paths.canonical(declared[k]) != paths.canonical(parameters[k]))}
+    scale = str(parameters.get("scale", declared.get("scale", paths.DEFAULT_SCALE)))
+    return paths.variant_name(Path(src).stem, scale, changed)
+
+
+STAGING = "staging"  # build/staging/: each runner run's outputs until its notebook completes
+FAILED = "failed"  # build/failed/: the executed notebook of a run that failed (as far as it got)
+
+
+def failed_path(dst) -> Path:
+    """Where a failed run keeps the executed notebook it would have written to ``dst``:
+    ``build/failed/<dst under build/>`` (``build/failed/<name>`` for a ``dst`` elsewhere)."""
+    dst = Path(dst)
+    try:
+        rel = dst.resolve().relative_to(paths.build.resolve())
+    except ValueError:
+        rel = Path(dst.name)
+    return paths.build / FAILED / rel
+
+
+def _move(src: Path, dst: Path) -> None:
+    """Rename ``src`` onto ``dst`` (atomic); across file systems, copy to a temporary beside ``dst`` first."""
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.replace(src, dst)
+    except OSError as e:
+        if e.errno != errno.EXDEV:
+            raise
+        with atomic_path(dst) as tmp:
+            shutil.copyfile(src, tmp)
+        src.unlink()
+
+
+def promote(staged: Path, root: Path) -> list[Path]:
+    """Move every file under ``staged`` to the same place under ``root`` (each an atomic rename, over the
+    file of an earlier run); the files now in place."""
+    moved = []
+    for f in sorted(p for p in Path(staged).rglob("*") if p.is_file()):
+        target = Path(root) / f.relative_to(staged)
+        _move(f, target)
+        moved.append(target)
+    return moved
+
+
+@contextlib.contextmanager
+def _environ(**values):
+    old = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def run(src, dst, parameters: dict, progress: bool | None = None) -> float:
-    """Execute ``src`` with papermill into ``dst`` (atomically); print and return the wall time.
+    """Execute ``src`` with papermill into ``dst``; print and return the wall time.
 
     An unknown parameter is an error (:func:`check_parameters`). A variant (:func:`variant_name`) goes to
     ``build/variants/<variant>/`` and its tables and figures to ``results/variants/<variant>/`` and
-    ``figures/variants/<variant>/``, never over ``make``'s outputs. On a terminal papermill shows a bar of
-    the cells (off when piped, or with ``progress=False``); each cell's output is logged as it runs when
-    ``progress`` is true. Stale temporaries of killed runs in ``dst``'s folder are removed first."""
+    ``figures/variants/<variant>/`` (each with a ``params.json``), never over ``make``'s outputs.
+
+    The notebook writes its tables and figures into a staging folder (``build/staging/``); only when every
+    cell has run are they moved into place, and then the executed notebook to ``dst``. A run that fails
+    (an error in a cell, Ctrl-C, SIGTERM) leaves the previous outputs and ``dst`` as they were, writes no
+    table of its own, and keeps its executed notebook, error included, at :func:`failed_path` (removed by
+    the next successful run). On a terminal papermill shows a bar of the cells (off when piped, or with
+    ``progress=False``); each cell's output is logged as it runs when ``progress`` is true. Stale temporaries
+    of killed runs in ``dst``'s folder and stale staging folders are removed first."""
     import papermill
 
     src, dst = Path(src), Path(dst)
-    variant = variant_name(src, parameters, check_parameters(src, parameters))
+    declared = check_parameters(src, parameters)
+    variant = variant_name(src, parameters, declared)
     if variant:
         dst = paths.build / "variants" / variant / dst.name
+    stage_root = paths.build / STAGING
+    stage_root.mkdir(parents=True, exist_ok=True)
     tempfiles.sweep(dst.parent)
+    tempfiles.sweep(stage_root)
     tempfiles.terminate_as_exit()
     show = sys.stderr.isatty() if progress is None else progress
-    old = os.environ.get(paths.VARIANT_ENV)
-    os.environ[paths.VARIANT_ENV] = variant or old or ""  # the kernel inherits it
+    # the kernel inherits these: its paths.outputs_for writes under the staging folder, in the variant's folders
+    variant = variant or os.environ.get(paths.VARIANT_ENV, "").strip() or None
+    scale = str(parameters.get("scale", declared.get("scale", paths.DEFAULT_SCALE)))
+    stage = Path(tempfile.mkdtemp(prefix=f".{src.stem.replace('.', '_')}.pid{os.getpid()}.",  # tempfiles.sweep's
+                                  dir=stage_root))
+    executed = stage / dst.name
     t0 = time.perf_counter()
     try:
-        with atomic_path(dst) as tmp:
-            papermill.execute_notebook(str(src), str(tmp), parameters=parameters, cwd=str(paths.notebooks),
-                                       progress_bar=show, log_output=bool(progress), kernel_name="python3")
+        with _environ(**{paths.VARIANT_ENV: variant or "", paths.STAGING_ENV: str(stage / "outputs"),
+                         paths.NOTEBOOK_ENV: str(src.resolve())}):
+            try:
+                papermill.execute_notebook(str(src), str(executed), parameters=parameters, cwd=str(paths.notebooks),
+                                           progress_bar=show, log_output=bool(progress), kernel_name="python3")
+            except BaseException:
+                _failed(src, executed, dst, scale, variant, time.perf_counter() - t0)
+                raise
+        promote(stage / "outputs", paths.root)
+        _move(executed, dst)
+        failed_path(dst).unlink(missing_ok=True)
     finally:
-        if old is None:
-            os.environ.pop(paths.VARIANT_ENV, None)
-        else:
-            os.environ[paths.VARIANT_ENV] = old
+        shutil.rmtree(stage, ignore_errors=True)
     dt = time.perf_counter() - t0
     args = " ".join(f"{k}={v}" for k, v in parameters.items())
-    where = f" (variant {variant}: results/variants/{variant}/)" if variant else ""
+    where = f" (variant {variant}: {paths.relative(paths.folders(scale, variant)[0])})" if variant else ""
     print(f"{src.stem:<24s} {args:<20s} {dt:7.1f} s -> {dst}{where}", flush=True)
     if not variant and dst.parent.resolve() != (paths.build / "nbval-refresh").resolve():
         record_time(src.stem, str(parameters.get("scale", "")), dt)
     return dt
+
+
+def _failed(src: Path, executed: Path, dst: Path, scale: str, variant: str | None, seconds: float) -> None:
+    """Keep a failed run's executed notebook and say what happened to its outputs."""
+    kept = failed_path(dst)
+    if executed.is_file():
+        _move(executed, kept)
+        notebook = f"its executed notebook, with the error, is {kept}"
+    else:
+        notebook = "it left no executed notebook"
+    res, fig = (paths.relative(f) for f in paths.folders(scale, variant))
+    print(f"{src.stem}: failed after {seconds:.1f} s; {notebook}; {res} and {fig} are as they were (none of this "
+          f"run's tables or figures was kept)", file=sys.stderr, flush=True)
 
 
 TIMINGS = "notebook_timings"  # results/notebook_timings.csv: each notebook's last wall time per scale

@@ -16,13 +16,14 @@ plt.rcParams.update(STYLE)
 
 
 def savefig(fig, name: str, formats=("png", "pdf")) -> list[str]:
-    """Save ``fig`` as ``figures/<name>.<fmt>`` for each format; metadata carries no date, so the bytes
-    depend only on the figure."""
+    """Save ``fig`` as ``figures/<name>.<fmt>`` for each format (``figures`` being the run's folder,
+    :func:`paths.outputs_for`; under the runner through its staging folder); metadata carries no date, so the
+    bytes depend only on the figure."""
     out = []
     for fmt in formats:
         target = paths.figures / f"{name}.{fmt}"
         meta = {"Software": None} if fmt == "png" else {"Creator": None, "Producer": None, "CreationDate": None}
-        with atomic_path(target) as tmp:
+        with atomic_path(paths.write_path(target)) as tmp:
             fig.savefig(tmp, format=fmt, metadata=meta, bbox_inches="tight")
         report.WRITTEN.add(target.name)
         out.append(str(target))

@@ -19,9 +19,10 @@ def machine_dependent(name: str) -> bool:
 
 
 def write_table(df: pl.DataFrame, name: str) -> str:
-    """Write ``results/<name>.csv`` atomically; returns the path."""
+    """Write ``results/<name>.csv`` atomically (``results`` being the run's folder, :func:`paths.outputs_for`;
+    under the runner through its staging folder, :func:`paths.write_path`); returns the path."""
     target = paths.results / f"{name}.csv"
-    with atomic_path(target) as tmp:
+    with atomic_path(paths.write_path(target)) as tmp:
         df.write_csv(tmp)
     WRITTEN.add(target.name)
     return str(target)
@@ -40,10 +41,11 @@ def write_claims(claims, notebook: str, measured: bool = False) -> str:
     ``measured=True``: rows judged on this machine's measurements, ``<notebook>_claims_measured.csv``."""
     from . import claims as ledger
 
-    ledger.write(claims, notebook, measured=measured)
+    with paths.results_for_writing() as final:
+        ledger.write(claims, notebook, measured=measured)
     name = f"{notebook}{ledger.MEASURED if measured else '_claims'}.csv"
     WRITTEN.add(name)
-    return str(paths.results / name)
+    return str(final / name)
 
 
 def write_text(text: str, name: str) -> None:
@@ -51,7 +53,7 @@ def write_text(text: str, name: str) -> None:
     and show it: rendered as Markdown in a notebook, printed elsewhere. Returns nothing, so a notebook cell
     ending with it shows the text, not a path (which differs from machine to machine)."""
     target = paths.results / f"{name}_text.md"
-    with atomic_path(target) as tmp:
+    with atomic_path(paths.write_path(target)) as tmp:
         tmp.write_text(text if text.endswith("\n") else text + "\n")
     WRITTEN.add(target.name)
     try:

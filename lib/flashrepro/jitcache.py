@@ -29,14 +29,16 @@ PACKAGE = Path(__file__).resolve().parent
 KEEP = 4  # source versions kept side by side (e.g. main and a branch or two)
 
 
+_USES_NUMBA = re.compile(r"^[ \t]*(?:from|import)[ \t]+numba\b", re.M)  # imports Numba (not: names it in text)
 _FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
 
 
 def kernel_sources(package: Path = PACKAGE) -> list[Path]:
-    """The files a compiled kernel can depend on: every module that mentions Numba, and every module of the
-    package that one of those imports (``from . import x``, ``from .x import y``, ``from <package>.x import
-    y``; at the top or inside a function), transitively. Read with a regular expression, not parsed: this
-    runs at every import of the package."""
+    """The files a compiled kernel can depend on: every module that imports Numba or uses ``njit``, and every
+    module of the package that one of those imports (``from . import x``, ``from .x import y``, ``from
+    <package>.x import y``; at the top or inside a function), transitively. Read with a regular expression,
+    not parsed: this runs at every import of the package. A module that only names Numba in its text (the
+    report's list of package versions) is not a kernel's."""
     top = package.name
     files = {}
     for p in package.rglob("*.py"):
@@ -58,7 +60,7 @@ def kernel_sources(package: Path = PACKAGE) -> list[Path]:
             out |= {c for c in [target] + [f"{target}.{n}" for n in re.findall(r"\w+", names)] if c in files}
         return out
 
-    todo = [m for m, t in texts.items() if "numba" in t or "njit" in t]
+    todo = [m for m, t in texts.items() if _USES_NUMBA.search(t) or "njit" in t]
     seen = set(todo)
     while todo:
         for dep in imports(todo.pop()) - seen:

@@ -183,29 +183,12 @@ def test_the_store_is_the_same_for_every_executor(tmp_path, dask_client):
 
 
 PROTOTYPE_FILE = '''
-from collections import OrderedDict
-from flashrepro.cache import prototype
+from flashrepro.cache.prototype import PyLRU
 
 
-class FileLRU(prototype.PythonPolicy):
-    """LRU in Python, from a file the Dask workers run."""
+class FileLRU(PyLRU):
+    """The package's Python LRU under another name, from a file the Dask workers run."""
     name = "file_lru_dask"
-
-    def __init__(self, capacity, params, units):
-        super().__init__(capacity, params, units)
-        self.order = OrderedDict()
-
-    def on_hit(self, page, is_write):
-        self.order.move_to_end(page)
-
-    def on_miss(self, page, is_write):
-        self.order[page] = None
-
-    def choose_victim(self):
-        return next(iter(self.order))
-
-    def on_evict(self, page):
-        del self.order[page]
 '''
 
 

@@ -391,12 +391,6 @@ def policy_grid(policy_args: list[str], param_args: list[str]) -> list[tuple[str
     return entries
 
 
-def _expand(entries: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
-    from .sweep import expand_policies
-
-    return expand_policies(entries)
-
-
 def grid_cases(workloads: list, runs: list[tuple[str, dict]], sizes: list[CacheSize], page_bytes: int,
                footprint) -> tuple[list[tuple], list[str]]:
     """The sweep runner's cases (workload, policy, params, pages) of every workload x run x size, and each
@@ -455,7 +449,9 @@ def cmd_simulate(a) -> int:
     opts = _reader_opts(a.format, a)
     if a.out is not None:
         _check_output(a.out, "--out")
-    runs = _expand(entries)
+    from .sweep import expand_policies
+
+    runs = expand_policies(entries)
     sources = {}
     for t in traces:  # parsed into the parse cache here, once: the workers load it from there
         sources[t] = _open_with_progress(t, a.format, opts, a)
@@ -942,7 +938,7 @@ def _check_output(path: str | None, flag: str) -> None:
 
 def cmd_sweep(a) -> int:
     """Run ``flashrepro sweep``; errors propagate to :func:`run_command`, which prints them."""
-    from .sweep import TraceFile, device_time, run_cases, stable
+    from .sweep import TraceFile, device_time, expand_policies, run_cases, stable
 
     _load_policy_files(a.policy_file)
     entries = policy_grid(a.policy, a.param)
@@ -957,7 +953,7 @@ def cmd_sweep(a) -> int:
         tr = catalog.get(w, scale=a.scale, seed=a.seed)
         return _footprint_of_trace(tr, a.page_bytes)
 
-    cases, labels = grid_cases(workloads, _expand(entries), sizes, a.page_bytes, footprint)
+    cases, labels = grid_cases(workloads, expand_policies(entries), sizes, a.page_bytes, footprint)
     res = run_cases(cases, scale=a.scale, seed=a.seed, flush_at_end=a.flush_at_end, page_bytes=a.page_bytes,
                     metrics=(device_time,) if a.device_time else (), executor=a.executor, workers=a.workers,
                     scheduler=a.scheduler, store=a.out, policy_files=a.policy_file or ())

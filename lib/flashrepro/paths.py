@@ -100,7 +100,8 @@ def canonical(value) -> str:
 
 def parameters_cell(notebook_json: str) -> dict:
     """The tagged ``parameters`` cell of a notebook (its JSON text): name -> default, in order; a default that is
-    not a literal is its source text as a :class:`_NotLiteral` (as :func:`flashrepro.papers.spec.parameters`)."""
+    not a literal is its source text as a :class:`_NotLiteral` (a ``str``). :func:`flashrepro.papers.spec.parameters`
+    reads a notebook's settings with it."""
     nb = json.loads(notebook_json)
     for cell in nb.get("cells", []):
         if cell.get("cell_type") == "code" and "parameters" in cell.get("metadata", {}).get("tags", []):

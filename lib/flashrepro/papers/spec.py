@@ -19,7 +19,6 @@ from __future__ import annotations
 import ast
 import dataclasses
 import functools
-import json
 from pathlib import Path
 
 
@@ -98,26 +97,11 @@ class Paper(Spec):
 @functools.lru_cache(maxsize=64)
 def parameters(path: str, mtime_ns: int) -> tuple:
     """The tagged ``parameters`` cell of the notebook at ``path`` as ``(name, default)`` pairs in order (a
-    default that is not a Python literal as its source text), as papermill reads it; () without one."""
-    nb = json.loads(Path(path).read_text(encoding="utf-8"))
-    for cell in nb.get("cells", []):
-        if cell.get("cell_type") == "code" and "parameters" in cell.get("metadata", {}).get("tags", []):
-            src = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
-            out = []
-            for node in ast.parse(src).body:
-                if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                    target, value = node.targets[0], node.value
-                elif isinstance(node, ast.AnnAssign) and node.value is not None:
-                    target, value = node.target, node.value
-                else:
-                    continue
-                if isinstance(target, ast.Name):
-                    try:
-                        out.append((target.id, ast.literal_eval(value)))
-                    except ValueError:
-                        out.append((target.id, ast.get_source_segment(src, value)))
-            return tuple(out)
-    return ()
+    default that is not a Python literal as its source text), as papermill reads it; () without one
+    (:func:`flashrepro.paths.parameters_cell` reads it)."""
+    from .. import paths
+
+    return tuple(paths.parameters_cell(Path(path).read_text(encoding="utf-8")).items())
 
 
 def read(init: Path, package: str) -> Spec | None:

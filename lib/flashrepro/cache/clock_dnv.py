@@ -6,8 +6,8 @@ clock, each page with a reference and a dirty bit.
   takes the first unreferenced page (clearing the bits it passes): a dirty victim migrates to NVM, a clean
   one is dropped ("it discards the pages whose dirty bit is not set", Sec. II.2), even while NVM still has
   free frames (so, unlike every other policy here, it can drop a page while it has room: ``Caps``'
-  ``drops_with_room``). ``clean_to_free_nvm=True`` (the default before the clean-room review) lets a clean
-  victim take an NVM frame that is still free instead; once NVM is full, clean victims are dropped either way.
+  ``drops_with_room``). ``clean_to_free_nvm=True`` lets a clean victim take an NVM frame that is still free
+  instead; once NVM is full, clean victims are dropped either way.
 * NVM pages stay in NVM when hit (there is no NVM -> DRAM migration). When NVM needs a frame, the NVM hand
   takes the first unreferenced page, and BPLRU's block padding is applied "only within the hybrid buffer":
   ``padding="buffer"`` (default) evicts every NVM page of the victim's flash block (``block_pages`` pages)
@@ -63,9 +63,8 @@ class ClockDNVParams:
     clean_to_free_nvm : bool
         False (default, the paper's text: CLOCK-DNV "discards the pages whose dirty bit is not set" while making
         room in DRAM, "더티 비트가 설정되지 않은 페이지들을 폐기", Sec. II.2): clean DRAM victims are always
-        dropped, even while NVM has free frames, so a cache larger than the footprint still misses. True (the
-        default before the clean-room review): a clean victim takes a free NVM frame while there is one and is
-        dropped only once NVM is full.
+        dropped, even while NVM has free frames, so a cache larger than the footprint still misses. True: a clean
+        victim takes a free NVM frame while there is one and is dropped only once NVM is full.
     write_miss_read : bool
         Whether a write miss first reads the page from flash (read-modify-write; default False). The kernel
         sees page references, not byte ranges, so True takes every write miss as a partial-page one.
@@ -92,7 +91,7 @@ class ClockDNVParams:
         The order of one reference's rows in the I/O log (no count depends on it). False (default, the paper's
         text: the DRAM policy "migrates the dirty pages to NVM, then allocates the new page", "이주한 후, 새로운
         페이지를 할당한다"): the victim's rows (NVM eviction, padding, migration or write-back) before the new
-        page's read. True: the new page's read first (the order before the clean-room review).
+        page's read. True: the new page's read first.
     """
 
     dram_pages: int | None = C.tier(0.2, "DRAM pages (paper 3, Table 3: 20%)")
@@ -142,27 +141,282 @@ PAD_PAGES = 8  # sc slot after hybrid's: pages of a block one eviction may write
 DFREE = 9  # sc slot: DRAM frames freed by padding="buffer_evict" (on the dfree stack)
 
 
-@njit(cache=True)
-def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, padding, clean_to_free_nvm,
-              write_miss_read, cache_reads, insert_ref, migrated_ref, nvm_lowest, pad_page, incoming_first):
-    # Written out in one function, each step once (helpers taking the state's arrays halve the speed: measured
-    # on CLOCK-HBM's kernel).
+class DNVRules(typing.NamedTuple):
+    """:class:`ClockDNVParams` as the kernel reads them."""
+
+    padding: int  # PAD_NONE, PAD_NVM, PAD_BUFFER or PAD_BUFFER_EVICT
+    clean_to_free_nvm: bool
+    write_miss_read: bool
+    cache_reads: bool
+    insert_ref: np.uint8  # reference bit of a page an access brings in (insert_referenced)
+    migrated_ref: np.uint8  # reference bit of a DRAM victim moved into NVM (migrated_referenced)
+    nvm_lowest: bool  # nvm_free="lowest"
+    victim_late: bool  # pad_order="page" with padding: the NVM victim's row at its place in its block
+    incoming_first: bool  # the new page's read before the victim's rows in the I/O log
+
+    @classmethod
+    def of(cls, p: ClockDNVParams) -> DNVRules:
+        pad = PAD_CODES[p.padding]
+        return cls(pad, p.clean_to_free_nvm, p.write_miss_read, p.cache_reads, np.uint8(p.insert_referenced),
+                   np.uint8(p.migrated_referenced), p.nvm_free == "lowest", p.pad_order == "page" and pad != PAD_NONE,
+                   p.incoming_first)
+
+
+# The steps of one reference. Each is a function of its own. LLVM inlines the small ones into _dnv_step (its
+# LLVM IR calls only the rare _lowest_freed and nvm_free_frame_lowest), and one that does not log is compiled
+# once for both of the kernel's specialisations (with and without the I/O log). Numba inlines _admit, too large
+# for LLVM to inline, and the eviction of an NVM victim with its block's padding (_evict_nvm, _pad): as calls,
+# once per NVM eviction, they cost the kernel 5-10% at 1% capacity (measured). As in clock_hbm, the steps are
+# compiled without reference counting and take the arrays they change as arguments, never the state tuple
+# (Numba's dead-code elimination drops stores to arrays unpacked from a tuple that it deems unused).
+@njit(cache=True, _nrt=False)
+def _lowest_freed(dfree, sc):
+    """padding="buffer_evict": take the lowest of the DRAM frames padding freed (DRAM's fill order) off the
+    ``dfree`` stack (``sc[DFREE]`` long). Returns it."""
+    k = 0
+    for j in range(1, sc[DFREE]):
+        if dfree[j] < dfree[k]:
+            k = j
+    g = dfree[k]
+    sc[DFREE] -= 1
+    dfree[k] = dfree[sc[DFREE]]
+    return g
+
+
+@njit(cache=True, _nrt=False)
+def _dram_hand(where, funit, ref, sc):
+    """The DRAM clock's victim when DRAM is full: the first unreferenced page from the hand on, the bits it
+    passes cleared. Changes ``ref`` of the frames passed and the hand (``sc[DHAND]``). Returns the frame."""
+    D = sc[H.DCAP]
+    h = sc[H.DHAND]
+    while ref[h]:
+        ref[h] = 0
+        h += 1
+        if h == D:
+            h = 0
+    g = h
+    h += 1
+    if h == D:
+        h = 0
+    sc[H.DHAND] = h
+    # the next DRAM victim is likely the page under the hand: its entry in where, which it will update, fetched
+    # now (with the NVM one in _nvm_hand, 1.2x at 1% capacity, measured)
+    jk.prefetch(where, max(funit[h], 0))
+    return g
+
+
+@njit(cache=True, _nrt=False)
+def _nvm_hand(where, funit, ref, ublock, sc):
+    """The NVM clock's victim when NVM is full: the first unreferenced page from the hand on, the bits it passes
+    cleared. Changes ``ref`` of the frames passed and the hand (``sc[NHAND]``). Returns the frame."""
+    D, N = sc[H.DCAP], sc[H.NCAP]
+    h = sc[H.NHAND]
+    while ref[D + h]:
+        ref[D + h] = 0
+        h += 1
+        if h == N:
+            h = 0
+    t = D + h
+    h += 1
+    if h == N:
+        h = 0
+    sc[H.NHAND] = h
+    nx = max(funit[D + h], 0)  # likely the next NVM victim: the entries its eviction reads, fetched now
+    jk.prefetch(ublock, nx)
+    jk.prefetch(where, nx)
+    return t
+
+
+@njit(cache=True, _nrt=False)
+def _pad_nvm(where, funit, dirty, free, inbuf, sc, u, y, counters, log, nlog, do_log, at):
+    """Block padding: unit u, an NVM block-mate of the NVM victim in frame y, leaves with it (written if dirty)
+    and frees its frame. Changes ``where``, ``inbuf``, frame y and the free stack; counts. Returns ``nlog``."""
+    counters[PADDED_NVM] += 1
+    counters[C.EVICTIONS] += 1
+    where[u] = -1
+    jk.flat_remove(inbuf, u)
+    funit[y] = -1
+    if dirty[y]:
+        dirty[y] = 0
+        counters[C.DEV_WRITES_EVICT] += 1
+        counters[C.DEV_WRITE_REQS] += 1
+        counters[H.WB_N] += 1
+        if do_log:
+            nlog = C.row(log, nlog, at, C.IO_WRITE, C.EVICTION, u, 1, H.NVM)
+    free[sc[H.NFREE]] = y
+    sc[H.NFREE] += 1
+    return nlog
+
+
+@njit(cache=True, _nrt=False)
+def _pad_dram(where, funit, dirty, dfree, inbuf, sc, u, y, evict, counters, log, nlog, do_log, at):
+    """Block padding: unit u, a DRAM block-mate of the NVM victim in frame y, is written back if dirty (and
+    stays, clean), or with ``evict`` (padding="buffer_evict") also leaves, freeing its DRAM frame. Changes
+    frame y (``where``, ``inbuf`` and the ``dfree`` stack when it leaves); counts. Returns ``nlog``."""
+    if dirty[y]:
+        dirty[y] = 0
+        counters[PADDED_DRAM] += 1
+        counters[C.DEV_WRITES_EVICT] += 1
+        counters[C.DEV_WRITE_REQS] += 1
+        counters[H.WB_D] += 1
+        if do_log:
+            nlog = C.row(log, nlog, at, C.IO_WRITE, C.EVICTION, u, 1, H.DRAM)
+    if evict:  # BPLRU evicts the whole block
+        where[u] = -1
+        jk.flat_remove(inbuf, u)
+        funit[y] = -1
+        counters[C.EVICTIONS] += 1
+        dfree[sc[DFREE]] = y
+        sc[DFREE] += 1
+    return nlog
+
+
+@njit(cache=True, inline="always")
+def _pad(where, funit, dirty, free, dfree, inbuf, sc, lo, hi, v, vdirty, victim, counters, log, nlog, do_log, at,
+         r):
+    """BPLRU's block padding within the buffer, for the NVM victim v (``vdirty``: written) of the block of units
+    [lo, hi): its NVM block-mates leave with it and, with padding="buffer" or "buffer_evict", its DRAM
+    block-mates are written back (:func:`_pad_nvm`, :func:`_pad_dram`); page ``victim``, on its way from DRAM
+    to NVM, is left alone. With pad_order="page" v's row comes at its place among them. Returns ``nlog``."""
+    D = sc[H.DCAP]
+    # The block's units in the buffer (and v), in page order: the set bits of inbuf over the block instead of
+    # every unit of it (a 64-page block holds about one buffered page at 1% capacity: the scan of all of them
+    # halved the kernel there, measured).
+    for wd in range(lo >> 6, ((hi - 1) >> 6) + 1):
+        m = jk.flat_word(inbuf, wd, lo, hi)
+        while m != 0:
+            u = (wd << 6) + jk.trailing_zeros(m)
+            m &= m - jk.ONE
+            y = where[u]
+            if y < 0 or u == victim:  # the NVM victim itself, or on its way from DRAM
+                if r.victim_late and u == v and vdirty and do_log:  # pad_order="page": its turn
+                    nlog = C.row(log, nlog, at, C.IO_WRITE, C.EVICTION, v, 1, H.NVM)
+            elif y >= D:
+                nlog = _pad_nvm(where, funit, dirty, free, inbuf, sc, u, y, counters, log, nlog, do_log, at)
+            elif r.padding >= PAD_BUFFER:
+                nlog = _pad_dram(where, funit, dirty, dfree, inbuf, sc, u, y, r.padding == PAD_BUFFER_EVICT,
+                                 counters, log, nlog, do_log, at)
+    return nlog
+
+
+@njit(cache=True, inline="always")
+def _evict_nvm(where, funit, dirty, free, dfree, ublock, bstart, inbuf, sc, t, victim, counters, log, nlog, do_log,
+               at, r):
+    """The NVM victim in frame t leaves for flash, written if dirty, with its block's buffered pages as
+    ``padding`` says (:func:`_pad`). Changes ``where`` and ``inbuf`` (and what padding changes); counts.
+    Returns ``nlog``."""
+    v = funit[t]
+    where[v] = -1  # (its bit in inbuf is cleared after the padding, which visits it)
+    counters[C.EVICTIONS] += 1
+    counters[BLOCK_EVICTIONS] += 1
+    vdirty = dirty[t]
+    if vdirty:
+        counters[C.DEV_WRITES_EVICT] += 1
+        counters[C.DEV_WRITE_REQS] += 1
+        counters[H.WB_N] += 1
+        if do_log and not r.victim_late:
+            nlog = C.row(log, nlog, at, C.IO_WRITE, C.EVICTION, v, 1, H.NVM)
+    if r.padding != PAD_NONE:
+        b = ublock[v]
+        nlog = _pad(where, funit, dirty, free, dfree, inbuf, sc, bstart[b], bstart[b + 1], v, vdirty, victim,
+                    counters, log, nlog, do_log, at, r)
+    jk.flat_remove(inbuf, v)
+    return nlog
+
+
+@njit(cache=True, _nrt=False)
+def _demote(where, funit, dirty, ref, inbuf, g, t, victim, mref, counters, log, nlog, do_log, at):
+    """The DRAM victim, page ``victim`` of DRAM frame g, migrates to NVM frame t with reference bit ``mref``; with
+    no NVM frame (t < 0) it leaves the buffer, a dirty one written, a clean one dropped. Changes ``where``, NVM
+    frame t (or ``inbuf``); counts. Returns ``nlog``."""
+    if t >= 0:
+        funit[t] = victim
+        where[victim] = t
+        dirty[t] = dirty[g]
+        ref[t] = mref
+        counters[H.MIG_DN] += 1
+        if do_log:
+            nlog = C.row(log, nlog, at, C.IO_WRITE, C.MIGRATION, victim, 1, H.NVM)
+        return nlog
+    where[victim] = -1
+    jk.flat_remove(inbuf, victim)
+    counters[C.EVICTIONS] += 1
+    if dirty[g]:
+        counters[C.DEV_WRITES_EVICT] += 1
+        counters[C.DEV_WRITE_REQS] += 1
+        counters[H.WB_D] += 1
+        if do_log:
+            nlog = C.row(log, nlog, at, C.IO_WRITE, C.EVICTION, victim, 1, H.DRAM)
+    else:
+        counters[CLEAN_DROPS] += 1
+    return nlog
+
+
+@njit(cache=True, inline="always")
+def _admit(where, funit, dirty, ref, free, dfree, ublock, bstart, inbuf, sc, p, w, read, counters, log, nlog,
+           do_log, at, r):
+    """Page p enters DRAM (NVM when there is none), after a miss (``read``: read from flash first) or a write
+    miss. Its frame: one padding freed (buffer_evict), a never-used one, or the DRAM clock's victim's; a dirty
+    victim (a clean one too while NVM has room, with clean_to_free_nvm) migrates to a free NVM frame or the
+    NVM clock's victim's (:func:`_evict_nvm`), a clean one is dropped. p's read is logged before the victim's
+    rows with ``incoming_first``, else after them. p enters referenced by ``insert_referenced``, dirty if
+    written. Changes the state's arrays; counts. Returns ``nlog``."""
+    D, N = sc[H.DCAP], sc[H.NCAP]
+    tier = H.DRAM if D > 0 else H.NVM
+    if do_log and read and r.incoming_first:
+        nlog = C.row(log, nlog, at, C.IO_READ, C.DEMAND, p, 1, tier)
+    g = victim = t = -1
+    if D > 0:
+        if r.padding == PAD_BUFFER_EVICT and sc[DFREE] > 0:
+            g = _lowest_freed(dfree, sc)
+        elif sc[H.DUSED] < D:
+            g = sc[H.DUSED]
+            sc[H.DUSED] += 1
+        else:
+            g = _dram_hand(where, funit, ref, sc)
+            victim = funit[g]
+    if N > 0 and (D == 0 or (victim >= 0 and (dirty[g] or (r.clean_to_free_nvm and H.nvm_room(sc))))):
+        t = H.nvm_free_frame_lowest(free, sc) if r.nvm_lowest else H.nvm_free_frame(free, sc)
+        if t < 0:
+            t = _nvm_hand(where, funit, ref, ublock, sc)
+            nlog = _evict_nvm(where, funit, dirty, free, dfree, ublock, bstart, inbuf, sc, t, victim, counters, log,
+                              nlog, do_log, at, r)
+    if victim >= 0:
+        nlog = _demote(where, funit, dirty, ref, inbuf, g, t, victim, r.migrated_ref, counters, log, nlog, do_log,
+                       at)
+    if do_log and read and not r.incoming_first:
+        nlog = C.row(log, nlog, at, C.IO_READ, C.DEMAND, p, 1, tier)
+    if g < 0:  # no DRAM: p takes NVM frame t
+        g = t
+        counters[H.WRITES_N] += w
+    else:
+        counters[H.WRITES_D] += w
+    funit[g] = p
+    where[p] = g
+    jk.flat_add(inbuf, p)
+    ref[g] = r.insert_ref
+    dirty[g] = w
+    return nlog
+
+
+@njit(cache=True, _nrt=False)
+def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, r):
+    """CLOCK-DNV (read as ``r`` says) over the references of ``refs`` from ``start``, until the chunk ends or the
+    I/O log lacks room for one reference's rows (a read, a migration, a victim and its block's pages). A hit
+    sets the page's reference bit (and dirty bit) in either tier; a miss is :func:`_admit`, except a read miss
+    of a write buffer (``cache_reads=False``), read for the host and not kept. Changes every array of
+    ``state``; adds to ``counters``; with ``do_log`` writes ``outcome`` and log rows from ``nlog``. Returns
+    ``(stop, nlog)``. Compiled without Numba's reference counting (it allocates nothing)."""
     unit, event = refs.unit, refs.event
     where, funit, dirty, ref, free, dfree, ublock, bstart, inbuf, sc = state
-    D, N = sc[H.DCAP], sc[H.NCAP]
-    hits = write_hits = write_refs = dev_reads = dirtyings = 0
-    hits_d = hits_n = writes_d = writes_n = write_hits_n = 0
-    evictions = written = wb_d = wb_n = mig_dn = fills = 0
-    drops = block_evictions = padded_nvm = padded_dram = 0
-    iref = np.uint8(1 if insert_ref else 0)
-    mref = np.uint8(1 if migrated_ref else 0)
-    victim_late = pad_page and padding != PAD_NONE  # the NVM victim written at its place in its block
-    evict_dram = padding == PAD_BUFFER_EVICT  # DRAM frames can be freed (only then is sc[DFREE] ever > 0)
+    D = sc[H.DCAP]
+    hits = write_hits = write_refs = dev_reads = dirtyings = fills = 0
+    hits_d = hits_n = writes_d = write_hits_n = 0
     rows = 3 + 2 * sc[PAD_PAGES]
     n = unit.shape[0]
     stop = n
     for i in range(start, n):
-        if do_log and nlog + rows > log.shape[0]:  # a read, a migration, a victim and its block's pages
+        if do_log and nlog + rows > log.shape[0]:
             stop = i
             break
         if i + jk.PREFETCH_DISTANCE < n:
@@ -183,174 +437,23 @@ def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, pa
                 writes_d += w
             else:
                 hits_n += 1
-                writes_n += w
                 write_hits_n += w
             if w:
                 dirtyings += 1 - dirty[f]
                 dirty[f] = 1
             continue
-        if not w and not cache_reads:  # a write buffer: the page goes to the host, not into the buffer
-            dev_reads += 1
+        read = not w or r.write_miss_read  # a read miss, or a write miss read first (read-modify-write)
+        dev_reads += read
+        if not w and not r.cache_reads:  # a write buffer: the page goes to the host, not into the buffer
             if do_log:
                 nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, H.DRAM if D > 0 else H.NVM)
             continue
-        late = False  # p's read logged after the victim's rows (the text's order: migrate, then allocate)
-        if not w or write_miss_read:  # a read miss, or a write miss read first (read-modify-write)
-            dev_reads += 1
-            fills += 1
-            if do_log:
-                if incoming_first:
-                    nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, H.DRAM if D > 0 else H.NVM)
-                else:
-                    late = True
-        # --- p takes a DRAM frame g; when DRAM is full the DRAM clock's victim leaves it -----------------------
-        g = -1
-        victim = -1
-        if D > 0:
-            if evict_dram and sc[DFREE] > 0:  # a frame padding="buffer_evict" freed: the lowest (DRAM's fill order)
-                k = 0
-                for j in range(1, sc[DFREE]):
-                    if dfree[j] < dfree[k]:
-                        k = j
-                g = dfree[k]
-                sc[DFREE] -= 1
-                dfree[k] = dfree[sc[DFREE]]
-            elif sc[H.DUSED] < D:
-                g = sc[H.DUSED]
-                sc[H.DUSED] += 1
-            else:
-                h = sc[H.DHAND]
-                while ref[h]:
-                    ref[h] = 0
-                    h += 1
-                    if h == D:
-                        h = 0
-                g = h
-                h += 1
-                if h == D:
-                    h = 0
-                sc[H.DHAND] = h
-                victim = funit[g]
-                # the next DRAM victim is likely the page under the hand: its entry in where, which it will update,
-                # fetched now (with the NVM one below, 1.2x at 1% capacity, measured)
-                jk.prefetch(where, max(funit[h], 0))
-        # --- an NVM frame t: for a dirty DRAM victim (a clean one too while NVM has room), or for p (no DRAM) ---
-        t = -1
-        if N > 0 and (D == 0 or (victim >= 0 and (dirty[g] or (clean_to_free_nvm and H.nvm_room(sc))))):
-            t = H.nvm_free_frame_lowest(free, sc) if nvm_lowest else H.nvm_free_frame(free, sc)
-            if t < 0:  # the NVM clock's victim, with its block's pages in the buffer
-                h = sc[H.NHAND]
-                while ref[D + h]:
-                    ref[D + h] = 0
-                    h += 1
-                    if h == N:
-                        h = 0
-                t = D + h
-                h += 1
-                if h == N:
-                    h = 0
-                sc[H.NHAND] = h
-                v = funit[t]
-                nx = max(funit[D + h], 0)  # likely the next NVM victim: the entries its eviction reads, fetched now
-                jk.prefetch(ublock, nx)
-                jk.prefetch(where, nx)
-                where[v] = -1  # (its bit in inbuf is cleared after the padding, which visits it)
-                evictions += 1
-                block_evictions += 1
-                vdirty = dirty[t]
-                if vdirty:
-                    written += 1
-                    wb_n += 1
-                    if do_log and not victim_late:
-                        nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, H.NVM)
-                if padding != PAD_NONE:
-                    # The block's units in the buffer (and v), in page order: the set bits of inbuf over the block
-                    # instead of every unit of it (a 64-page block holds about one buffered page at 1% capacity:
-                    # the scan of all of them halved the kernel there, measured).
-                    b = ublock[v]
-                    lo, hi = bstart[b], bstart[b + 1]
-                    for wd in range(lo >> 6, ((hi - 1) >> 6) + 1):
-                        m = jk.flat_word(inbuf, wd, lo, hi)
-                        while m != 0:
-                            u = (wd << 6) + jk.trailing_zeros(m)
-                            m &= m - jk.ONE
-                            y = where[u]
-                            if y < 0 or u == victim:  # the NVM victim itself, or on its way from DRAM
-                                if victim_late and u == v and vdirty and do_log:  # pad_order="page": its turn
-                                    nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, H.NVM)
-                                continue
-                            if y >= D:  # an NVM block-mate leaves with the victim
-                                padded_nvm += 1
-                                where[u] = -1
-                                jk.flat_remove(inbuf, u)
-                                funit[y] = -1
-                                evictions += 1
-                                if dirty[y]:
-                                    dirty[y] = 0
-                                    written += 1
-                                    wb_n += 1
-                                    if do_log:
-                                        nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, u, 1, H.NVM)
-                                free[sc[H.NFREE]] = y
-                                sc[H.NFREE] += 1
-                            elif padding >= PAD_BUFFER:  # a DRAM block-mate: written back when dirty
-                                if dirty[y]:
-                                    dirty[y] = 0
-                                    padded_dram += 1
-                                    written += 1
-                                    wb_d += 1
-                                    if do_log:
-                                        nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, u, 1, H.DRAM)
-                                if padding == PAD_BUFFER_EVICT:  # and evicted (BPLRU evicts the whole block)
-                                    where[u] = -1
-                                    jk.flat_remove(inbuf, u)
-                                    funit[y] = -1
-                                    evictions += 1
-                                    dfree[sc[DFREE]] = y
-                                    sc[DFREE] += 1
-                jk.flat_remove(inbuf, v)
-        # --- the DRAM victim migrates to t, or leaves (a clean one dropped, a dirty one written) -------------
-        if victim >= 0:
-            if t >= 0:
-                funit[t] = victim
-                where[victim] = t
-                dirty[t] = dirty[g]
-                ref[t] = mref
-                mig_dn += 1
-                if do_log:
-                    nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.MIGRATION, victim, 1, H.NVM)
-            else:
-                where[victim] = -1
-                jk.flat_remove(inbuf, victim)
-                evictions += 1
-                if dirty[g]:
-                    written += 1
-                    wb_d += 1
-                    if do_log:
-                        nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, victim, 1, H.DRAM)
-                else:
-                    drops += 1
-        if do_log and late:
-            nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, H.DRAM if D > 0 else H.NVM)
-        # --- p enters DRAM (NVM when there is no DRAM), referenced by this access (insert_referenced) ----------
-        if g < 0:
-            g = t
-            writes_n += w
-        else:
-            writes_d += w
-        funit[g] = p
-        where[p] = g
-        jk.flat_add(inbuf, p)
-        ref[g] = iref
-        dirty[g] = w
+        fills += read
         dirtyings += w
-    C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, written, written,
-               dirtyings, evictions)
-    H.add_tiers(counters, hits_d, hits_n, writes_d, writes_n, write_hits_n, mig_dn, 0, fills, D > 0, wb_d, wb_n)
-    counters[CLEAN_DROPS] += drops
-    counters[BLOCK_EVICTIONS] += block_evictions
-    counters[PADDED_NVM] += padded_nvm
-    counters[PADDED_DRAM] += padded_dram
+        nlog = _admit(where, funit, dirty, ref, free, dfree, ublock, bstart, inbuf, sc, p, w, read, counters, log,
+                      nlog, do_log, base + i, r)
+    C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, 0, 0, dirtyings, 0)
+    H.add_tiers(counters, hits_d, hits_n, writes_d, write_hits_n, write_hits_n, 0, 0, fills, D > 0, 0, 0)
     return stop, nlog
 
 
@@ -389,11 +492,8 @@ class ClockDNV(Kernel):
         return 3 + (2 * params.block_pages if params.padding != "none" else 0)
 
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
-        p = params
         # do_log or None: a run without the log gets a specialisation compiled without its branches
-        return _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log or None, PAD_CODES[p.padding],
-                         p.clean_to_free_nvm, p.write_miss_read, p.cache_reads, p.insert_referenced,
-                         p.migrated_referenced, p.nvm_free == "lowest", p.pad_order == "page", p.incoming_first)
+        return _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log or None, DNVRules.of(params))
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         return H.finish_tiers(state, counters, log, nlog, do_log, flush_at_end, last_ref)

@@ -13,9 +13,11 @@ operations either way (host hits only, or every DRAM / NVM access with migration
 ``write_hits_nvm``, ``fills_dram`` / ``fills_nvm`` (pages read from flash into a tier) and
 ``writebacks_dram`` / ``writebacks_nvm`` (dirty pages written to flash out of a tier).
 
-The kernels are written out, each step of the policy once, in one function: helpers that take the state's
-arrays, even ones Numba inlines, cost CLOCK-HBM's loop two thirds of its speed (measured: 10 against 32 M
-references/s with a 10k-page buffer), so only the two scalar-sized helpers below are shared.
+Each kernel is a loop over references that calls named steps (choose a victim, evict, migrate, place), each a
+function that takes the arrays it changes. The kernels and their steps are compiled without Numba's reference
+counting: with it, every call increfs and decrefs each array passed, atomically, which cost CLOCK-HBM's loop
+two thirds of its speed (measured: 10 against 32 M references/s with a 10k-page buffer). The helpers below
+are shared by both kernels.
 """
 
 from __future__ import annotations

@@ -52,6 +52,7 @@ import numpy as np
 from numba import njit
 
 from .. import jitkit as jk
+from ..traces.trace import Event
 from . import contract as C
 from .registry import Kernel, register
 
@@ -193,9 +194,11 @@ class AdaptiveParams(CullParams):
 FRAME = np.dtype([("present", np.uint64), ("pf", np.uint64), ("prev", np.int32), ("next", np.int32),
                   ("seg", np.int32), ("which", np.int8), ("inw", np.uint8), ("wt", np.uint8), ("spare", np.uint8)])
 """A frame's record, 32 bytes: the bitmaps ``present`` (blocks in memory) and ``pf`` (prefetched blocks nobody
-has requested yet), its links on L1 or L2 (jitkit's ``rlist``), its segment, ``which`` list it is on (0 none,
-1 L1, 2 L2), whether it is in that list's LRU window (``inw``, B1 or B2) and what it adds to the window's sum
+has requested yet), its links on L1 or L2 (jitkit's ``rlist``), its segment, ``which`` list it is on (NO_LIST,
+L1, L2), whether it is in that list's LRU window (``inw``, B1 or B2) and what it adds to the window's sum
 (``wt``, see _weight)."""
+NO_LIST, L1, L2 = 0, 1, 2  # a frame's ``which``
+MISS, HIT, PREFETCH_HIT = 0, 1, 2  # a page reference's outcome (``SimResult.outcome``)
 
 
 class SegState(typing.NamedTuple):
@@ -243,30 +246,41 @@ SEGMENT_COUNTERS = C.BASE + (
 )
 
 
-# Every helper below is inlined into the one loop of _seg_step, which is compiled without Numba's reference
-# counting (see there).
-@njit(cache=True, inline="always")
+# The steps of serving a request's blocks of one segment. Each is a function of its own, compiled without
+# Numba's reference counting (the kernel allocates nothing; with it, every step that takes the state increfs
+# and decrefs each of its arrays, atomically, which took three quarters of the kernel's time, perf). Most are
+# plain functions, compiled once, which LLVM inlines into the kernel (its LLVM IR calls only _adapt, every
+# update_every hits in B1). Numba inlines the ones that are too large for LLVM and on the path of every miss:
+# _serve, _room_for, _make_room, _settle, _cull_to and _cull, each called from one place but _cull (three).
+# Numba-inlining every step at each of its call sites takes about 24 s to compile (measured); this, about 5.
+@njit(cache=True, _nrt=False)
 def _segment(u, k, k_shift):
     """The segment of unit u: a shift when k is a power of two (every setting the papers use), which saves
     the two integer divisions per request that took about a tenth of the kernel's time (perf)."""
     return u >> k_shift if k_shift >= 0 else u // k
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _weight(st, f, lst):
     """What a segment adds to its window's sum: all its blocks in B1, its cached blocks in B2."""
-    if lst == 1:
+    if lst == L1:
         return jk.popcount(st.fr[f].present)
     return jk.popcount(st.fr[f].present & ~st.fr[f].pf)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _runs(mask):
     """The number of maximal runs of set bits: the bits whose lower neighbour is clear."""
     return jk.popcount(mask & ~(mask << ONE))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
+def _all_blocks(k):
+    """The bitmap of all k blocks of a segment."""
+    return (ONE << np.uint64(k)) - ONE if k < 64 else ~np.uint64(0)
+
+
+@njit(cache=True, _nrt=False)
 def _log_runs(mask, s, k, log, nlog, ref, op, cause):
     """One log row per contiguous run of set bits of ``mask`` in segment s, lowest first."""
     b = 0
@@ -282,7 +296,7 @@ def _log_runs(mask, s, k, log, nlog, ref, op, cause):
     return nlog
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _take_frame(st, s):
     """A free frame for segment s, whose blocks are about to enter memory (the caller has made room)."""
     st.sc[N_FREE] -= 1
@@ -292,7 +306,7 @@ def _take_frame(st, s):
     return f
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _give_frame(st, f):
     """Frame f's segment has no block left in memory (its bitmaps are 0, it is on no list)."""
     st.seg_frame[st.fr[f].seg] = -1
@@ -300,11 +314,11 @@ def _give_frame(st, f):
     st.sc[N_FREE] += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _leave(st, f, counters):
     """Take frame f off its list; if it was in its list's window, the next more recent one joins."""
     lst = st.fr[f].which
-    if lst == 0:
+    if lst == NO_LIST:
         return
     S = st.dirty.shape[0] + lst - 1
     if st.fr[f].inw:  # (only adaptive culling keeps windows: B = 0 otherwise)
@@ -321,14 +335,14 @@ def _leave(st, f, counters):
         elif f == st.sc[WFRONT + o]:  # nothing more recent: the window holds the whole list
             st.sc[WFRONT + o] = st.fr[f].next if st.sc[WCOUNT + o] > 0 else -1
     jk.rlist_unlink(st.fr, f)
-    st.fr[f].which = 0
+    st.fr[f].which = NO_LIST
     st.sc[N_L1 + lst - 1] -= 1
     counters[LIST_OPS] += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _join(st, f, lst, counters):
-    """Put frame f at the MRU end of list ``lst`` (1 or 2); it joins the window while that is not full."""
+    """Put frame f at the MRU end of list ``lst`` (L1 or L2); it joins the window while that is not full."""
     S = st.dirty.shape[0] + lst - 1
     jk.rlist_push_front(st.fr, S, f)
     st.fr[f].which = lst
@@ -344,7 +358,7 @@ def _join(st, f, lst, counters):
     counters[LIST_OPS] += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _evict(st, f, counters, log, nlog, do_log, ref):
     """Evict frame f's segment (already off its list): write back its dirty blocks, free its memory."""
     d = st.dirty[f]
@@ -373,7 +387,7 @@ def _cull(st, f, counters):
     st.fr[f].present &= ~drop
     st.fr[f].pf = 0
     if st.fr[f].present:
-        _join(st, f, 2, counters)
+        _join(st, f, L2, counters)
     else:  # only prefetched blocks (never dirty: a write takes its blocks out of pf): it leaves memory
         _give_frame(st, f)
 
@@ -387,30 +401,49 @@ def _cull_to(st, extra, counters):
 
 
 @njit(cache=True, inline="always")
-def _make_room(st, need, to_l1, counters, log, nlog, do_log, ref):
+def _make_room(st, need, to_l1, culling, counters, log, nlog, do_log, ref):
     """Free memory until ``need`` more blocks fit (the segment being served is off the lists and joins L1
-    afterwards if ``to_l1``)."""
+    afterwards if ``to_l1``): cull L1's LRU segment into L2 while L1 exceeds N1 (cull_when="memory_short"),
+    or while L2 is empty (``culling`` policies), else evict L2's LRU segment, else L1's. Returns ``nlog``."""
     F = st.dirty.shape[0]
     while st.sc[USED] + need > st.sc[CAP]:
-        if st.sc[SHORT_ONLY] and st.sc[N_L1] > 0 and st.sc[N_L1] + to_l1 > st.fsc[N1]:
-            _cull(st, st.fr[F].prev, counters)  # L1 back to N1 before L2 gives up a segment
-        elif st.sc[N_L2] > 0:
-            v = st.fr[F + 1].prev
+        n_l1, n_l2 = st.sc[N_L1], st.sc[N_L2]
+        if n_l1 > 0 and ((st.sc[SHORT_ONLY] and n_l1 + to_l1 > st.fsc[N1])  # L1 back to N1 before L2 gives up
+                         or (n_l2 == 0 and culling)):  # into L2, to be evicted from there next
+            _cull(st, st.fr[F].prev, counters)
+        elif n_l1 > 0 or n_l2 > 0:
+            v = st.fr[F + 1].prev if n_l2 > 0 else st.fr[F].prev
             _leave(st, v, counters)
             nlog = _evict(st, v, counters, log, nlog, do_log, ref)
-        elif st.sc[N_L1] > 0:
-            v = st.fr[F].prev
-            if st.sc[MODE] >= MODE_FIXED:
-                _cull(st, v, counters)  # into L2, to be evicted from there next
-            else:
-                _leave(st, v, counters)
-                nlog = _evict(st, v, counters, log, nlog, do_log, ref)
         else:
             raise RuntimeError("segment cache: a request needs more blocks than the whole memory")
     return nlog
 
 
 @njit(cache=True, inline="always")
+def _room_for(st, lst, had, missing, w, mode, k, counters, log, nlog, do_log, at):
+    """Room for what a miss on a segment (off its list ``lst``, ``had`` its blocks in memory) brings in: a
+    write's and seg_lru's ``missing`` blocks, the rest of the segment for the prefetching policies. A segment
+    about to enter L1 first culls L1 to N1 - 1 with room_first="cull" (not with cull_when="memory_short"), then
+    :func:`_make_room`. Returns ``nlog``."""
+    sc = st.sc
+    if w:
+        into_l1 = lst == L1 or (lst == NO_LIST and sc[WRITE_L1] != 0)
+        new_to_l1 = into_l1 and lst == NO_LIST
+        need = missing
+    elif mode == MODE_LRU:
+        into_l1 = new_to_l1 = False
+        need = missing
+    else:
+        into_l1 = new_to_l1 = True
+        need = _all_blocks(k) & ~had
+    culling = mode >= MODE_FIXED
+    if new_to_l1 and culling and sc[CULL_FIRST] and not sc[SHORT_ONLY]:
+        _cull_to(st, 1, counters)
+    return _make_room(st, jk.popcount(need), into_l1, culling, counters, log, nlog, do_log, at)
+
+
+@njit(cache=True, _nrt=False)
 def _update(st, counters):
     """One update of N1 <- N1 + S (dP - a dC), or a skipped one; dP and dC start again from 0."""
     full = st.sc[WCOUNT] >= st.sc[B] and st.sc[WCOUNT + 3] >= st.sc[B]
@@ -425,7 +458,7 @@ def _update(st, counters):
     st.sc[DC] = 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _adapt(st, counters, b1_hits, b1_pf):
     """Adaptive culling's feedback, after every ``update_every`` cache-or-prefetch hits in B1. With
     ``update_at="hit"`` this step's hits in B1 (``b1_hits``, of which ``b1_pf`` were prefetch hits) are
@@ -450,20 +483,130 @@ def _adapt(st, counters, b1_hits, b1_pf):
         st.sc[HITS_B1] -= st.sc[UPDATE_EVERY]
 
 
-# Compiled without Numba's reference counting (``_nrt=False``; the kernel allocates nothing): with it, every
-# inlined helper that takes the state increfs and decrefs each of its arrays, atomically, and those calls
-# took three quarters of the kernel's time (perf, bench stream).
+@njit(cache=True, _nrt=False)
+def _window_hits(st, f, lst, hit_mask, pf_hit, counters):
+    """Adaptive culling's count of a step's hits in a window (frame f is in B1 or B2, on list ``lst``): hits in
+    B1 add to the hits toward the next update and to dP (or, with update_at="hit", are returned as
+    ``(b1_hits, b1_pf)`` for :func:`_adapt` to take one by one), hits in B2 add to dC; per block, or per request
+    with count_hits="request". Changes ``sc``'s HITS_B1, DP, DC; counts hits_b1 / hits_b2."""
+    sc = st.sc
+    nh = jk.popcount(hit_mask)
+    if lst == L2:
+        counters[HITS_B2_C] += nh
+        sc[DC] += min(nh, 1) if sc[PER_REQUEST] else nh
+        return np.uint64(0), np.uint64(0)
+    counters[HITS_B1_C] += nh
+    if sc[AT_HIT]:
+        return hit_mask, pf_hit
+    npf = jk.popcount(pf_hit)
+    sc[HITS_B1] += min(nh, 1) if sc[PER_REQUEST] else nh
+    sc[DP] += min(npf, 1) if sc[PER_REQUEST] else npf
+    return np.uint64(0), np.uint64(0)
+
+
+@njit(cache=True, _nrt=False)
+def _write_in(st, s, f, req, missing):
+    """A write of blocks ``req`` of segment s (frame f, -1 if none), ``missing`` of them not in memory, once
+    there is room: the blocks become present and dirty without a read. Changes the segment's frame (taken if
+    it had none), ``dirty`` and USED. Returns ``(frame, blocks newly dirtied)``."""
+    if f < 0:
+        f = _take_frame(st, s)
+    st.fr[f].present |= missing
+    st.sc[USED] += jk.popcount(missing)
+    dirtied = jk.popcount(req & ~st.dirty[f])
+    st.dirty[f] |= req
+    return f, dirtied
+
+
+@njit(cache=True, _nrt=False)
+def _read_in(st, s, f, had, req, missing, mode, k, counters, log, nlog, do_log, at):
+    """A read miss on segment s (frame f, -1 if none; ``had`` its blocks in memory), once there is room: seg_lru
+    reads the ``missing`` blocks, one device read per contiguous run; the prefetching policies read the whole
+    aligned segment in one request, the blocks nobody asked for marked prefetched. Changes the frame (taken
+    if it had none) and USED; counts the reads. Returns ``(frame, nlog)``."""
+    if mode == MODE_LRU:
+        new = missing
+        counters[C.DEV_READS] += jk.popcount(new)
+        counters[C.DEV_READ_REQS] += _runs(new)
+        if do_log:
+            nlog = _log_runs(new, s, k, log, nlog, at, C.IO_READ, C.DEMAND)
+    else:
+        new = _all_blocks(k) & ~had
+        counters[C.DEV_READS] += k
+        counters[C.DEV_READ_REQS] += 1
+        counters[PREFETCHED] += jk.popcount(new & ~req)
+        if do_log:
+            nlog = C.row(log, nlog, at, C.IO_READ, C.PREFETCH, s * k, k, 0)
+    if f < 0:
+        f = _take_frame(st, s)
+    st.fr[f].pf |= new & ~req
+    st.fr[f].present |= new
+    st.sc[USED] += jk.popcount(new)
+    return f, nlog
+
+
+@njit(cache=True, inline="always")
+def _settle(st, f, lst, read, mode, counters):
+    """Where frame f's segment goes after a miss (``read``: read from storage; else written; ``lst`` the list it
+    was on): without culling, the MRU end of the one list; with culling, L1 for a segment read or written into
+    L1 (write_into="l1", or already there), and a segment new to L1 culls L1 back to N1 (cull_when="always");
+    a write to a segment in L2 or not in memory puts it at L2's MRU end. Changes the lists (and culls)."""
+    if mode < MODE_FIXED:
+        _join(st, f, L1, counters)
+    elif read or lst == L1 or (lst == NO_LIST and st.sc[WRITE_L1] != 0):
+        _join(st, f, L1, counters)
+        if (read or lst == NO_LIST) and not st.sc[SHORT_ONLY]:  # a segment new to L1 culls it to N1
+            _cull_to(st, 0, counters)
+    else:
+        _join(st, f, L2, counters)
+
+
+@njit(cache=True, inline="always")
+def _serve(st, s, f, lst, had, req, w, mode, k, counters, log, nlog, do_log, at):
+    """A request's blocks ``req`` of segment s (frame f, -1 if none; on list ``lst``; ``had`` its blocks in
+    memory), read or written (``w``), by policy ``mode`` with k blocks a segment. All present: the segment
+    moves to the MRU end of its list, its requested blocks no longer prefetched (and dirty if written). Else
+    it leaves its list, room is made (:func:`_room_for`), its missing blocks come in (:func:`_write_in`,
+    :func:`_read_in`) and it joins a list (:func:`_settle`). Adaptive culling counts window hits first and runs
+    its feedback last. Returns ``(nlog, blocks newly dirtied)``."""
+    adaptive = mode == MODE_ADAPTIVE
+    b1_hits = b1_pf = np.uint64(0)  # this step's hits in B1, for _adapt with update_at="hit"
+    if adaptive and lst != NO_LIST and st.fr[f].inw and (not w or st.sc[FEED_WRITES] != 0):
+        # the marginal utilities count read hits (the paper's hit rates are about reads)
+        b1_hits, b1_pf = _window_hits(st, f, lst, req & had, req & st.fr[f].pf, counters)
+    missing = req & ~had
+    dirtied = 0
+    if f >= 0:
+        _leave(st, f, counters)  # (off its list while its blocks change: the window sums follow)
+        st.fr[f].pf &= ~req
+    if not missing:  # a hit on every block: the segment moves to the MRU end of its own list
+        if w:
+            dirtied = jk.popcount(req & ~st.dirty[f])
+            st.dirty[f] |= req
+        _join(st, f, lst, counters)
+    else:
+        nlog = _room_for(st, lst, had, missing, w, mode, k, counters, log, nlog, do_log, at)
+        if w:
+            f, dirtied = _write_in(st, s, f, req, missing)
+        else:
+            f, nlog = _read_in(st, s, f, had, req, missing, mode, k, counters, log, nlog, do_log, at)
+        _settle(st, f, lst, not w, mode, counters)
+    if adaptive and (b1_hits or st.sc[HITS_B1] >= st.sc[UPDATE_EVERY]):  # (else _adapt does nothing)
+        _adapt(st, counters, b1_hits, b1_pf)
+    return nlog, dirtied
+
+
 @njit(cache=True, _nrt=False)
 def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
+    """The segment policies (seg_lru, seg_prefetch, seg_cull_fixed, seg_cull_adaptive: ``sc[MODE]``) over the
+    requests of ``refs`` from entry ``start``, until the chunk ends or the I/O log lacks room for a request's
+    rows. A request is split at segment boundaries; each segment's blocks are counted here (hits, prefetch
+    hits, per list) and served by :func:`_serve`. Changes every array of ``state``; adds to ``counters``; with
+    ``do_log`` writes ``outcome`` (miss, hit, prefetch hit) and log rows from ``nlog``. Returns the entry it
+    stopped at and ``nlog``."""
     st = state
-    sc = st.sc
     unit, event, count = refs.unit, refs.event, refs.count
-    k = sc[K]
-    k_shift = sc[K_SHIFT]
-    mode = sc[MODE]
-    culling = mode >= MODE_FIXED
-    adaptive = mode == MODE_ADAPTIVE
-    full = (ONE << np.uint64(k)) - ONE if k < 64 else ~np.uint64(0)  # all blocks of a segment
+    k, k_shift, mode = st.sc[K], st.sc[K_SHIFT], st.sc[MODE]
     # what every request adds to, kept in registers and added to the counters at the end
     n_refs = n_hits = n_write_refs = n_write_hits = n_pf_hits = n_l1_hits = n_l2_hits = n_dirtyings = 0
     n = unit.shape[0]
@@ -476,7 +619,7 @@ def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
         # at most a read or a write-back per run of blocks, for each segment touched or evicted
         if do_log and nlog + (r + 2 * k + r // k + 2) * (k // 2 + 1) > log.shape[0]:
             break  # the driver grows the log (doubling until this request fits)
-        w = event[i] == 1
+        w = event[i] == Event.WRITE
         s_first = _segment(u0, k, k_shift)
         s_last = s_first if u0 - s_first * k + r <= k else _segment(u0 + r - 1, k, k_shift)
         for s in range(s_first, s_last + 1):
@@ -484,108 +627,27 @@ def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
             hi = min(u0 + r, (s + 1) * k) - s * k
             req = ((ONE << np.uint64(hi - lo)) - ONE) << np.uint64(lo) if hi - lo < 64 else ~np.uint64(0)
             f = st.seg_frame[s]
+            lst, had, pf_hit = NO_LIST, np.uint64(0), np.uint64(0)  # none of its blocks in memory
             if f >= 0:
-                lst = st.fr[f].which
-                had = st.fr[f].present
-                pf_hit = req & st.fr[f].pf
-            else:  # none of its blocks in memory
-                lst = 0
-                had = pf_hit = np.uint64(0)
-            hit_mask = req & had
-            nh = jk.popcount(hit_mask)
+                lst, had, pf_hit = st.fr[f].which, st.fr[f].present, req & st.fr[f].pf
+            nh = jk.popcount(req & had)
             n_refs += hi - lo
             n_hits += nh
             n_pf_hits += jk.popcount(pf_hit)
             if w:
                 n_write_refs += hi - lo
                 n_write_hits += nh
-            if lst == 1:
+            if lst == L1:
                 n_l1_hits += nh
-            elif lst == 2:
+            elif lst == L2:
                 n_l2_hits += nh
-            # the marginal utilities count read hits (the paper's hit rates are about reads)
-            b1_hits = b1_pf = np.uint64(0)  # this step's hits in B1, counted in _adapt (update_at="hit")
-            if adaptive and lst > 0 and st.fr[f].inw and (not w or sc[FEED_WRITES] != 0):
-                if lst == 1:
-                    counters[HITS_B1_C] += nh
-                    if sc[AT_HIT]:
-                        b1_hits, b1_pf = hit_mask, pf_hit
-                    else:
-                        npf = jk.popcount(pf_hit)
-                        sc[HITS_B1] += min(nh, 1) if sc[PER_REQUEST] else nh
-                        sc[DP] += min(npf, 1) if sc[PER_REQUEST] else npf
-                else:
-                    counters[HITS_B2_C] += nh
-                    sc[DC] += min(nh, 1) if sc[PER_REQUEST] else nh
             at = base + i + s * k + lo - u0  # the reference that reaches this segment: its I/O is logged there
             if do_log:
                 for b in range(lo, hi):
                     bit = ONE << np.uint64(b)
-                    outcome[i + s * k + b - u0] = 2 if pf_hit & bit else (1 if had & bit else 0)
-            missing = req & ~had
-            if not missing:  # a hit on every block: the segment moves to the MRU end of its own list
-                _leave(st, f, counters)  # (off its list while its blocks change: the window sums follow)
-                st.fr[f].pf &= ~req
-                if w:
-                    n_dirtyings += jk.popcount(req & ~st.dirty[f])
-                    st.dirty[f] |= req
-                _join(st, f, lst, counters)
-                if adaptive:
-                    _adapt(st, counters, b1_hits, b1_pf)
-                continue
-            if f >= 0:
-                _leave(st, f, counters)
-                st.fr[f].pf &= ~req
-            read_from_storage = False
-            if w:
-                into_l1 = lst == 1 or (lst == 0 and sc[WRITE_L1] != 0)
-                if culling and lst == 0 and into_l1 and sc[CULL_FIRST] and not sc[SHORT_ONLY]:
-                    _cull_to(st, 1, counters)  # as for a newly read segment
-                nlog = _make_room(st, jk.popcount(missing), into_l1, counters, log, nlog, do_log, at)
-                if f < 0:
-                    f = _take_frame(st, s)
-                st.fr[f].present |= missing
-                sc[USED] += jk.popcount(missing)
-                n_dirtyings += jk.popcount(req & ~st.dirty[f])
-                st.dirty[f] |= req
-            else:
-                read_from_storage = True
-                if mode == MODE_LRU:  # the demanded blocks only, one request per contiguous run
-                    nlog = _make_room(st, jk.popcount(missing), False, counters, log, nlog, do_log, at)
-                    counters[C.DEV_READS] += jk.popcount(missing)
-                    counters[C.DEV_READ_REQS] += _runs(missing)
-                    if do_log:
-                        nlog = _log_runs(missing, s, k, log, nlog, at, C.IO_READ, C.DEMAND)
-                    if f < 0:
-                        f = _take_frame(st, s)
-                    st.fr[f].present |= missing
-                    sc[USED] += jk.popcount(missing)
-                else:  # the whole aligned segment, in one request
-                    new = full & ~had
-                    if culling and sc[CULL_FIRST] and not sc[SHORT_ONLY]:  # cull L1 to N1 - 1 before evicting
-                        _cull_to(st, 1, counters)
-                    nlog = _make_room(st, jk.popcount(new), True, counters, log, nlog, do_log, at)
-                    counters[C.DEV_READS] += k
-                    counters[C.DEV_READ_REQS] += 1
-                    counters[PREFETCHED] += jk.popcount(new & ~req)
-                    if do_log:
-                        nlog = C.row(log, nlog, at, C.IO_READ, C.PREFETCH, s * k, k, 0)
-                    if f < 0:
-                        f = _take_frame(st, s)
-                    st.fr[f].pf |= new & ~req
-                    st.fr[f].present |= new
-                    sc[USED] += jk.popcount(new)
-            # where the segment goes
-            if not culling:
-                _join(st, f, 1, counters)
-            elif read_from_storage or lst == 1 or (lst == 0 and sc[WRITE_L1] != 0):
-                _join(st, f, 1, counters)
-                if (read_from_storage or lst == 0) and not sc[SHORT_ONLY]:  # a segment new to L1 culls it to N1
-                    _cull_to(st, 0, counters)
-            else:  # a write to a segment in L2 or not in memory
-                _join(st, f, 2, counters)
-            if adaptive:
-                _adapt(st, counters, b1_hits, b1_pf)
+                    outcome[i + s * k + b - u0] = PREFETCH_HIT if pf_hit & bit else (HIT if had & bit else MISS)
+            nlog, dirtied = _serve(st, s, f, lst, had, req, w, mode, k, counters, log, nlog, do_log, at)
+            n_dirtyings += dirtied
         i += r
     counters[C.REFS] += n_refs
     counters[C.HITS] += n_hits

@@ -63,8 +63,11 @@ from ..traces.trace import Event
 from . import contract as C
 from .registry import Kernel, register
 
-SCOPES = {"file": 0, "all": 1, "none": 2}
-ON_DELETE = {"keep": 0, "drop": 1}
+SCOPE_FILE, SCOPE_ALL, SCOPE_NONE = 0, 1, 2  # what a sync writes back
+SCOPES = {"file": SCOPE_FILE, "all": SCOPE_ALL, "none": SCOPE_NONE}
+DELETE_KEEP, DELETE_DROP = 0, 1
+ON_DELETE = {"keep": DELETE_KEEP, "drop": DELETE_DROP}
+ALL_FILES = np.int64(-1)  # a flush's file: every file
 
 
 @dataclasses.dataclass(frozen=True)
@@ -132,6 +135,20 @@ WRITE_ONCE_COUNTERS = FLUSH_BASE + (
 )
 
 
+class FlushRules(typing.NamedTuple):
+    """The parameters as the kernel reads them."""
+
+    period: float  # period_s (0: no periodic flush)
+    scope: int  # sync_scope: SCOPE_FILE, SCOPE_ALL or SCOPE_NONE
+    on_delete: int  # DELETE_KEEP or DELETE_DROP
+    wo: bool  # write_once (else lru_flush)
+    hist_all: bool  # history_all_written (write_once only)
+    consume: bool  # consume_history (write_once only)
+    wmr: bool  # write_miss_read
+    sync_evict: bool  # a sync's write-back evicts the flagged blocks it writes (evict_at_sync)
+    track: bool  # clean flagged blocks are kept on their list for a later evicting flush (track_clean)
+
+
 def new_state(units, capacity: int, history_pages: int) -> FlushState:
     n = units.n
     frames = min(capacity, n)  # a cache larger than the footprint never fills
@@ -192,9 +209,9 @@ def _remember(hpos, hq, sc, x):
 
 
 @njit(cache=True, inline="always")
-def _release(state, x):
-    """Frame x leaves the LRU list and the cache, empty (its block is no longer cached)."""
-    page_frame, node, hpos, hq, file, free, sc, nf = state
+def _release(page_frame, node, free, sc, x):
+    """Frame x leaves the LRU list and the cache, empty (its block is no longer cached): it goes on the free
+    stack. Changes ``page_frame``, frame x's row, ``free``, NFREE and USED."""
     jk.rec_unlink(node, W, x, LRU)
     page_frame[node[W * x + PAGE]] = -1
     node[W * x + FLAGS] = 0
@@ -203,13 +220,19 @@ def _release(state, x):
     sc[USED] -= 1
 
 
-@njit(cache=True)
-def _flush(state, counters, log, nlog, do_log, ref, only_file, cause, wo, evict, track):
+# The steps below take the arrays they change as arguments, never the state tuple: Numba's dead-code
+# elimination does not see that arrays unpacked from a tuple are the caller's, and drops stores to them that it
+# deems unused. Like the kernel they are compiled without reference counting (they allocate nothing). Most are
+# plain functions, compiled once, that LLVM inlines into _step; a flush (_flush) and an event (_on_event) stay
+# calls, and Numba inlines _evict_lru, on the path of every miss of a full cache and too large for LLVM.
+@njit(cache=True, _nrt=False)
+def _flush(page_frame, node, hpos, hq, file, free, sc, counters, log, nlog, do_log, ref, only_file, cause, wo, evict,
+           track):
     """Write back the dirty units (of ``only_file``; all when it is < 0), oldest dirtying first. With ``wo``
     and ``evict`` the flagged ones are evicted after their write, and (``track``) the clean flagged ones of
     the scope before them, oldest write-back first; with ``wo``, ``track`` and not ``evict`` the flagged ones
-    written back join the clean flagged list. Returns ``nlog``."""
-    page_frame, node, hpos, hq, file, free, sc, nf = state
+    written back join the clean flagged list. Changes the frames' rows and lists, the cache (evictions) and the
+    history; counts the writes. Returns ``nlog``."""
     S = free.shape[0]  # the sentinel row
     k = 0
     gone = 0
@@ -220,7 +243,7 @@ def _flush(state, counters, log, nlog, do_log, ref, only_file, cause, wo, evict,
             u = node[W * x + PAGE]
             if only_file < 0 or file[u] == only_file:
                 jk.rec_unlink(node, W, x, CLEAN)
-                _release(state, x)
+                _release(page_frame, node, free, sc, x)
                 gone += 1
                 _remember(hpos, hq, sc, u)
             x = before
@@ -235,7 +258,7 @@ def _flush(state, counters, log, nlog, do_log, ref, only_file, cause, wo, evict,
                 nlog = C.row(log, nlog, ref, C.IO_WRITE, cause, u, 1, 0)
             if wo and (node[W * x + FLAGS] & FLAG_MASK) == F_W1:
                 if evict:
-                    _release(state, x)
+                    _release(page_frame, node, free, sc, x)
                     gone += 1
                     _remember(hpos, hq, sc, u)
                 elif track:
@@ -247,16 +270,133 @@ def _flush(state, counters, log, nlog, do_log, ref, only_file, cause, wo, evict,
     return nlog
 
 
-@njit(cache=True)
-def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, period, scope, drop, wo, hist_all,
-          consume, wmr, sync_evict, track):
+@njit(cache=True, _nrt=False)
+def _periodic(page_frame, node, hpos, hq, file, free, sc, nf, t, counters, log, nlog, do_log, ref, r):
+    """The periodic flushes of every grid point ``nf[0], nf[0] + period_s, ...`` that time t has reached, those
+    with nothing dirty included (evicting flagged blocks with write_once). Moves ``nf[0]`` past t; what
+    :func:`_flush` changes. Returns ``nlog``."""
+    while t >= nf[0]:
+        nlog = _flush(page_frame, node, hpos, hq, file, free, sc, counters, log, nlog, do_log, ref, ALL_FILES,
+                      C.PERIODIC_FLUSH, r.wo, r.wo, r.track)
+        counters[FLUSHES] += 1
+        nf[0] += r.period
+    return nlog
+
+
+@njit(cache=True, _nrt=False)
+def _on_event(page_frame, node, hpos, hq, file, free, sc, e, first, count, sync_file, counters, log, nlog, do_log,
+              ref, r):
+    """A trace event ``e``. DELETE of units [first, first + count): with on_delete="drop" their cached blocks
+    leave at once, dirty ones without a write. SYNC_FILE (of ``sync_file``) or SYNC_ALL: a flush of the sync's
+    scope (``sync_scope``; none with "none"), evicting flagged blocks with write_once and ``evict_at_sync``.
+    Changes what the delete or the flush changes; counts. Returns ``nlog``."""
+    if e == Event.DELETE:
+        counters[DELETES] += 1
+        if r.on_delete != DELETE_DROP:
+            return nlog
+        for u in range(first, first + count):
+            x = page_frame[u]
+            if x >= 0:
+                counters[DELETED] += 1
+                if r.track and _on(node, x, CLEAN):
+                    jk.rec_unlink(node, W, x, CLEAN)
+                if _on(node, x, DIRTY):
+                    jk.rec_unlink(node, W, x, DIRTY)
+                    counters[DELETED_DIRTY] += 1
+                _release(page_frame, node, free, sc, x)
+        return nlog
+    counters[SYNCS] += 1
+    if r.scope == SCOPE_NONE:
+        return nlog
+    only = np.int64(sync_file) if (e == Event.SYNC_FILE and r.scope == SCOPE_FILE) else ALL_FILES
+    return _flush(page_frame, node, hpos, hq, file, free, sc, counters, log, nlog, do_log, ref, only, C.SYNC_FLUSH,
+                  r.wo, r.wo and r.sync_evict, r.track)
+
+
+@njit(cache=True, _nrt=False)
+def _on_hit(node, f, w, r):
+    """A hit on frame f: it leaves the LRU list (the caller puts it back at the front) and the clean flagged
+    list (any reference clears the flag); with write_once its flags record the read, or the first or a later
+    write. Changes frame f's row and lists."""
+    jk.rec_unlink(node, W, f, LRU)
+    if r.track and _on(node, f, CLEAN):
+        jk.rec_unlink(node, W, f, CLEAN)
+    if r.wo:
+        fl = node[W * f + FLAGS]
+        if w:
+            node[W * f + FLAGS] = fl | (F_W2 if fl & F_W1 else F_W1)
+        else:
+            node[W * f + FLAGS] = fl | F_READ
+
+
+@njit(cache=True, inline="always")
+def _evict_lru(page_frame, node, hpos, hq, S, sc, counters, log, nlog, do_log, at, r):
+    """The cache is full: the least recently used block leaves (a dirty one written back; with write_once and
+    history_all_written a written one is remembered in the history). S is the sentinel row. Changes
+    ``page_frame`` and the frame's lists; counts. Returns ``(the frame it leaves, nlog)``."""
+    f = jk.rec_back(node, W, S, LRU)
+    jk.rec_unlink(node, W, f, LRU)
+    v = node[W * f + PAGE]
+    page_frame[v] = -1
+    counters[C.EVICTIONS] += 1
+    if _on(node, f, DIRTY):
+        jk.rec_unlink(node, W, f, DIRTY)
+        counters[C.DEV_WRITES_EVICT] += 1
+        counters[C.DEV_WRITE_REQS] += 1
+        if do_log:
+            nlog = C.row(log, nlog, at, C.IO_WRITE, C.EVICTION, v, 1, 0)
+    if r.wo and r.hist_all and node[W * f + FLAGS] & (F_W1 | F_W2):
+        _remember(hpos, hq, sc, v)
+    if r.track and _on(node, f, CLEAN):
+        jk.rec_unlink(node, W, f, CLEAN)
+    return f, nlog
+
+
+@njit(cache=True, _nrt=False)
+def _enter(page_frame, node, hpos, free, sc, p, w, f, counters, r):
+    """Page p enters the cache in frame f (-1 while the cache has room: a frame a flush or a delete emptied, else
+    one never used). With write_once it is flagged by this access (written once, or read) unless it is in the
+    history: then it gets no flag for this stay, and with consume_history it leaves the history. Changes
+    ``page_frame``, the frame's row, the free stack, USED, ``hpos`` and HIST; counts history hits. Returns the
+    frame."""
+    if f < 0:
+        if sc[NFREE] > 0:
+            sc[NFREE] -= 1
+            f = free[sc[NFREE]]
+        else:
+            f = sc[FRESH]
+            sc[FRESH] += 1
+        sc[USED] += 1
+    node[W * f + PAGE] = p
+    page_frame[p] = f
+    fl = 0
+    if r.wo:
+        fl = F_W1 if w else F_READ
+        if hpos[p] >= 0:
+            fl |= F_NOFLAG
+            counters[HIST_HITS] += 1
+            if r.consume:  # it leaves the history (its entry goes stale)
+                hpos[p] = -1
+                sc[HIST] -= 1
+    node[W * f + FLAGS] = fl
+    return f
+
+
+@njit(cache=True, _nrt=False)
+def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, r):
+    """lru_flush, or write_once (``r.wo``), over the entries of ``refs`` from ``start``, until the chunk ends or
+    the I/O log lacks room for an entry's rows (a flush of every cached block, a read and an eviction). Each
+    entry first runs the periodic flushes its time has reached (:func:`_periodic`); an event is
+    :func:`_on_event`; a reference hits (:func:`_on_hit`) or brings its block in, after the LRU block leaves
+    when the cache is full (:func:`_evict_lru`, :func:`_enter`), and moves to the front of the LRU list (and of
+    the dirty list when it dirties its block). Changes every array of ``state``; adds to ``counters``; with
+    ``do_log`` writes ``outcome`` and log rows from ``nlog``. Returns ``(stop, nlog)``."""
     unit, event, time_s, rfile, count = refs.unit, refs.event, refs.time_s, refs.file, refs.count
     page_frame, node, hpos, hq, file, free, sc, nf = state
     S = free.shape[0]  # the sentinel row
     cap = sc[CAP]
     room = min(cap, page_frame.shape[0]) + 2  # a flush may write every cached page, then a read and an eviction write
-    hits = write_hits = write_refs = dev_reads = dev_write_evict = dirtyings = evictions = nrefs = 0
-    hist_hits = wm_reads = 0
+    hits = write_hits = write_refs = dev_reads = dirtyings = nrefs = wm_reads = 0
     n = unit.shape[0]
     stop = n
     for i in range(start, n):
@@ -264,37 +404,18 @@ def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, period
             stop = i
             break
         t = time_s[i]
-        if period > 0.0 and t >= nf[0]:
-            while t >= nf[0]:  # every grid point passed, those with nothing dirty included
-                nlog = _flush(state, counters, log, nlog, do_log, base + i, -1, C.PERIODIC_FLUSH, wo, wo, track)
-                counters[FLUSHES] += 1
-                nf[0] += period
+        if r.period > 0.0 and t >= nf[0]:
+            nlog = _periodic(page_frame, node, hpos, hq, file, free, sc, nf, t, counters, log, nlog, do_log, base + i,
+                             r)
         e = event[i]
         if e >= Event.SYNC_FILE:
-            if e == Event.DELETE:
-                counters[DELETES] += 1
-                if drop:
-                    for u in range(unit[i], unit[i] + count[i]):
-                        x = page_frame[u]
-                        if x >= 0:
-                            counters[DELETED] += 1
-                            if track and _on(node, x, CLEAN):
-                                jk.rec_unlink(node, W, x, CLEAN)
-                            if _on(node, x, DIRTY):
-                                jk.rec_unlink(node, W, x, DIRTY)
-                                counters[DELETED_DIRTY] += 1
-                            _release(state, x)
-            else:
-                counters[SYNCS] += 1
-                if scope != 2:
-                    only = rfile[i] if (e == Event.SYNC_FILE and scope == 0) else -1
-                    nlog = _flush(state, counters, log, nlog, do_log, base + i, only, C.SYNC_FLUSH, wo,
-                                  wo and sync_evict, track)
+            nlog = _on_event(page_frame, node, hpos, hq, file, free, sc, e, unit[i], count[i], rfile[i], counters, log,
+                             nlog, do_log, base + i, r)
             continue
         if i + jk.PREFETCH_DISTANCE < n:
             q = max(unit[i + jk.PREFETCH_DISTANCE], 0)
             jk.prefetch(page_frame, q)
-            if wo:
+            if r.wo:
                 jk.prefetch(hpos, q)  # read if it misses
         p = unit[i]
         w = np.uint8(e)
@@ -307,65 +428,23 @@ def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, period
         write_hits += hit & w
         write_refs += w
         if hit:
-            jk.rec_unlink(node, W, f, LRU)
-            if track and _on(node, f, CLEAN):  # any reference clears the flag
-                jk.rec_unlink(node, W, f, CLEAN)
-            if wo:
-                fl = node[W * f + FLAGS]
-                if w:
-                    node[W * f + FLAGS] = fl | (F_W2 if fl & F_W1 else F_W1)
-                else:
-                    node[W * f + FLAGS] = fl | F_READ
+            _on_hit(node, f, w, r)
         else:
-            if not w or wmr:
+            if not w or r.wmr:
                 dev_reads += 1
                 wm_reads += w
                 if do_log:
                     nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
+            g = -1
             if sc[USED] >= cap:  # the least recently used block leaves; p takes its frame
-                f = jk.rec_back(node, W, S, LRU)
-                jk.rec_unlink(node, W, f, LRU)
-                v = node[W * f + PAGE]
-                page_frame[v] = -1
-                evictions += 1
-                if _on(node, f, DIRTY):
-                    jk.rec_unlink(node, W, f, DIRTY)
-                    dev_write_evict += 1
-                    if do_log:
-                        nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, 0)
-                if wo and hist_all and node[W * f + FLAGS] & (F_W1 | F_W2):
-                    _remember(hpos, hq, sc, v)
-                if track and _on(node, f, CLEAN):
-                    jk.rec_unlink(node, W, f, CLEAN)
-            else:
-                if sc[NFREE] > 0:  # a frame a flush or a delete emptied, else one never used
-                    sc[NFREE] -= 1
-                    f = free[sc[NFREE]]
-                else:
-                    f = sc[FRESH]
-                    sc[FRESH] += 1
-                sc[USED] += 1
-            node[W * f + PAGE] = p
-            page_frame[p] = f
-            fl = 0
-            if wo:
-                fl = F_W1 if w else F_READ
-                if hpos[p] >= 0:
-                    fl |= F_NOFLAG
-                    hist_hits += 1
-                    if consume:  # it leaves the history (its entry goes stale)
-                        hpos[p] = -1
-                        sc[HIST] -= 1
-            node[W * f + FLAGS] = fl
+                g, nlog = _evict_lru(page_frame, node, hpos, hq, S, sc, counters, log, nlog, do_log, base + i, r)
+            f = _enter(page_frame, node, hpos, free, sc, p, w, g, counters, r)
         jk.rec_push_front(node, W, S, f, LRU)
         if w and not _on(node, f, DIRTY):
             jk.rec_push_front(node, W, S, f, DIRTY)
             dirtyings += 1
-    C.add_base(counters, nrefs, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_evict,
-               dev_write_evict, dirtyings, evictions)
+    C.add_base(counters, nrefs, hits, write_hits, write_refs, dev_reads, dev_reads, 0, 0, dirtyings, 0)
     counters[WM_READS] += wm_reads
-    if wo:
-        counters[HIST_HITS] += hist_hits
     return stop, nlog
 
 
@@ -416,12 +495,13 @@ class _FlushKernel(Kernel):
         return min(tiers["capacity_pages"], 1 << 16) + 2
 
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
-        scope, drop = _codes(params)
+        scope, on_delete = _codes(params)
         wo = self.write_once
+        rules = FlushRules(float(params.period_s), scope, on_delete, wo, wo and params.history_all_written,
+                           wo and params.consume_history, bool(params.write_miss_read),
+                           bool(not wo or params.evict_at_sync), self.track_clean(params))
         # do_log or None: a run without the log gets a specialisation compiled without its branches
-        return _step(refs, start, state, counters, log, nlog, outcome, base, do_log or None, float(params.period_s),
-                     scope, drop, wo, wo and params.history_all_written, wo and params.consume_history,
-                     bool(params.write_miss_read), bool(not wo or params.evict_at_sync), self.track_clean(params))
+        return _step(refs, start, state, counters, log, nlog, outcome, base, do_log or None, rules)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         order, dirty = _order(state)

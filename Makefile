@@ -18,17 +18,27 @@ export MPLBACKEND := Agg
 
 .PHONY: all quick test lint bench lab clean nbval-refresh install lock fit4 report browser robustness docs
 
-all: results/claims.csv results/headline.csv  ## every notebook at paper scale, the claims ledger, the reduced robustness maps
+# `make` runs JOBS notebooks at a time (default: one per core; `make JOBS=1` runs them one after another), the
+# slowest first by their last wall time at paper scale (results/notebook_timings.csv; alphabetical on a fresh clone),
+# so that the longest one never starts last. Each notebook writes only its own files, a temporary renamed when
+# complete; the parse cache and the timings file are safe to share (see tempfiles.py, traces/store.py).
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+SLOWEST := $(shell awk -F, 'NR > 1 && $$2 == "paper" {print $$4, $$1}' results/notebook_timings.csv 2>/dev/null \
+	| sort -rn | awk '{print "build/paper/" $$2 ".ipynb"}')
+PAPER_ORDER := $(filter $(PAPER),$(SLOWEST)) $(filter-out $(SLOWEST),$(PAPER))
+
+all: $(STAMP)  ## every notebook at paper scale (JOBS at a time), the claims ledger, the reduced robustness maps
+	@$(MAKE) --no-print-directory -j$(JOBS) results/claims.csv results/headline.csv
 	@echo "done: tables in results/, figures in figures/, executed notebooks in build/paper/"
 
 # Every paper's claims in one table, and a count per paper.
-results/claims.csv: $(PAPER)
+results/claims.csv: $(PAPER_ORDER)
 	@$(PY) -m flashrepro.claims
 
 # The reduced robustness maps (32 points per paper; `make robustness` runs the full ones), after the notebooks: the
 # default point at the claims' scale is read from the ledgers they just wrote, and each paper's generated text
 # gets its headline rows.
-results/headline.csv: $(PAPER)
+results/headline.csv: $(PAPER_ORDER)
 	@$(PY) -m flashrepro.robustness --map reduced --executor process --ledger results --texts results
 
 install: $(STAMP)

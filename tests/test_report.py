@@ -1,5 +1,7 @@
 """Stable table printing, deterministic figures, outputs kept apart by scale."""
 
+from pathlib import Path
+
 import polars as pl
 import pytest
 
@@ -59,3 +61,29 @@ def test_notebook_timings_keep_the_last_time_per_notebook_and_scale(tmp_path, mo
     assert got.columns == ["notebook", "scale", "traces", "wall_s"]
     rows = {(r["notebook"], r["scale"]): r["wall_s"] for r in got.iter_rows(named=True)}
     assert rows == {("01_x", "paper"): 12.2, ("02_y", "paper"): 20.0, ("01_x", "quick"): 1.5}
+
+
+def _record_many(args) -> None:
+    import os
+
+    from flashrepro import notebooks, paths
+
+    worker, results = args
+    paths.results = Path(results)
+    os.environ["FLASHREPRO_TRACE_DIRS"] = ""
+    for i in range(15):
+        notebooks.record_time(f"{worker:02d}_nb{i:02d}", "paper", float(i))
+
+
+def test_notebook_timings_lose_no_row_when_runs_finish_at_once(tmp_path, monkeypatch):
+    """`make -j` finishes notebooks at the same moment: every runner's row survives (the read-modify-write of
+    notebook_timings.csv is under a lock; without it, rows written between another's read and write vanish)."""
+    import multiprocessing
+
+    import polars as pl
+
+    with multiprocessing.get_context("spawn").Pool(4) as pool:  # spawn: polars' threads make fork unsafe
+        pool.map(_record_many, [(w, str(tmp_path)) for w in range(4)])
+    got = pl.read_csv(tmp_path / "notebook_timings.csv")
+    assert got.height == 4 * 15
+    assert not list(tmp_path.glob(".notebook_timings.csv.*"))  # no temporary left

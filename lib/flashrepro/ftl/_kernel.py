@@ -8,9 +8,11 @@ with signature :data:`VICTIM_SIG`), one per file in :mod:`flashrepro.ftl.victims
 
 Notes
 -----
-**Layout.** A physical page is ``line * P + offset``. ``p2l[ppn]`` is the logical page last written
-there; it is valid iff ``l2p[p2l[ppn]] == ppn`` (nothing is cleared on overwrite, so a host write
-touches one random cache line, ``l2p[lpn]``). Each line has a *kind*, the frontier it was opened for:
+**Layout.** A physical page is ``line * P + offset``. ``p2l[ppn]`` is the logical page held there while
+the page is valid, and -1 once it is not (overwritten, or never written since the line was erased):
+``p2l[ppn] >= 0`` iff ``l2p[p2l[ppn]] == ppn``. A host write clears its page's old copy there, so GC finds a
+victim's valid pages by reading the victim's slice of ``p2l`` in order instead of one random ``l2p`` read
+per page (the copy loop's cost, most of 2R's). Each line has a *kind*, the frontier it was opened for:
 0 = normal (2R++ bits 00, host writes), 1 = normal second chance (01), 2 = cold (10). GC copies a
 victim's valid pages to the frontier ``copy_dest[kind]``.
 
@@ -111,7 +113,8 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from .. import jitkit as jk
 from ..jitkit import prefetch
 
-PREFETCH = 16
+PREFETCH = 8
+L2P_AHEAD = 32
 COPY_PREFETCH = 64  # pages ahead in a victim's copy loop
 
 # line status
@@ -172,7 +175,7 @@ class FTLState(NamedTuple):
     """One simulated SSD (``P`` pages per line, ``L`` lines); every field is a 1-D C-contiguous array."""
 
     l2p: np.ndarray  # int32[logical pages]: physical page of each logical page (-1 = never written)
-    p2l: np.ndarray  # int32[L * P]: logical page last written to each physical page
+    p2l: np.ndarray  # int32[L * P]: logical page held by each physical page (-1 = invalid or unwritten)
     valid: np.ndarray  # int32[L]: valid pages per line
     kind: np.ndarray  # int8[L]: frontier kind of a line in use (-1 = free)
     status: np.ndarray  # int8[L]: FREE, OPEN or CLOSED
@@ -852,18 +855,16 @@ def _copy_erase(s, victim):
     src = s.kind[victim]
     dst = s.copy_dest[src]
     base = victim * P
-    # Gather the valid pages' logical numbers in offset order, without a branch (a page is valid iff the
-    # mapping still points at it; about one page in ten of a typical victim is not, at random, which a
-    # branch mispredicts), then place them in runs that fill the destination line. Copying a page does
-    # not change whether another page of the victim is valid, so this is the page-by-page order.
+    # Gather the valid pages' logical numbers in offset order, without a branch (a page is valid iff its
+    # p2l entry is not -1; about one page in ten of a typical victim is not, at random, which a branch
+    # mispredicts), then place them in runs that fill the destination line. Copying a page does not change
+    # whether another page of the victim is valid, so this is the page-by-page order.
     moved = np.empty(P, np.int32)
     k = 0
     for off in range(P):
-        if off + COPY_PREFETCH < P:
-            prefetch(l2p, p2l[base + off + COPY_PREFETCH])
         lpn = p2l[base + off]
         moved[k] = lpn
-        k += (lpn >= 0) & (l2p[lpn] == base + off)
+        k += lpn >= 0
     copies = k
     dl = sc[FRONT_LINE + dst]  # the destination frontier
     do = sc[FRONT_OFF + dst]
@@ -875,6 +876,8 @@ def _copy_erase(s, victim):
         run = min(P - do, k - j)
         first_ppn = dl * P + do
         for t in range(run):
+            if j + t + COPY_PREFETCH < k:
+                prefetch(l2p, moved[j + t + COPY_PREFETCH])
             lpn = moved[j + t]
             p2l[first_ppn + t] = lpn
             l2p[lpn] = first_ppn + t
@@ -891,6 +894,7 @@ def _copy_erase(s, victim):
     sc[FRONT_OFF + dst] = do
     s.counters[COPY + N_KINDS * src + dst] += copies
     # erase
+    p2l[base:base + P] = -1
     valid[victim] = 0
     s.status[victim] = FREE
     s.kind[victim] = -1
@@ -1056,6 +1060,7 @@ def _host_write_to(s, pick, k, lpn, clock, log_victims, eager):
     first = 0
     old = s.l2p[lpn]
     if old >= 0:
+        s.p2l[old] = -1
         ln = old // P
         v = s.valid[ln] - 1
         s.valid[ln] = v
@@ -1164,8 +1169,10 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
     fl = sc[FRONT_LINE]  # the host frontier
     fo = sc[FRONT_OFF]
     for i in range(n):
-        if i + PREFETCH < n:
-            prefetch(l2p, lpns[i + PREFETCH])
+        if i + L2P_AHEAD < n:
+            prefetch(l2p, lpns[i + L2P_AHEAD])
+        if i + PREFETCH < n:  # the old copy's p2l entry, cleared below (l2p's line came in PREFETCH writes ago)
+            prefetch(p2l, max(l2p[lpns[i + PREFETCH]], 0))
         if sc[FREE_COUNT] <= trigger:
             bg = i > 0 and sc[FREE_COUNT] <= background  # the background pass after write i - 1
             bg_victim = -2
@@ -1212,6 +1219,7 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
         lpn = lpns[i]
         old = l2p[lpn]
         if old >= 0:
+            p2l[old] = -1  # the old copy is invalid
             ln = (old * magic) >> shift  # old // P
             v = valid[ln] - 1
             valid[ln] = v

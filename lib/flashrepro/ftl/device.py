@@ -364,6 +364,7 @@ class FTL:
         mapped = np.flatnonzero(l2p >= 0)
         assert len(np.unique(l2p[mapped])) == len(mapped), "two logical pages share a physical page"
         assert np.array_equal(s.p2l[l2p[mapped]], mapped), "p2l disagrees with l2p"
+        assert np.count_nonzero(s.p2l >= 0) == len(mapped), "p2l holds a page that is not valid"
         per_line = np.bincount(l2p[mapped] // P, minlength=L)
         assert np.array_equal(per_line, s.valid), "valid counts disagree with the mapping"
         st = s.status

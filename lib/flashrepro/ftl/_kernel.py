@@ -115,7 +115,7 @@ from ..jitkit import prefetch
 
 PREFETCH = 8
 L2P_AHEAD = 32
-COPY_PREFETCH = 64  # pages ahead in a victim's copy loop
+COPY_PREFETCH = 192  # pages ahead in a victim's copy loop
 
 # line status
 FREE, OPEN, CLOSED = 0, 1, 2

@@ -138,29 +138,24 @@ def _scan(s, region, first, fallback):
 @njit(cache=True)
 def _least_valid_slot(valid, slot_of, P, L, start, last):
     """The slot of the closed line in slots ``0 .. last`` with the fewest valid pages, below ``P``, the first
-    in cyclic order ``start .. last, 0 .. start - 1`` among ties; -1 if there is none. Two passes over the
-    lines (the fewest valid pages, then the nearest slot with that many), branch-free int32 min reductions
-    that the compiler vectorizes: cheaper than keeping the lines sorted by valid count and close order,
-    which cost the host loop a log entry per page a closed line lost and each pass a sync of that log."""
+    in cyclic order ``start .. last, 0 .. start - 1`` among ties; -1 if there is none. One pass over the
+    lines, a branch-free min of ``valid << 32 | distance from start`` that the compiler vectorizes: cheaper
+    than keeping the lines sorted by valid count and close order, which cost the host loop a log entry per
+    page a closed line lost and each pass a sync of that log."""
     n = np.int32(2 * L)
     start32, last32 = np.int32(start), np.int32(last)
-    none = np.int32(P)
-    vmin = none
-    for ln in range(L):
-        sl = slot_of[ln]
-        v = valid[ln]
-        ok = (sl >= np.int32(0)) & (sl <= last32)
-        vmin = min(vmin, v if ok else none)
-    if vmin == none:
-        return -1
-    dmin = n
+    none = np.int64(P) << np.int64(32)
+    best = none
     for ln in range(L):
         sl = slot_of[ln]
         d = sl - start32
         d += (d >> np.int32(31)) & n  # (sl - start) mod 2L for a slot in 0 .. 2L - 1
-        ok = (sl >= np.int32(0)) & (sl <= last32) & (valid[ln] == vmin)
-        dmin = min(dmin, d if ok else n)
-    q = dmin + start32
+        key = (np.int64(valid[ln]) << np.int64(32)) | np.int64(d)
+        ok = (sl >= np.int32(0)) & (sl <= last32)
+        best = min(best, key if ok else none)
+    if best >= none:
+        return -1
+    q = np.int32(best & np.int64(0xFFFFFFFF)) + start32
     return q - n if q >= n else q
 
 

@@ -8,11 +8,13 @@ with signature :data:`VICTIM_SIG`), one per file in :mod:`flashrepro.ftl.victims
 
 Notes
 -----
-**Layout.** A physical page is ``line * P + offset``. ``p2l[ppn]`` is the logical page held there while
-the page is valid, and -1 once it is not (overwritten, or never written since the line was erased):
-``p2l[ppn] >= 0`` iff ``l2p[p2l[ppn]] == ppn``. A host write clears its page's old copy there, so GC finds a
-victim's valid pages by reading the victim's slice of ``p2l`` in order instead of one random ``l2p`` read
-per page (the copy loop's cost, most of 2R's). Each line has a *kind*, the frontier it was opened for:
+**Layout.** A physical page is ``line * P + offset``. ``p2l[ppn]`` is the logical page last written
+there; it is valid iff ``l2p[p2l[ppn]] == ppn`` (nothing is cleared in ``p2l`` on overwrite). The same
+validity is kept as a bitmap, ``page_bits`` (:func:`page_bits`: ``W = ceil(P / 64)`` words per line, bit
+``offset`` of line ``line`` at word ``line * W + offset // 64``), about 300 KB on paper 4's geometry, which
+stays in the core's L2: a host write clears its old copy's bit there, and GC finds a victim's valid pages
+from its bits and its slice of ``p2l``, read in order, instead of one random read of ``l2p`` (8 MB) per
+page of the victim (most of the copy loop's time). Each line has a *kind*, the frontier it was opened for:
 0 = normal (2R++ bits 00, host writes), 1 = normal second chance (01), 2 = cold (10). GC copies a
 victim's valid pages to the frontier ``copy_dest[kind]``.
 
@@ -113,8 +115,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from .. import jitkit as jk
 from ..jitkit import prefetch
 
-PREFETCH = 8
-L2P_AHEAD = 32
+PREFETCH = 16
 COPY_PREFETCH = 192  # pages ahead in a victim's copy loop
 
 # line status
@@ -175,7 +176,7 @@ class FTLState(NamedTuple):
     """One simulated SSD (``P`` pages per line, ``L`` lines); every field is a 1-D C-contiguous array."""
 
     l2p: np.ndarray  # int32[logical pages]: physical page of each logical page (-1 = never written)
-    p2l: np.ndarray  # int32[L * P]: logical page held by each physical page (-1 = invalid or unwritten)
+    p2l: np.ndarray  # int32[L * P]: logical page last written to each physical page
     valid: np.ndarray  # int32[L]: valid pages per line
     kind: np.ndarray  # int8[L]: frontier kind of a line in use (-1 = free)
     status: np.ndarray  # int8[L]: FREE, OPEN or CLOSED
@@ -198,7 +199,7 @@ class FTLState(NamedTuple):
     hpos: np.ndarray  # int32[L]: a line's slot in heap (0 = not in it)
     order: np.ndarray  # int32: slot_of, slot_line, age_v, age_log, age_head (order_views)
     order64: np.ndarray  # int64: slot_seq, watch (order_views)
-    order_bits: np.ndarray  # uint64: slot_bits, age_bits, age_slots (order_views)
+    order_bits: np.ndarray  # uint64: page_bits (page_bits), slot_bits, age_bits, age_slots (order_views)
 
 
 N_SLOT_BITS = 3
@@ -217,7 +218,8 @@ def _bits_words(n: int) -> int:
 def _order_sizes(L: int, P: int, ages: bool) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """Lengths of the views packed in ``order``, ``order64`` and ``order_bits`` (see :func:`order_views`)."""
     w = _bits_words(2 * L)
-    return (L, 2 * L, L, 2 * L, P), (2 * L, P + 1), (N_SLOT_BITS * w, (P + 63) // 64, P * w if ages else 0)
+    return (L, 2 * L, L, 2 * L, P), (2 * L, P + 1), (L * ((P + 63) // 64), N_SLOT_BITS * w, (P + 63) // 64,
+                                                     P * w if ages else 0)
 
 
 def _order_arrays(L: int, P: int, ages: bool) -> dict:
@@ -243,8 +245,8 @@ def unpack_order(state) -> dict[str, np.ndarray]:
     return out
 
 
-ORDER_NAMES = ("slot_of", "slot_line", "age_v", "age_log", "age_head", "slot_seq", "watch", "slot_bits", "age_bits",
-               "age_slots")
+ORDER_NAMES = ("slot_of", "slot_line", "age_v", "age_log", "age_head", "slot_seq", "watch", "page_bits", "slot_bits",
+               "age_bits", "age_slots")
 
 
 def division_magic(d: int) -> tuple[int, int]:
@@ -446,10 +448,18 @@ def order_views(s):
     P = s.prm[P_PAGES]
     o, o64, ob = s.order, s.order64, s.order_bits
     w = _bits_words_jit(2 * L)
-    nb = N_SLOT_BITS * w
     na = (P + 63) // 64
+    pw = L * na  # page_bits, first
+    nb = pw + N_SLOT_BITS * w
     return (o[:L], o[L:3 * L], o[3 * L:4 * L], o[4 * L:6 * L], o[6 * L:6 * L + P], o64[:2 * L], o64[2 * L:],
-            ob[:nb], ob[nb:nb + na], ob[nb + na:])
+            ob[pw:nb], ob[nb:nb + na], ob[nb + na:])
+
+
+@njit(cache=True, inline="always")
+def page_bits(s):
+    """The valid-page bitmap, the first ``L * W`` words of ``order_bits`` (``W = ceil(P / 64)``): bit ``off & 63``
+    of word ``line * W + off // 64`` is set iff page ``off`` of ``line`` is valid (``l2p[p2l[ppn]] == ppn``)."""
+    return s.order_bits[:s.prm[P_LINES] * ((s.prm[P_PAGES] + 63) // 64)]
 
 
 @njit(cache=True, inline="always")
@@ -855,16 +865,20 @@ def _copy_erase(s, victim):
     src = s.kind[victim]
     dst = s.copy_dest[src]
     base = victim * P
-    # Gather the valid pages' logical numbers in offset order, without a branch (a page is valid iff its
-    # p2l entry is not -1; about one page in ten of a typical victim is not, at random, which a branch
-    # mispredicts), then place them in runs that fill the destination line. Copying a page does not change
-    # whether another page of the victim is valid, so this is the page-by-page order.
+    # Gather the valid pages' logical numbers in offset order, without a branch (a page is valid iff its bit
+    # is set; about one page in ten of a typical victim is not, at random, which a branch mispredicts),
+    # then place them in runs that fill the destination line. Copying a page does not change whether
+    # another page of the victim is valid, so this is the page-by-page order.
+    bits = page_bits(s)
+    W = (P + 63) // 64
     moved = np.empty(P, np.int32)
     k = 0
-    for off in range(P):
-        lpn = p2l[base + off]
-        moved[k] = lpn
-        k += lpn >= 0
+    for wi in range(W):
+        m = bits[victim * W + wi]
+        o0 = wi * 64
+        for t in range(min(64, P - o0)):
+            moved[k] = p2l[base + o0 + t]
+            k += np.int64((m >> np.uint64(t)) & np.uint64(1))
     copies = k
     dl = sc[FRONT_LINE + dst]  # the destination frontier
     do = sc[FRONT_OFF + dst]
@@ -881,6 +895,7 @@ def _copy_erase(s, victim):
             lpn = moved[j + t]
             p2l[first_ppn + t] = lpn
             l2p[lpn] = first_ppn + t
+        _bits_set_run(bits, dl * W, do, do + run)
         valid[dl] += run
         do += run
         j += run
@@ -894,7 +909,7 @@ def _copy_erase(s, victim):
     sc[FRONT_OFF + dst] = do
     s.counters[COPY + N_KINDS * src + dst] += copies
     # erase
-    p2l[base:base + P] = -1
+    bits[victim * W:(victim + 1) * W] = 0
     valid[victim] = 0
     s.status[victim] = FREE
     s.kind[victim] = -1
@@ -904,6 +919,18 @@ def _copy_erase(s, victim):
     s.free_q[(sc[FREE_HEAD] + sc[FREE_COUNT]) % L] = victim
     sc[FREE_COUNT] += 1
     return copies
+
+
+@njit(cache=True, inline="always")
+def _bits_set_run(bits, base, lo, hi):
+    """Set bits ``lo .. hi - 1`` of the bitmap at ``bits[base:]`` (a run of pages just written in a line)."""
+    while lo < hi:
+        w = lo >> 6
+        b = lo & 63
+        n = min(64 - b, hi - lo)
+        m = jk.ALL if n == 64 else ((np.uint64(1) << np.uint64(n)) - np.uint64(1)) << np.uint64(b)
+        bits[base + w] |= m
+        lo += n
 
 
 @njit(cache=True, inline="always")
@@ -1059,9 +1086,12 @@ def _host_write_to(s, pick, k, lpn, clock, log_victims, eager):
     returned = 0
     first = 0
     old = s.l2p[lpn]
+    W = (P + 63) // 64
+    bits = page_bits(s)
     if old >= 0:
-        s.p2l[old] = -1
         ln = old // P
+        off = old - ln * P
+        bits[ln * W + (off >> 6)] &= ~_bit(off)
         v = s.valid[ln] - 1
         s.valid[ln] = v
         returned = 1 if s.kind[ln] == COLD else 0
@@ -1093,6 +1123,7 @@ def _host_write_to(s, pick, k, lpn, clock, log_victims, eager):
     ppn = fl * P + fo
     s.p2l[ppn] = lpn
     s.l2p[lpn] = ppn
+    bits[fl * W + (fo >> 6)] |= _bit(fo)
     s.valid[fl] += 1
     fo += 1
     sc[FRONT_OFF + k] = fo
@@ -1143,6 +1174,8 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
     l2p, p2l, valid, kind, status, buckets, entered, sc = (s.l2p, s.p2l, s.valid, s.kind, s.status, s.buckets,
                                                            s.entered, s.sc)
     heap_a, hpos = s.heap, s.hpos
+    pbits = page_bits(s)
+    W = (P + 63) // 64
     do_log = log_copies.shape[0] == n
     tagged = kinds.shape[0] == n
     if do_log:
@@ -1169,10 +1202,8 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
     fl = sc[FRONT_LINE]  # the host frontier
     fo = sc[FRONT_OFF]
     for i in range(n):
-        if i + L2P_AHEAD < n:
-            prefetch(l2p, lpns[i + L2P_AHEAD])
-        if i + PREFETCH < n:  # the old copy's p2l entry, cleared below (l2p's line came in PREFETCH writes ago)
-            prefetch(p2l, max(l2p[lpns[i + PREFETCH]], 0))
+        if i + PREFETCH < n:
+            prefetch(l2p, lpns[i + PREFETCH])
         if sc[FREE_COUNT] <= trigger:
             bg = i > 0 and sc[FREE_COUNT] <= background  # the background pass after write i - 1
             bg_victim = -2
@@ -1219,8 +1250,9 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
         lpn = lpns[i]
         old = l2p[lpn]
         if old >= 0:
-            p2l[old] = -1  # the old copy is invalid
             ln = (old * magic) >> shift  # old // P
+            off = old - ln * P
+            pbits[ln * W + (off >> 6)] &= ~_bit(off)  # the old copy is invalid
             v = valid[ln] - 1
             valid[ln] = v
             returned += kind[ln] == COLD
@@ -1263,6 +1295,7 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
         ppn = fl * P + fo
         p2l[ppn] = lpn
         l2p[lpn] = ppn
+        pbits[fl * W + (fo >> 6)] |= _bit(fo)
         valid[fl] += 1
         fo += 1
         if fo == P:

@@ -869,17 +869,19 @@ def _copy_erase(s, victim):
     # is set; about one page in ten of a typical victim is not, at random, which a branch mispredicts),
     # then place them in runs that fill the destination line. Copying a page does not change whether
     # another page of the victim is valid, so this is the page-by-page order.
+    # (jk.load and jk.store: indices from the state, in range, without Numba's fix-up for negative ones)
     bits = page_bits(s)
     W = (P + 63) // 64
-    moved = np.empty(P, np.int32)
+    moved = np.empty(P + COPY_PREFETCH, np.int32)
     k = 0
     for wi in range(W):
-        m = bits[victim * W + wi]
+        m = jk.load(bits, victim * W + wi)
         o0 = wi * 64
         for t in range(min(64, P - o0)):
-            moved[k] = p2l[base + o0 + t]
+            jk.store(moved, k, jk.load(p2l, base + o0 + t))
             k += np.int64((m >> np.uint64(t)) & np.uint64(1))
     copies = k
+    moved[k:k + COPY_PREFETCH] = 0  # what the copy loop prefetches past the last page: l2p[0]
     dl = sc[FRONT_LINE + dst]  # the destination frontier
     do = sc[FRONT_OFF + dst]
     j = 0
@@ -890,11 +892,10 @@ def _copy_erase(s, victim):
         run = min(P - do, k - j)
         first_ppn = dl * P + do
         for t in range(run):
-            if j + t + COPY_PREFETCH < k:
-                prefetch(l2p, moved[j + t + COPY_PREFETCH])
-            lpn = moved[j + t]
-            p2l[first_ppn + t] = lpn
-            l2p[lpn] = first_ppn + t
+            prefetch(l2p, jk.load(moved, j + t + COPY_PREFETCH))
+            lpn = jk.load(moved, j + t)
+            jk.store(p2l, first_ppn + t, lpn)
+            jk.store(l2p, lpn, first_ppn + t)
         _bits_set_run(bits, dl * W, do, do + run)
         valid[dl] += run
         do += run

@@ -1204,7 +1204,7 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
     fo = sc[FRONT_OFF]
     for i in range(n):
         if i + PREFETCH < n:
-            prefetch(l2p, lpns[i + PREFETCH])
+            prefetch(l2p, jk.load(lpns, i + PREFETCH))
         if sc[FREE_COUNT] <= trigger:
             bg = i > 0 and sc[FREE_COUNT] <= background  # the background pass after write i - 1
             bg_victim = -2
@@ -1248,34 +1248,38 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
             if fl < 0:
                 fl = _open_line(s, 0)
             tick, fo = sc[TICK], sc[FRONT_OFF]
-        lpn = lpns[i]
-        old = l2p[lpn]
+        # the host path's hot accesses use jk.load and jk.store: every index is in range (a logical page the
+        # wrapper checked, a physical page from the mapping, its line), so Numba's fix-up for negative ones goes
+        lpn = jk.load(lpns, i)
+        old = jk.load(l2p, lpn)
         if old >= 0:
             ln = (old * magic) >> shift  # old // P
             off = old - ln * P
-            pbits[ln * W + (off >> 6)] &= ~_bit(off)  # the old copy is invalid
-            v = valid[ln] - 1
-            valid[ln] = v
-            returned += kind[ln] == COLD
-            entered[ln] = tick  # for an open line, closing stamps it again
+            wi = ln * W + (off >> 6)
+            jk.store(pbits, wi, jk.load(pbits, wi) & ~_bit(off))  # the old copy is invalid
+            v = jk.load(valid, ln) - 1
+            jk.store(valid, ln, v)
+            returned += jk.load(kind, ln) == COLD
+            jk.store(entered, ln, tick)  # for an open line, closing stamps it again
             tick += 1
-            if eager and status[ln] == CLOSED:
+            closed = jk.load(status, ln) == CLOSED
+            if eager and closed:
                 jk.list_unlink(buckets, ln)
                 jk.list_push_back(buckets, L + v, ln)
                 if v < sc[BMIN]:
                     sc[BMIN] = v
             if v == P - 1:  # only a closed line holds P valid pages: its first invalid page
                 _cand_add(s, ln)
-            if heap and status[ln] == CLOSED:  # FEMU's mark_page_invalid
+            if heap and closed:  # FEMU's mark_page_invalid
                 if hpos[ln] > 0:
                     if heap_kept:
                         _heap_up(heap_a, hpos, valid, hpos[ln])
                 elif v == P - 1:
                     _heap_insert(s, ln)
-            if v == bg_max and status[ln] == CLOSED:
+            if v == bg_max and closed:
                 sc[N_BG_OK] += 1
                 sc[BG_GEN] += 1
-            if ordered and status[ln] == CLOSED:  # _closed_lost_page, written out (see there)
+            if ordered and closed:  # _closed_lost_page, written out (see there)
                 if age_on and age_v[ln] == v + 1:  # it was under its count until now: log it (sync_ages)
                     if sc[N_AGE_LOG] == age_log.shape[0]:
                         sync_ages(s)
@@ -1294,10 +1298,11 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
         else:
             first += 1
         ppn = fl * P + fo
-        p2l[ppn] = lpn
-        l2p[lpn] = ppn
-        pbits[fl * W + (fo >> 6)] |= _bit(fo)
-        valid[fl] += 1
+        jk.store(p2l, ppn, lpn)
+        jk.store(l2p, lpn, ppn)
+        wf = fl * W + (fo >> 6)
+        jk.store(pbits, wf, jk.load(pbits, wf) | _bit(fo))
+        jk.store(valid, fl, jk.load(valid, fl) + 1)
         fo += 1
         if fo == P:
             sc[CLOCK], sc[TICK] = clock0 + i + 1, tick

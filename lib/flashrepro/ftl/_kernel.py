@@ -59,8 +59,8 @@ victim's valid pages to the frontier ``copy_dest[kind]``.
   Moving a line on every lost page would cost the host loop about 25 ns a write, so the host loop only
   logs a closed line the first time it leaves its count (``age_log``, ``age_v[line]`` is the count it is
   filed under) and :func:`sync_ages` files the logged lines when a rule reads the rows and at the end of
-  every :func:`write_chunk`. Cost-benefit reads the earliest-closed line of each count, 2R's fallbacks
-  the least-valid eligible line.
+  every :func:`write_chunk`. Cost-benefit reads the earliest-closed line of each count. (2R's least-valid
+  fallbacks do not: one vectorized pass over the lines per pass costs less than this upkeep.)
 * *The watch* (``prm[WATCH]``, ``watches``): a rule may publish an answer ``sc[WATCH_LINE]`` that holds
   while ``sc[CLOCK] < sc[WATCH_UNTIL]`` unless a line could overtake it, which it states per valid count
   as a close time (``watch[v]``): the mechanism clears ``sc[WATCH_OK]`` when a closed line with ``v``

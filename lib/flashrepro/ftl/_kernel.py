@@ -11,10 +11,11 @@ Notes
 **Layout.** A physical page is ``line * P + offset``. ``p2l[ppn]`` is the logical page last written
 there; it is valid iff ``l2p[p2l[ppn]] == ppn`` (nothing is cleared in ``p2l`` on overwrite). The same
 validity is kept as a bitmap, ``page_bits`` (:func:`page_bits`: ``W = ceil(P / 64)`` words per line, bit
-``offset`` of line ``line`` at word ``line * W + offset // 64``), about 300 KB on paper 4's geometry, which
-stays in the core's L2: a host write clears its old copy's bit there, and GC finds a victim's valid pages
-from its bits and its slice of ``p2l``, read in order, instead of one random read of ``l2p`` (8 MB) per
-page of the victim (most of the copy loop's time). Each line has a *kind*, the frontier it was opened for:
+``offset`` of line ``line`` at word ``line * W + offset // 64``), about 300 KB on paper 4's geometry
+against ``l2p``'s 8 MB: a host write clears its old copy's bit, and GC finds a victim's valid pages from
+its bits and its slice of ``p2l``, read in order, instead of one random read of ``l2p`` per page of the
+victim (which was most of the copy loop's time; what is left of it is the random ``l2p`` update per
+copied page). Each line has a *kind*, the frontier it was opened for:
 0 = normal (2R++ bits 00, host writes), 1 = normal second chance (01), 2 = cold (10). GC copies a
 victim's valid pages to the frontier ``copy_dest[kind]``.
 

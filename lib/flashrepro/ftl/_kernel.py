@@ -883,6 +883,8 @@ def _copy_erase(s, victim):
             k += np.int64((m >> np.uint64(t)) & np.uint64(1))
     copies = k
     moved[k:k + COPY_PREFETCH] = 0  # what the copy loop prefetches past the last page: l2p[0]
+    for t in range(min(k, COPY_PREFETCH)):  # the copy loop prefetches COPY_PREFETCH pages ahead of itself
+        prefetch(l2p, jk.load(moved, t))
     dl = sc[FRONT_LINE + dst]  # the destination frontier
     do = sc[FRONT_OFF + dst]
     j = 0

@@ -9,8 +9,13 @@ with signature :data:`VICTIM_SIG`), one per file in :mod:`flashrepro.ftl.victims
 Notes
 -----
 **Layout.** A physical page is ``line * P + offset``. ``p2l[ppn]`` is the logical page last written
-there; it is valid iff ``l2p[p2l[ppn]] == ppn`` (nothing is cleared on overwrite, so a host write
-touches one random cache line, ``l2p[lpn]``). Each line has a *kind*, the frontier it was opened for:
+there; it is valid iff ``l2p[p2l[ppn]] == ppn`` (nothing is cleared in ``p2l`` on overwrite). The same
+validity is kept as a bitmap, ``page_bits`` (:func:`page_bits`: ``W = ceil(P / 64)`` words per line, bit
+``offset`` of line ``line`` at word ``line * W + offset // 64``), about 300 KB on paper 4's geometry
+against ``l2p``'s 8 MB: a host write clears its old copy's bit, and GC finds a victim's valid pages from
+its bits and its slice of ``p2l``, read in order, instead of one random read of ``l2p`` per page of the
+victim (which was most of the copy loop's time; what is left of it is the random ``l2p`` update per
+copied page). Each line has a *kind*, the frontier it was opened for:
 0 = normal (2R++ bits 00, host writes), 1 = normal second chance (01), 2 = cold (10). GC copies a
 victim's valid pages to the frontier ``copy_dest[kind]``.
 
@@ -55,8 +60,8 @@ victim's valid pages to the frontier ``copy_dest[kind]``.
   Moving a line on every lost page would cost the host loop about 25 ns a write, so the host loop only
   logs a closed line the first time it leaves its count (``age_log``, ``age_v[line]`` is the count it is
   filed under) and :func:`sync_ages` files the logged lines when a rule reads the rows and at the end of
-  every :func:`write_chunk`. Cost-benefit reads the earliest-closed line of each count, 2R's fallbacks
-  the least-valid eligible line.
+  every :func:`write_chunk`. Cost-benefit reads the earliest-closed line of each count. (2R's least-valid
+  fallbacks do not: one vectorized pass over the lines per pass costs less than this upkeep.)
 * *The watch* (``prm[WATCH]``, ``watches``): a rule may publish an answer ``sc[WATCH_LINE]`` that holds
   while ``sc[CLOCK] < sc[WATCH_UNTIL]`` unless a line could overtake it, which it states per valid count
   as a close time (``watch[v]``): the mechanism clears ``sc[WATCH_OK]`` when a closed line with ``v``
@@ -112,7 +117,7 @@ from .. import jitkit as jk
 from ..jitkit import prefetch
 
 PREFETCH = 16
-COPY_PREFETCH = 64  # pages ahead in a victim's copy loop
+COPY_PREFETCH = 192  # pages ahead in a victim's copy loop
 
 # line status
 FREE, OPEN, CLOSED = 0, 1, 2
@@ -195,7 +200,7 @@ class FTLState(NamedTuple):
     hpos: np.ndarray  # int32[L]: a line's slot in heap (0 = not in it)
     order: np.ndarray  # int32: slot_of, slot_line, age_v, age_log, age_head (order_views)
     order64: np.ndarray  # int64: slot_seq, watch (order_views)
-    order_bits: np.ndarray  # uint64: slot_bits, age_bits, age_slots (order_views)
+    order_bits: np.ndarray  # uint64: page_bits (page_bits), slot_bits, age_bits, age_slots (order_views)
 
 
 N_SLOT_BITS = 3
@@ -214,7 +219,8 @@ def _bits_words(n: int) -> int:
 def _order_sizes(L: int, P: int, ages: bool) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """Lengths of the views packed in ``order``, ``order64`` and ``order_bits`` (see :func:`order_views`)."""
     w = _bits_words(2 * L)
-    return (L, 2 * L, L, 2 * L, P), (2 * L, P + 1), (N_SLOT_BITS * w, (P + 63) // 64, P * w if ages else 0)
+    return (L, 2 * L, L, 2 * L, P), (2 * L, P + 1), (L * ((P + 63) // 64), N_SLOT_BITS * w, (P + 63) // 64,
+                                                     P * w if ages else 0)
 
 
 def _order_arrays(L: int, P: int, ages: bool) -> dict:
@@ -240,8 +246,8 @@ def unpack_order(state) -> dict[str, np.ndarray]:
     return out
 
 
-ORDER_NAMES = ("slot_of", "slot_line", "age_v", "age_log", "age_head", "slot_seq", "watch", "slot_bits", "age_bits",
-               "age_slots")
+ORDER_NAMES = ("slot_of", "slot_line", "age_v", "age_log", "age_head", "slot_seq", "watch", "page_bits", "slot_bits",
+               "age_bits", "age_slots")
 
 
 def division_magic(d: int) -> tuple[int, int]:
@@ -443,10 +449,18 @@ def order_views(s):
     P = s.prm[P_PAGES]
     o, o64, ob = s.order, s.order64, s.order_bits
     w = _bits_words_jit(2 * L)
-    nb = N_SLOT_BITS * w
     na = (P + 63) // 64
+    pw = L * na  # page_bits, first
+    nb = pw + N_SLOT_BITS * w
     return (o[:L], o[L:3 * L], o[3 * L:4 * L], o[4 * L:6 * L], o[6 * L:6 * L + P], o64[:2 * L], o64[2 * L:],
-            ob[:nb], ob[nb:nb + na], ob[nb + na:])
+            ob[pw:nb], ob[nb:nb + na], ob[nb + na:])
+
+
+@njit(cache=True, inline="always")
+def page_bits(s):
+    """The valid-page bitmap, the first ``L * W`` words of ``order_bits`` (``W = ceil(P / 64)``): bit ``off & 63``
+    of word ``line * W + off // 64`` is set iff page ``off`` of ``line`` is valid (``l2p[p2l[ppn]] == ppn``)."""
+    return s.order_bits[:s.prm[P_LINES] * ((s.prm[P_PAGES] + 63) // 64)]
 
 
 @njit(cache=True, inline="always")
@@ -852,19 +866,25 @@ def _copy_erase(s, victim):
     src = s.kind[victim]
     dst = s.copy_dest[src]
     base = victim * P
-    # Gather the valid pages' logical numbers in offset order, without a branch (a page is valid iff the
-    # mapping still points at it; about one page in ten of a typical victim is not, at random, which a
-    # branch mispredicts), then place them in runs that fill the destination line. Copying a page does
-    # not change whether another page of the victim is valid, so this is the page-by-page order.
-    moved = np.empty(P, np.int32)
+    # Gather the valid pages' logical numbers in offset order, without a branch (a page is valid iff its bit
+    # is set; about one page in ten of a typical victim is not, at random, which a branch mispredicts),
+    # then place them in runs that fill the destination line. Copying a page does not change whether
+    # another page of the victim is valid, so this is the page-by-page order.
+    # (jk.load and jk.store: indices from the state, in range, without Numba's fix-up for negative ones)
+    bits = page_bits(s)
+    W = (P + 63) // 64
+    moved = np.empty(P + COPY_PREFETCH, np.int32)
     k = 0
-    for off in range(P):
-        if off + COPY_PREFETCH < P:
-            prefetch(l2p, p2l[base + off + COPY_PREFETCH])
-        lpn = p2l[base + off]
-        moved[k] = lpn
-        k += (lpn >= 0) & (l2p[lpn] == base + off)
+    for wi in range(W):
+        m = jk.load(bits, victim * W + wi)
+        o0 = wi * 64
+        for t in range(min(64, P - o0)):
+            jk.store(moved, k, jk.load(p2l, base + o0 + t))
+            k += np.int64((m >> np.uint64(t)) & np.uint64(1))
     copies = k
+    moved[k:k + COPY_PREFETCH] = 0  # what the copy loop prefetches past the last page: l2p[0]
+    for t in range(min(k, COPY_PREFETCH)):  # the copy loop prefetches COPY_PREFETCH pages ahead of itself
+        prefetch(l2p, jk.load(moved, t))
     dl = sc[FRONT_LINE + dst]  # the destination frontier
     do = sc[FRONT_OFF + dst]
     j = 0
@@ -875,9 +895,11 @@ def _copy_erase(s, victim):
         run = min(P - do, k - j)
         first_ppn = dl * P + do
         for t in range(run):
-            lpn = moved[j + t]
-            p2l[first_ppn + t] = lpn
-            l2p[lpn] = first_ppn + t
+            prefetch(l2p, jk.load(moved, j + t + COPY_PREFETCH))
+            lpn = jk.load(moved, j + t)
+            jk.store(p2l, first_ppn + t, lpn)
+            jk.store(l2p, lpn, first_ppn + t)
+        _bits_set_run(bits, dl * W, do, do + run)
         valid[dl] += run
         do += run
         j += run
@@ -891,6 +913,7 @@ def _copy_erase(s, victim):
     sc[FRONT_OFF + dst] = do
     s.counters[COPY + N_KINDS * src + dst] += copies
     # erase
+    bits[victim * W:(victim + 1) * W] = 0
     valid[victim] = 0
     s.status[victim] = FREE
     s.kind[victim] = -1
@@ -900,6 +923,18 @@ def _copy_erase(s, victim):
     s.free_q[(sc[FREE_HEAD] + sc[FREE_COUNT]) % L] = victim
     sc[FREE_COUNT] += 1
     return copies
+
+
+@njit(cache=True, inline="always")
+def _bits_set_run(bits, base, lo, hi):
+    """Set bits ``lo .. hi - 1`` of the bitmap at ``bits[base:]`` (a run of pages just written in a line)."""
+    while lo < hi:
+        w = lo >> 6
+        b = lo & 63
+        n = min(64 - b, hi - lo)
+        m = jk.ALL if n == 64 else ((np.uint64(1) << np.uint64(n)) - np.uint64(1)) << np.uint64(b)
+        bits[base + w] |= m
+        lo += n
 
 
 @njit(cache=True, inline="always")
@@ -1055,8 +1090,12 @@ def _host_write_to(s, pick, k, lpn, clock, log_victims, eager):
     returned = 0
     first = 0
     old = s.l2p[lpn]
+    W = (P + 63) // 64
+    bits = page_bits(s)
     if old >= 0:
         ln = old // P
+        off = old - ln * P
+        bits[ln * W + (off >> 6)] &= ~_bit(off)
         v = s.valid[ln] - 1
         s.valid[ln] = v
         returned = 1 if s.kind[ln] == COLD else 0
@@ -1088,6 +1127,7 @@ def _host_write_to(s, pick, k, lpn, clock, log_victims, eager):
     ppn = fl * P + fo
     s.p2l[ppn] = lpn
     s.l2p[lpn] = ppn
+    bits[fl * W + (fo >> 6)] |= _bit(fo)
     s.valid[fl] += 1
     fo += 1
     sc[FRONT_OFF + k] = fo
@@ -1138,6 +1178,8 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
     l2p, p2l, valid, kind, status, buckets, entered, sc = (s.l2p, s.p2l, s.valid, s.kind, s.status, s.buckets,
                                                            s.entered, s.sc)
     heap_a, hpos = s.heap, s.hpos
+    pbits = page_bits(s)
+    W = (P + 63) // 64
     do_log = log_copies.shape[0] == n
     tagged = kinds.shape[0] == n
     if do_log:
@@ -1165,7 +1207,7 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
     fo = sc[FRONT_OFF]
     for i in range(n):
         if i + PREFETCH < n:
-            prefetch(l2p, lpns[i + PREFETCH])
+            prefetch(l2p, jk.load(lpns, i + PREFETCH))
         if sc[FREE_COUNT] <= trigger:
             bg = i > 0 and sc[FREE_COUNT] <= background  # the background pass after write i - 1
             bg_victim = -2
@@ -1209,32 +1251,38 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
             if fl < 0:
                 fl = _open_line(s, 0)
             tick, fo = sc[TICK], sc[FRONT_OFF]
-        lpn = lpns[i]
-        old = l2p[lpn]
+        # the host path's hot accesses use jk.load and jk.store: every index is in range (a logical page the
+        # wrapper checked, a physical page from the mapping, its line), so Numba's fix-up for negative ones goes
+        lpn = jk.load(lpns, i)
+        old = jk.load(l2p, lpn)
         if old >= 0:
             ln = (old * magic) >> shift  # old // P
-            v = valid[ln] - 1
-            valid[ln] = v
-            returned += kind[ln] == COLD
-            entered[ln] = tick  # for an open line, closing stamps it again
+            off = old - ln * P
+            wi = ln * W + (off >> 6)
+            jk.store(pbits, wi, jk.load(pbits, wi) & ~_bit(off))  # the old copy is invalid
+            v = jk.load(valid, ln) - 1
+            jk.store(valid, ln, v)
+            returned += jk.load(kind, ln) == COLD
+            jk.store(entered, ln, tick)  # for an open line, closing stamps it again
             tick += 1
-            if eager and status[ln] == CLOSED:
+            closed = jk.load(status, ln) == CLOSED
+            if eager and closed:
                 jk.list_unlink(buckets, ln)
                 jk.list_push_back(buckets, L + v, ln)
                 if v < sc[BMIN]:
                     sc[BMIN] = v
             if v == P - 1:  # only a closed line holds P valid pages: its first invalid page
                 _cand_add(s, ln)
-            if heap and status[ln] == CLOSED:  # FEMU's mark_page_invalid
+            if heap and closed:  # FEMU's mark_page_invalid
                 if hpos[ln] > 0:
                     if heap_kept:
                         _heap_up(heap_a, hpos, valid, hpos[ln])
                 elif v == P - 1:
                     _heap_insert(s, ln)
-            if v == bg_max and status[ln] == CLOSED:
+            if v == bg_max and closed:
                 sc[N_BG_OK] += 1
                 sc[BG_GEN] += 1
-            if ordered and status[ln] == CLOSED:  # _closed_lost_page, written out (see there)
+            if ordered and closed:  # _closed_lost_page, written out (see there)
                 if age_on and age_v[ln] == v + 1:  # it was under its count until now: log it (sync_ages)
                     if sc[N_AGE_LOG] == age_log.shape[0]:
                         sync_ages(s)
@@ -1253,9 +1301,11 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
         else:
             first += 1
         ppn = fl * P + fo
-        p2l[ppn] = lpn
-        l2p[lpn] = ppn
-        valid[fl] += 1
+        jk.store(p2l, ppn, lpn)
+        jk.store(l2p, lpn, ppn)
+        wf = fl * W + (fo >> 6)
+        jk.store(pbits, wf, jk.load(pbits, wf) | _bit(fo))
+        jk.store(valid, fl, jk.load(valid, fl) + 1)
         fo += 1
         if fo == P:
             sc[CLOCK], sc[TICK] = clock0 + i + 1, tick

@@ -364,6 +364,11 @@ class FTL:
         mapped = np.flatnonzero(l2p >= 0)
         assert len(np.unique(l2p[mapped])) == len(mapped), "two logical pages share a physical page"
         assert np.array_equal(s.p2l[l2p[mapped]], mapped), "p2l disagrees with l2p"
+        W = (P + 63) // 64
+        bits = np.unpackbits(K.unpack_order(s)["page_bits"].view(np.uint8), bitorder="little").reshape(L, W * 64)
+        want = np.zeros((L, W * 64), np.uint8)
+        want[l2p[mapped] // P, l2p[mapped] % P] = 1
+        assert np.array_equal(bits, want), "the valid-page bitmap disagrees with the mapping"
         per_line = np.bincount(l2p[mapped] // P, minlength=L)
         assert np.array_equal(per_line, s.valid), "valid counts disagree with the mapping"
         st = s.status

@@ -40,6 +40,7 @@ References
 import numpy as np
 from numba import njit
 
+from ... import jitkit as jk
 from .. import _kernel as K
 from ._registry import register
 
@@ -58,6 +59,17 @@ def _overtakes_at(P, v, c, seq, vb, cb, seqb):
     if seq < seqb:
         return -((-num) // d)
     return num // d + 1
+
+
+@njit(cache=True, error_model="numpy")
+def _thresholds(watch, P, vb, cb, lo, hi, tau):
+    """``watch[v]`` for ``lo <= v < hi``: the close time at or under which a line with ``v`` valid pages leads
+    ``b`` (``vb`` valid pages, closed at ``cb``) at clock ``tau``, rounded up past the floating-point error. A
+    loop with no branch and no array read, so it runs in vector registers (P of these per watch)."""
+    a = float(tau - cb)
+    for v in range(lo, hi):
+        q = float((P - vb) * v) * a / float((P - v) * vb)
+        watch[v] = np.int64(np.floor(tau - q)) + 1 + np.int64((tau + q) * 1e-12)  # up, past the rounding
 
 
 @njit(cache=True, inline="always")
@@ -79,11 +91,17 @@ def _choose(s, now):
     best_age = 0
     best_inv = 0
     best_val = 1
+    # no line is older than the oldest closed line (the FIFO's front), and (P - v) / v falls as v grows: once
+    # that age at count v scores strictly under the best so far, no row from v on can reach it
+    oldest = jk.list_front(s.fifo, s.prm[K.P_LINES])
+    max_age = now - close_time[oldest] if oldest < s.prm[K.P_LINES] else 0
     v = K.age_next(age_bits, 1)
     while v >= 0:
+        inv = P - v
+        if best >= 0 and max_age * inv * best_val < best_age * best_inv * v:
+            break
         h = slot_line[age_head[v]]
         age = now - close_time[h]
-        inv = P - v
         ahead = age * inv * best_val
         behind = best_age * best_inv * v
         if best < 0 or ahead > behind or (ahead == behind and close_seq[h] < close_seq[best]):
@@ -103,10 +121,8 @@ def _choose(s, now):
     # (its lead before its change was smaller still). Leading at t means (t - c) ax >= (t - cb) ab.
     watch[0] = K.ALWAYS
     watch[P] = K.NO_WATCH
-    for v in range(1, P):
-        tau = until - 1 if v < vb else now
-        q = float((P - vb) * v) * float(tau - cb) / float((P - v) * vb)
-        watch[v] = np.int64(np.floor(tau - q)) + 1 + np.int64((tau + q) * 1e-12)  # up, past the rounding
+    _thresholds(watch, P, vb, cb, 1, vb, until - 1)
+    _thresholds(watch, P, vb, cb, vb, P, now)
     sc[K.WATCH_LINE], sc[K.WATCH_UNTIL], sc[K.WATCH_OK] = best, until, 1
     return best
 

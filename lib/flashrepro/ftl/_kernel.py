@@ -154,6 +154,7 @@ WATCH_UNTIL = 25  # the watched answer holds while sc[CLOCK] < this
 N_AGE_LOG = 26  # lines in age_log (prm[AGE_LISTS]): closed lines whose row is stale until sync_ages
 N_SC = 27
 CURSOR_PENDING = -1  # sc[CURSOR]: the next line to close (prm[CURSOR_RESUME], after the newest line was a victim)
+SAMPLE_CLOSED = -1  # prm[SAMPLE_DRAWS]: the rule's first victim is draw_closed (random-all)
 HEAP_KEPT, HEAP_STALE = 1, 2  # prm[HEAP]: FEMU's heap moved on every lost page, or (before Oct 2021) not
 FULL_FIRST_VICTIMS = True  # reserve and forced passes take a first victim with no invalid page (copied whole)
 
@@ -326,6 +327,20 @@ def sample_least_valid(cands, n, valid, rng, d):
         if valid[ln] < valid[best]:
             best = ln
     return best
+
+
+@njit(cache=True, inline="always")
+def draw_closed(fifo, L, rng):
+    """A closed line drawn uniformly: ``r % L`` drawn again until the line is on the FIFO of closed lines
+    (``fifo``, the state's), or -1 (and no draw) when the FIFO is empty. ``random-all``'s first victim, and the
+    mechanism's background probe for it (``prm[SAMPLE_DRAWS] == SAMPLE_CLOSED``): one function, so the two
+    cannot differ; it takes arrays, not the state, as :func:`sample_least_valid`."""
+    if fifo[2 * L + 1] == L:  # jitkit's list_front: no closed line
+        return -1
+    while True:
+        ln = draw_below(rng, L)
+        if fifo[2 * ln] >= 0:  # jitkit's list_contains
+            return ln
 
 
 @njit(cache=True, inline="always")
@@ -1148,9 +1163,10 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
     eager_host = s.prm[HOST_EAGER] != 0
     bg_max = _bg_valid_max(s) if background >= 0 else -1  # the valid count at which a line becomes a bg victim
     stable = s.prm[STABLE_SKIP] != 0
-    sample_d = s.prm[SAMPLE_DRAWS]  # > 0: the rule's first victim is sample_least_valid of this many draws
+    sample_d = s.prm[SAMPLE_DRAWS]  # > 0: the rule's first victim is sample_least_valid of this many draws;
+    # SAMPLE_CLOSED: draw_closed
     bg_need = max(1, bg_min)  # invalid pages a background victim needs
-    cands, rng = s.cands, s.rng
+    cands, rng, fifo = s.cands, s.rng, s.fifo
     age_on, slot_on, watch_on = s.prm[AGE_LISTS] != 0, s.prm[SLOTS] != 0, s.prm[WATCH] != 0
     ordered = age_on or slot_on or watch_on  # a rule reads the close-ordered structures
     limit = s.prm[LIMIT]
@@ -1172,8 +1188,11 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
             if bg and _background_skips(sc, stable, watch_on, clock0 + i):
                 skipped += 1
                 bg = False
-            if bg and sample_d > 0:  # a sampling rule's draw, here: no call, no read of a state field
-                bg_victim = sample_least_valid(cands, sc[N_CANDS], valid, rng, sample_d)
+            if bg and sample_d != 0:  # a sampling rule's draw, here: no call, no read of a state field
+                if sample_d > 0:
+                    bg_victim = sample_least_valid(cands, sc[N_CANDS], valid, rng, sample_d)
+                else:
+                    bg_victim = draw_closed(fifo, L, rng)
                 if bg_victim < 0 or P - valid[bg_victim] < bg_need:
                     skipped += 1
                     sc[BG_SKIP_GEN] = sc[BG_GEN]

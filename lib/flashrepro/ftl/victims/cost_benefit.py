@@ -39,11 +39,14 @@ References
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ... import jitkit as jk
 from .. import _kernel as K
 from ._registry import register
 
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+_NOT_ROW0 = np.uint64(0xFFFFFFFFFFFFFFFE)  # row 0 (empty lines) is handled before the scan
 HORIZON = 1  # lines' worth of host writes (P each) a watched answer is trusted for before it is chosen again
 
 
@@ -95,27 +98,35 @@ def _choose(s, now):
     # that age at count v scores strictly under the best so far, no row from v on can reach it
     oldest = jk.list_front(s.fifo, s.prm[K.P_LINES])
     max_age = now - close_time[oldest] if oldest < s.prm[K.P_LINES] else 0
-    v = K.age_next(age_bits, 1)
-    while v >= 0:
-        inv = P - v
-        if best >= 0 and max_age * inv * best_val < best_age * best_inv * v:
+    # the non-empty rows from 1 up, by the bits of age_bits (K.age_next, written out: a helper with a loop,
+    # called in a loop, costs reference counts on its array argument each time)
+    done = False
+    for wi in range(age_bits.shape[0]):
+        m = age_bits[wi] & (_NOT_ROW0 if wi == 0 else _ALL)
+        while m != 0:
+            v = (wi << 6) + trailing_zeros(m)
+            m &= m - np.uint64(1)
+            inv = P - v
+            if best >= 0 and max_age * inv * best_val < best_age * best_inv * v:
+                done = True
+                break
+            h = slot_line[age_head[v]]
+            age = now - close_time[h]
+            ahead = age * inv * best_val
+            behind = best_age * best_inv * v
+            if best < 0 or ahead > behind or (ahead == behind and close_seq[h] < close_seq[best]):
+                best, best_age, best_inv, best_val = h, age, inv, v
+        if done:
             break
-        h = slot_line[age_head[v]]
-        age = now - close_time[h]
-        ahead = age * inv * best_val
-        behind = best_age * best_inv * v
-        if best < 0 or ahead > behind or (ahead == behind and close_seq[h] < close_seq[best]):
-            best, best_age, best_inv, best_val = h, age, inv, v
-        v = K.age_next(age_bits, v + 1)
     if best < 0 or s.prm[K.BACKGROUND] < 0:  # no background pass asks between two passes: no watch
         return best
     vb, cb, seqb = best_val, close_time[best], close_seq[best]
     until = now + HORIZON * P
-    v = K.age_next(age_bits, 1)
-    while 0 <= v < vb:  # the earliest-closed lines with steeper scores: when the first of them overtakes b
-        h = slot_line[age_head[v]]
-        until = min(until, _overtakes_at(P, v, close_time[h], close_seq[h], vb, cb, seqb))
-        v = K.age_next(age_bits, v + 1)
+    for v in range(1, vb):  # the earliest-closed lines with steeper scores: when the first of them overtakes b
+        q = age_head[v]
+        if q >= 0:
+            h = slot_line[q]
+            until = min(until, _overtakes_at(P, v, close_time[h], close_seq[h], vb, cb, seqb))
     # watch[v]: a line with v valid pages and close time c overtakes b before `until` only if c <= watch[v]:
     # for v < vb its lead grows, so it must lead at until - 1; for v >= vb it shrinks, so it must lead now
     # (its lead before its change was smaller still). Leading at t means (t - c) ax >= (t - cb) ab.

@@ -122,11 +122,28 @@ def _choose(s, now):
         return best
     vb, cb, seqb = best_val, close_time[best], close_seq[best]
     until = now + HORIZON * P
-    for v in range(1, vb):  # the earliest-closed lines with steeper scores: when the first of them overtakes b
-        q = age_head[v]
-        if q >= 0:
-            h = slot_line[q]
-            until = min(until, _overtakes_at(P, v, close_time[h], close_seq[h], vb, cb, seqb))
+    # the earliest-closed lines with steeper scores (rows 1 .. vb - 1): when the first of them overtakes b. x
+    # overtakes b before `until` iff its time t <= until - 1, tested without dividing (t = ceil(num / d), or
+    # floor(num / d) + 1 when x closed after b; d > 0): num <= (until - 1) d, or num < (until - 1) d
+    done = False
+    for wi in range(age_bits.shape[0]):
+        m = age_bits[wi] & (_NOT_ROW0 if wi == 0 else _ALL)
+        while m != 0:
+            v = (wi << 6) + trailing_zeros(m)
+            m &= m - np.uint64(1)
+            if v >= vb:
+                done = True
+                break
+            h = slot_line[age_head[v]]
+            ax = (P - v) * vb
+            ab = (P - vb) * v
+            d = ax - ab
+            num = ax * close_time[h] - ab * cb
+            lim = (until - 1) * d
+            if num < lim or (num == lim and close_seq[h] < seqb):
+                until = _overtakes_at(P, v, close_time[h], close_seq[h], vb, cb, seqb)
+        if done:
+            break
     # watch[v]: a line with v valid pages and close time c overtakes b before `until` only if c <= watch[v]:
     # for v < vb its lead grows, so it must lead at until - 1; for v >= vb it shrinks, so it must lead now
     # (its lead before its change was smaller still). Leading at t means (t - c) ax >= (t - cb) ab.

@@ -82,7 +82,7 @@ Passes are triggered by up to three rules (``prm``, from :class:`flashrepro.ftl.
   FEMU's thresholds this asks after nearly every write, so the mechanism skips asking when the answer
   cannot have changed since it was refused (:func:`_background_skips`: a ``stable_skip`` rule, or a
   watched answer) and draws a sampling rule's victim itself (``prm[SAMPLE_DRAWS]``,
-  :func:`sample_least_valid`) instead of calling it.
+  :func:`sample_least_valid`, or with ``SAMPLE_CLOSED`` random-all's :func:`draw_closed`) instead of calling it.
 
 A victim with ``v`` valid pages opens at most one copy line and frees one, so GC never needs more than
 one free line at a time; the Python wrapper refuses triggers that keep none free.

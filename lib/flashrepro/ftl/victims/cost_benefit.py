@@ -16,7 +16,9 @@ Ties, among empty lines too, go to the earliest-closed line (FEMU scans its whol
 so the oldest of them is ahead of the others at every moment (and first among ties): the mechanism keeps
 the closed lines of each valid count in close order (``reads_ages``: a bitset over the lines' slots per
 count, see :mod:`flashrepro.ftl._kernel`), and the best line is the best of at most ``P`` earliest-closed
-lines, one per count. Between picks the answer is *watched* (``watches``): with ``b`` the
+lines, one per count. The counts are read from 1 up, and the reading stops at the first count where even the
+oldest closed line's age would score strictly under the best so far: ``(P - v) / v`` falls as ``v`` grows, so
+no later count can reach it (exact: integers). Between picks the answer is *watched* (``watches``): with ``b`` the
 best line, a line ``x`` with fewer valid pages (a steeper score) overtakes ``b`` at a time computed
 exactly from the two (integer arithmetic), and the earliest such time over the heads bounds how long
 ``b`` stays best unless a line changes; a line that loses a page or closes can overtake ``b`` before then

@@ -87,7 +87,7 @@ Passes are triggered by up to three rules (``prm``, from :class:`flashrepro.ftl.
   FEMU's thresholds this asks after nearly every write, so the mechanism skips asking when the answer
   cannot have changed since it was refused (:func:`_background_skips`: a ``stable_skip`` rule, or a
   watched answer) and draws a sampling rule's victim itself (``prm[SAMPLE_DRAWS]``,
-  :func:`sample_least_valid`) instead of calling it.
+  :func:`sample_least_valid`, or with ``SAMPLE_CLOSED`` random-all's :func:`draw_closed`) instead of calling it.
 
 A victim with ``v`` valid pages opens at most one copy line and frees one, so GC never needs more than
 one free line at a time; the Python wrapper refuses triggers that keep none free.
@@ -159,6 +159,7 @@ WATCH_UNTIL = 25  # the watched answer holds while sc[CLOCK] < this
 N_AGE_LOG = 26  # lines in age_log (prm[AGE_LISTS]): closed lines whose row is stale until sync_ages
 N_SC = 27
 CURSOR_PENDING = -1  # sc[CURSOR]: the next line to close (prm[CURSOR_RESUME], after the newest line was a victim)
+SAMPLE_CLOSED = -1  # prm[SAMPLE_DRAWS]: the rule's first victim is draw_closed (random-all)
 HEAP_KEPT, HEAP_STALE = 1, 2  # prm[HEAP]: FEMU's heap moved on every lost page, or (before Oct 2021) not
 FULL_FIRST_VICTIMS = True  # reserve and forced passes take a first victim with no invalid page (copied whole)
 
@@ -332,6 +333,20 @@ def sample_least_valid(cands, n, valid, rng, d):
         if valid[ln] < valid[best]:
             best = ln
     return best
+
+
+@njit(cache=True, inline="always")
+def draw_closed(fifo, L, rng):
+    """A closed line drawn uniformly: ``r % L`` drawn again until the line is on the FIFO of closed lines
+    (``fifo``, the state's), or -1 (and no draw) when the FIFO is empty. ``random-all``'s first victim, and the
+    mechanism's background probe for it (``prm[SAMPLE_DRAWS] == SAMPLE_CLOSED``), which has the same steps
+    written out (tests/test_ftl.py compares both with the reference under FEMU's trigger)."""
+    if fifo[2 * L + 1] == L:  # jitkit's list_front: no closed line
+        return -1
+    while True:
+        ln = draw_below(rng, L)
+        if fifo[2 * ln] >= 0:  # jitkit's list_contains
+            return ln
 
 
 @njit(cache=True, inline="always")
@@ -578,10 +593,63 @@ def sync_ages(s):
     L = s.prm[P_LINES]
     P = s.prm[P_PAGES]
     log = age_log
+    n0, n1, n2 = _dims(2 * L)
+    wd = n0 + n1 + n2
+    # _age_move_in for a line whose count dropped, written out: a call of a helper with a loop in it costs
+    # reference counts on its array arguments (about 10 ns a move, half of it)
     for i in range(s.sc[N_AGE_LOG]):
         ln = log[i]
-        if age_v[ln] >= 0 and age_v[ln] != valid[ln]:  # still closed (not a victim since) and stale
-            _age_move_in(age_slots, age_head, age_bits, age_v, slot_of, L, P, ln, valid[ln])
+        old = age_v[ln]
+        v = valid[ln]
+        if old < 0 or old == v:  # a victim since, or not stale
+            continue
+        slot = slot_of[ln]
+        w = slot >> 6
+        if old < P:  # out of row old (a full line is in no row)
+            base = old * wd
+            age_slots[base + w] &= ~_bit(slot)
+            if age_slots[base + w] == 0:
+                w1 = w >> 6
+                age_slots[base + n0 + w1] &= ~_bit(w)
+                if age_slots[base + n0 + w1] == 0:
+                    age_slots[base + n0 + n1 + (w1 >> 6)] &= ~_bit(w1)
+            if age_head[old] == slot:  # it was the earliest-closed: the next one is (_bits_next_at)
+                nxt = -1
+                m = age_slots[base + w] & (jk.ALL << np.uint64(slot & 63))
+                if m != 0:
+                    nxt = (w << 6) + trailing_zeros(m)
+                elif w + 1 < n0:
+                    x = w + 1
+                    w1 = x >> 6
+                    m = age_slots[base + n0 + w1] & (jk.ALL << np.uint64(x & 63))
+                    if m == 0:
+                        w1 += 1
+                        if w1 < n1:
+                            w2 = w1 >> 6
+                            m2 = age_slots[base + n0 + n1 + w2] & (jk.ALL << np.uint64(w1 & 63))
+                            while m2 == 0:
+                                w2 += 1
+                                if w2 >= n2:
+                                    break
+                                m2 = age_slots[base + n0 + n1 + w2]
+                            if m2 != 0:
+                                w1 = (w2 << 6) + trailing_zeros(m2)
+                                m = age_slots[base + n0 + w1]
+                    if m != 0:
+                        x = (w1 << 6) + trailing_zeros(m)
+                        nxt = (x << 6) + trailing_zeros(age_slots[base + x])
+                age_head[old] = nxt
+                if nxt < 0:
+                    age_bits[old >> 6] &= ~_bit(old)
+        base = v * wd  # into row v (v < old <= P)
+        age_slots[base + w] |= _bit(slot)
+        w1 = w >> 6
+        age_slots[base + n0 + w1] |= _bit(w)
+        age_slots[base + n0 + n1 + (w1 >> 6)] |= _bit(w1)
+        if age_head[v] < 0 or slot < age_head[v]:
+            age_head[v] = slot
+            age_bits[v >> 6] |= _bit(v)
+        age_v[ln] = v
     s.sc[N_AGE_LOG] = 0
 
 
@@ -1190,9 +1258,10 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
     eager_host = s.prm[HOST_EAGER] != 0
     bg_max = _bg_valid_max(s) if background >= 0 else -1  # the valid count at which a line becomes a bg victim
     stable = s.prm[STABLE_SKIP] != 0
-    sample_d = s.prm[SAMPLE_DRAWS]  # > 0: the rule's first victim is sample_least_valid of this many draws
+    sample_d = s.prm[SAMPLE_DRAWS]  # > 0: the rule's first victim is sample_least_valid of this many draws;
+    # SAMPLE_CLOSED: draw_closed
     bg_need = max(1, bg_min)  # invalid pages a background victim needs
-    cands, rng = s.cands, s.rng
+    cands, rng, fifo = s.cands, s.rng, s.fifo
     age_on, slot_on, watch_on = s.prm[AGE_LISTS] != 0, s.prm[SLOTS] != 0, s.prm[WATCH] != 0
     ordered = age_on or slot_on or watch_on  # a rule reads the close-ordered structures
     limit = s.prm[LIMIT]
@@ -1214,8 +1283,17 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
             if bg and _background_skips(sc, stable, watch_on, clock0 + i):
                 skipped += 1
                 bg = False
-            if bg and sample_d > 0:  # a sampling rule's draw, here: no call, no read of a state field
-                bg_victim = sample_least_valid(cands, sc[N_CANDS], valid, rng, sample_d)
+            if bg and sample_d != 0:  # a sampling rule's draw, here: no call, no read of a state field
+                if sample_d > 0:
+                    bg_victim = sample_least_valid(cands, sc[N_CANDS], valid, rng, sample_d)
+                elif fifo[2 * L + 1] != L:  # draw_closed, written out (called here, a helper with a loop cost
+                    # reference counts on every probe: 15 ns a write, measured on random under FEMU's trigger)
+                    while True:
+                        bg_victim = draw_below(rng, L)
+                        if fifo[2 * bg_victim] >= 0:
+                            break
+                else:
+                    bg_victim = -1
                 if bg_victim < 0 or P - valid[bg_victim] < bg_need:
                     skipped += 1
                     sc[BG_SKIP_GEN] = sc[BG_GEN]
@@ -1275,8 +1353,17 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
                 _cand_add(s, ln)
             if heap and closed:  # FEMU's mark_page_invalid
                 if hpos[ln] > 0:
-                    if heap_kept:
-                        _heap_up(heap_a, hpos, valid, hpos[ln])
+                    if heap_kept:  # _heap_up, written out: called here it cost 12 ns a write in reference counts
+                        j = hpos[ln]
+                        while j > 1:
+                            up = heap_a[j >> 1]
+                            if valid[up] <= v:
+                                break
+                            heap_a[j] = up
+                            hpos[up] = j
+                            j >>= 1
+                        heap_a[j] = ln
+                        hpos[ln] = j
                 elif v == P - 1:
                     _heap_insert(s, ln)
             if v == bg_max and closed:

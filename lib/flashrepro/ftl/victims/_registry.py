@@ -77,7 +77,8 @@ class VictimRule:
     settings); ``reads_heap`` asks it to keep FEMU's victim heap (``state.heap``, see :mod:`.._kernel`): 0 =
     no, ``HEAP_KEPT`` or ``HEAP_STALE`` (the kernel's constants). ``samples`` says the rule's first victim
     is :func:`~.._kernel.sample_least_valid` of one draw (``configure`` may set more in
-    ``prm[K.SAMPLE_DRAWS]``), so the mechanism's background probe draws it without calling the rule.
+    ``prm[K.SAMPLE_DRAWS]``, or ``K.SAMPLE_CLOSED``: :func:`~.._kernel.draw_closed`, random-all's draw), so the
+    mechanism's background probe draws it without calling the rule.
     ``reads_ages`` and ``reads_slots`` ask the mechanism to keep the close-ordered structures
     (``state.ages``, ``state.slot_*``, see :mod:`.._kernel`); ``watches`` says the rule publishes a watched
     answer (``sc[WATCH_*]``, ``state.watch``) that the mechanism ends when a line could overtake it, and

@@ -16,7 +16,9 @@ Ties, among empty lines too, go to the earliest-closed line (FEMU scans its whol
 so the oldest of them is ahead of the others at every moment (and first among ties): the mechanism keeps
 the closed lines of each valid count in close order (``reads_ages``: a bitset over the lines' slots per
 count, see :mod:`flashrepro.ftl._kernel`), and the best line is the best of at most ``P`` earliest-closed
-lines, one per count. Between picks the answer is *watched* (``watches``): with ``b`` the
+lines, one per count. The counts are read from 1 up, and the reading stops at the first count where even the
+oldest closed line's age would score strictly under the best so far: ``(P - v) / v`` falls as ``v`` grows, so
+no later count can reach it (exact: integers). Between picks the answer is *watched* (``watches``): with ``b`` the
 best line, a line ``x`` with fewer valid pages (a steeper score) overtakes ``b`` at a time computed
 exactly from the two (integer arithmetic), and the earliest such time over the heads bounds how long
 ``b`` stays best unless a line changes; a line that loses a page or closes can overtake ``b`` before then
@@ -39,10 +41,14 @@ References
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
+from ... import jitkit as jk
 from .. import _kernel as K
 from ._registry import register
 
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+_NOT_ROW0 = np.uint64(0xFFFFFFFFFFFFFFFE)  # row 0 (empty lines) is handled before the scan
 HORIZON = 1  # lines' worth of host writes (P each) a watched answer is trusted for before it is chosen again
 
 
@@ -58,6 +64,17 @@ def _overtakes_at(P, v, c, seq, vb, cb, seqb):
     if seq < seqb:
         return -((-num) // d)
     return num // d + 1
+
+
+@njit(cache=True, error_model="numpy")
+def _thresholds(watch, P, vb, cb, lo, hi, tau):
+    """``watch[v]`` for ``lo <= v < hi``: the close time at or under which a line with ``v`` valid pages leads
+    ``b`` (``vb`` valid pages, closed at ``cb``) at clock ``tau``, rounded up past the floating-point error. A
+    loop with no branch and no array read, so it runs in vector registers (P of these per watch)."""
+    a = float(tau - cb)
+    for v in range(lo, hi):
+        q = float((P - vb) * v) * a / float((P - v) * vb)
+        watch[v] = np.int64(np.floor(tau - q)) + 1 + np.int64((tau + q) * 1e-12)  # up, past the rounding
 
 
 @njit(cache=True, inline="always")
@@ -79,34 +96,63 @@ def _choose(s, now):
     best_age = 0
     best_inv = 0
     best_val = 1
-    v = K.age_next(age_bits, 1)
-    while v >= 0:
-        h = slot_line[age_head[v]]
-        age = now - close_time[h]
-        inv = P - v
-        ahead = age * inv * best_val
-        behind = best_age * best_inv * v
-        if best < 0 or ahead > behind or (ahead == behind and close_seq[h] < close_seq[best]):
-            best, best_age, best_inv, best_val = h, age, inv, v
-        v = K.age_next(age_bits, v + 1)
+    # no line is older than the oldest closed line (the FIFO's front), and (P - v) / v falls as v grows: once
+    # that age at count v scores strictly under the best so far, no row from v on can reach it
+    oldest = jk.list_front(s.fifo, s.prm[K.P_LINES])
+    max_age = now - close_time[oldest] if oldest < s.prm[K.P_LINES] else 0
+    # the non-empty rows from 1 up, by the bits of age_bits (K.age_next, written out: a helper with a loop,
+    # called in a loop, costs reference counts on its array argument each time)
+    done = False
+    for wi in range(age_bits.shape[0]):
+        m = age_bits[wi] & (_NOT_ROW0 if wi == 0 else _ALL)
+        while m != 0:
+            v = (wi << 6) + trailing_zeros(m)
+            m &= m - np.uint64(1)
+            inv = P - v
+            if best >= 0 and max_age * inv * best_val < best_age * best_inv * v:
+                done = True
+                break
+            h = slot_line[age_head[v]]
+            age = now - close_time[h]
+            ahead = age * inv * best_val
+            behind = best_age * best_inv * v
+            if best < 0 or ahead > behind or (ahead == behind and close_seq[h] < close_seq[best]):
+                best, best_age, best_inv, best_val = h, age, inv, v
+        if done:
+            break
     if best < 0 or s.prm[K.BACKGROUND] < 0:  # no background pass asks between two passes: no watch
         return best
     vb, cb, seqb = best_val, close_time[best], close_seq[best]
     until = now + HORIZON * P
-    v = K.age_next(age_bits, 1)
-    while 0 <= v < vb:  # the earliest-closed lines with steeper scores: when the first of them overtakes b
-        h = slot_line[age_head[v]]
-        until = min(until, _overtakes_at(P, v, close_time[h], close_seq[h], vb, cb, seqb))
-        v = K.age_next(age_bits, v + 1)
+    # the earliest-closed lines with steeper scores (rows 1 .. vb - 1): when the first of them overtakes b. x
+    # overtakes b before `until` iff its time t <= until - 1, tested without dividing (t = ceil(num / d), or
+    # floor(num / d) + 1 when x closed after b; d > 0): num <= (until - 1) d, or num < (until - 1) d
+    done = False
+    for wi in range(age_bits.shape[0]):
+        m = age_bits[wi] & (_NOT_ROW0 if wi == 0 else _ALL)
+        while m != 0:
+            v = (wi << 6) + trailing_zeros(m)
+            m &= m - np.uint64(1)
+            if v >= vb:
+                done = True
+                break
+            h = slot_line[age_head[v]]
+            ax = (P - v) * vb
+            ab = (P - vb) * v
+            d = ax - ab
+            num = ax * close_time[h] - ab * cb
+            lim = (until - 1) * d
+            if num < lim or (num == lim and close_seq[h] < seqb):
+                until = _overtakes_at(P, v, close_time[h], close_seq[h], vb, cb, seqb)
+        if done:
+            break
     # watch[v]: a line with v valid pages and close time c overtakes b before `until` only if c <= watch[v]:
     # for v < vb its lead grows, so it must lead at until - 1; for v >= vb it shrinks, so it must lead now
     # (its lead before its change was smaller still). Leading at t means (t - c) ax >= (t - cb) ab.
     watch[0] = K.ALWAYS
     watch[P] = K.NO_WATCH
-    for v in range(1, P):
-        tau = until - 1 if v < vb else now
-        q = float((P - vb) * v) * float(tau - cb) / float((P - v) * vb)
-        watch[v] = np.int64(np.floor(tau - q)) + 1 + np.int64((tau + q) * 1e-12)  # up, past the rounding
+    _thresholds(watch, P, vb, cb, 1, vb, until - 1)
+    _thresholds(watch, P, vb, cb, vb, P, now)
     sc[K.WATCH_LINE], sc[K.WATCH_UNTIL], sc[K.WATCH_OK] = best, until, 1
     return best
 

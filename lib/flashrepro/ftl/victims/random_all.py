@@ -16,7 +16,9 @@ reserve trigger with one reserve line, all but about two).
 
 **A first victim with no invalid page.** Reserve and forced passes take it and copy it whole
 (``_kernel.FULL_FIRST_VICTIMS``), so the rule is the textbook one throughout; a background pass refuses it
-(its draw is spent, as ``random``'s).
+(its draw is spent, as ``random``'s). Under FEMU's trigger a background pass asks after every host write, so
+the mechanism draws that first victim itself (:func:`~flashrepro.ftl._kernel.draw_closed`, the function ``pick``
+calls) instead of calling the rule: a call passes the whole state, and cost about 200 ns a write.
 """
 
 from numba import njit
@@ -39,11 +41,20 @@ def pick(s, first):
     need_invalid = first and not TAKES_FULL_FIRST
     if need_invalid and s.sc[K.N_CANDS] == 0:  # only lines with no invalid page: none the kernel would take
         return -1
+    if not need_invalid:
+        return K.draw_closed(s.fifo, L, s.rng)
     while True:
         ln = draw_below(s.rng, L)
         if jk.list_contains(s.fifo, ln) and not (need_invalid and s.valid[ln] == P):
             return ln
 
 
+def configure(params, geometry, prm) -> None:
+    """The mechanism's background probe draws the first victim itself (:func:`~.._kernel.draw_closed`, as
+    ``pick`` does) instead of calling the rule after every host write under FEMU's trigger."""
+    if TAKES_FULL_FIRST:  # a background pass's first victim is then the plain draw_closed
+        prm[K.SAMPLE_DRAWS] = K.SAMPLE_CLOSED
+
+
 register("random-all", pick, "any closed line, uniformly at random, with an invalid page or not (the textbook rule; "
-         "seeded splitmix64)", draws=True)
+         "seeded splitmix64)", draws=True, configure=configure)

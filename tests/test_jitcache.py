@@ -73,3 +73,35 @@ def test_old_versions_are_pruned(tmp_path):
     current = tmp_path / "v0"  # the oldest is the one in use: it stays
     jitcache._prune(tmp_path, current)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["v0", "v4", "v5", "v6"]
+
+
+_PROBE = """
+import sys
+import numpy as np
+from flashrepro.traces import fastparse
+from numba.np import linalg
+
+fastparse.count_lines(np.zeros(4, np.uint8))  # a kernel from the cache: Numba's CPU target loaded
+from numba.np import arraymath
+
+print("scipy.linalg" in sys.modules, arraymath._HAVE_BLAS, hasattr(linalg.ensure_blas, "real"))
+import scipy.linalg.cython_blas  # noqa: E402,F401  (the answer the import gives: BLAS is there)
+from numba import njit  # noqa: E402
+
+print(njit(lambda a, b: np.dot(a, b))(np.arange(3.0), np.ones(3)))  # a BLAS call still compiles and runs
+"""
+
+
+def test_numbas_blas_probe_is_answered_without_importing_scipy_linalg():
+    """Loading Numba's target (the first kernel call of a run) leaves scipy.linalg unimported (0.18 s of CPU
+    time), with arraymath's BLAS flag what the import would have said and Numba's ensure_blas the real one
+    again; np.dot in a kernel compiles through the real check. In a fresh interpreter: this one has Numba's
+    target loaded long ago."""
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    out = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, env=env, check=True)
+    first, second = out.stdout.strip().splitlines()[-2:]
+    assert first == "False True False", out.stdout
+    assert second == "3.0"

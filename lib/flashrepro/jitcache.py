@@ -18,9 +18,12 @@ imported, before any kernel is defined; functions outside the package are left t
 from __future__ import annotations
 
 import hashlib
+import importlib.machinery
+import importlib.util
 import os
 import re
 import shutil
+import sys
 from pathlib import Path
 
 from numba.core import caching
@@ -148,3 +151,48 @@ class PackageLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocato
         except (ValueError, OSError):
             return None
         return super().from_function(py_func, py_file)
+
+
+def _scipy_blas_on_disk() -> bool:
+    """Whether ``scipy.linalg.cython_blas`` is a module file where an import would find it (found, not
+    imported: that would import ``scipy.linalg``)."""
+    try:
+        spec = importlib.util.find_spec("scipy")  # a top-level package is found without importing it
+        if spec is None or not spec.submodule_search_locations:
+            return False
+        dirs = [os.path.join(d, "linalg") for d in spec.submodule_search_locations]
+        return importlib.machinery.PathFinder.find_spec("scipy.linalg.cython_blas", dirs) is not None
+    except (ImportError, ValueError, OSError):
+        return False
+
+
+def defer_blas_probe() -> bool:
+    """Answer Numba's import-time "is there a BLAS?" probe from the disk instead of by importing scipy.linalg.
+
+    The first kernel a process calls (compiled or loaded from the cache) loads Numba's CPU target, which
+    imports ``numba.np.arraymath``; that module sets its ``_HAVE_BLAS`` flag by calling
+    ``numba.np.linalg.ensure_blas()``, which imports ``scipy.linalg.cython_blas`` and with it scipy.linalg and
+    the array-API modules it clones numpy into: 0.18 s of CPU time at the start of every run (a third of a 5M-line
+    first run's parse), for a flag that only ``np.dot`` and its kin read, when they compile (the package's
+    kernels call no BLAS). Here that one call, the one made from arraymath's module code, is answered by
+    whether the module is a file scipy would load (the same answer as the import, barring a broken scipy);
+    every other call to ``ensure_blas``, such as Numba's own before it compiles a BLAS call, is the real one.
+    Does nothing (False) when arraymath is already imported, scipy's BLAS module is not on disk, or Numba has
+    no ``numba.np.linalg.ensure_blas``."""
+    if "numba.np.arraymath" in sys.modules or not _scipy_blas_on_disk():
+        return False
+    try:
+        from numba.np import linalg
+        real = linalg.ensure_blas
+    except (ImportError, AttributeError):
+        return False
+
+    def ensure_blas():
+        if sys._getframe(1).f_globals.get("__name__") != "numba.np.arraymath":
+            return real()
+        linalg.ensure_blas = real  # arraymath's probe, made once: from now on the real check only
+        return None
+
+    ensure_blas.real = real
+    linalg.ensure_blas = ensure_blas
+    return True

@@ -411,6 +411,22 @@ def _tokenize(buf, sep, pad, kinds, slots, extra, ints, floats, tokens, line_of,
     return int(rec), -1
 
 
+@njit(cache=True)
+def lookup_tokens(tok, keys, codes, out):
+    """``out[i]`` = the code of the key equal to ``tok[i]`` (``keys``: distinct packed tokens, a handful); returns
+    the first ``i`` whose token is no key (``out`` written up to it), or -1. Every key is compared, without
+    a branch on the tokens (a read or a write, at random, would be mispredicted at every other request)."""
+    for i in range(tok.shape[0]):
+        t = tok[i]
+        hit = -1
+        for j in range(keys.shape[0]):
+            hit = j if keys[j] == t else hit
+        if hit < 0:
+            return i
+        out[i] = codes[hit]
+    return -1
+
+
 def encode_token(name: str) -> int | None:
     """``name`` packed as the tokenizer packs a token (its UTF-8 bytes, little-endian), or None if it is not
     1 to 8 bytes long."""

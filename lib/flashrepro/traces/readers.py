@@ -241,20 +241,30 @@ class _FastFields(_Fields):
             arr = arr.astype(np.float64)
         return self._checked(arr, col, nonneg)
 
+    def _checked(self, arr: np.ndarray, col: str, nonneg: bool) -> np.ndarray:
+        """What :meth:`_Fields._checked` refuses, found by reductions (no temporary array): which row it is does
+        not matter here, the block goes to the exact path, which names it."""
+        if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+            self.fail(0, f"{_name(col)} is not a finite number")
+        if nonneg and arr.size and arr.min() < 0:
+            self.fail(0, f"negative {_name(col)}")
+        return arr
+
     def op(self, col: str, mapping: dict[str, int]) -> np.ndarray:
-        """The tokens looked up among the mapping's names packed as the tokenizer packs them (a binary search
-        in a handful of keys; np.unique's sort cost 0.1 s per million records)."""
+        """The tokens looked up among the mapping's names packed as the tokenizer packs them (one pass of a
+        kernel over a handful of keys: a binary search took 0.06 s of a 5M-line first run, np.unique's sort 0.1 s
+        per million records)."""
         keys, codes = fastparse.token_table(mapping)
         tok = self.cols[col]
         if len(keys) == 0:  # no name of the mapping fits in a token
             self.fail(0, "no opcode can match")
-        at = np.minimum(np.searchsorted(keys, tok), len(keys) - 1)
-        bad = np.flatnonzero(keys[at] != tok)
-        if bad.size:
-            name = fastparse.decode_token(tok[bad[0]])
-            self.fail(int(bad[0]), f"unknown opcode {name!r} in field {_name(col)!r} (expected one of "
-                                   f"{sorted(mapping)})")
-        return codes[at]
+        out = np.empty(len(tok), np.int8)
+        bad = fastparse.lookup_tokens(tok, keys, codes, out)
+        if bad >= 0:
+            name = fastparse.decode_token(tok[bad])
+            self.fail(int(bad), f"unknown opcode {name!r} in field {_name(col)!r} (expected one of "
+                                f"{sorted(mapping)})")
+        return out
 
 
 def _normalise(data: bytes) -> bytes:

@@ -17,6 +17,7 @@ imported, before any kernel is defined; functions outside the package are left t
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.machinery
 import importlib.util
@@ -129,28 +130,40 @@ class PackageLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocato
     hash as the stamp (so the index never mixes versions either)."""
 
     folder: Path | None = None
+    _ready: set = set()  # cache folders made and found writable in this process
 
     def __init__(self, py_func, py_file):
         self._py_file = py_file
         self._lineno = py_func.__code__.co_firstlineno
-        rel = Path(py_file).resolve().relative_to(PACKAGE).parent
-        self._cache_path = str(self.folder / rel)
+        self._cache_path = str(self.folder / _package_path(py_file).parent)
 
     def get_cache_path(self):
         return self._cache_path
+
+    def ensure_cache_path(self):
+        """Numba's check (make the folder, create a temporary file in it) once per folder and process, not once
+        per kernel: ~130 kernels are defined when the command line is imported."""
+        if self._cache_path not in self._ready:
+            super().ensure_cache_path()
+            self._ready.add(self._cache_path)
 
     def get_source_stamp(self):
         return self.folder.name
 
     @classmethod
     def from_function(cls, py_func, py_file):
-        if cls.folder is None or not py_file:
-            return None
-        try:
-            Path(py_file).resolve().relative_to(PACKAGE)
-        except (ValueError, OSError):
+        if cls.folder is None or not py_file or _package_path(py_file) is None:
             return None
         return super().from_function(py_func, py_file)
+
+
+@functools.cache
+def _package_path(py_file: str) -> Path | None:
+    """``py_file`` relative to the package, or None outside it (resolved once per file, not once per kernel)."""
+    try:
+        return Path(py_file).resolve().relative_to(PACKAGE)
+    except (ValueError, OSError):
+        return None
 
 
 def _scipy_blas_on_disk() -> bool:

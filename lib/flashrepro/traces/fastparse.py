@@ -427,6 +427,31 @@ def lookup_tokens(tok, keys, codes, out):
     return -1
 
 
+@njit(cache=True)
+def first_bad_rows(t, off, size, op, keep, limit, max_offset, out):
+    """The reader's record checks in one pass: ``out[c]`` = the first row (among those ``keep`` marks, when it
+    is not empty) failing check ``c``, or -1: 0 a time that is not finite, 1 a negative offset, 2 a negative
+    size, 3 an extent ending past ``max_offset`` (``off > max_offset - max(size, 0)``), 4 a read or write
+    (op 0 or 1) larger than ``limit``."""
+    for c in range(5):
+        out[c] = -1
+    sel = keep.shape[0] > 0
+    for i in range(t.shape[0]):
+        if sel and not keep[i]:
+            continue
+        o, s = off[i], size[i]
+        if out[0] < 0 and not np.isfinite(t[i]):
+            out[0] = i
+        if out[1] < 0 and o < 0:
+            out[1] = i
+        if out[2] < 0 and s < 0:
+            out[2] = i
+        if out[3] < 0 and o > max_offset - max(s, 0):
+            out[3] = i
+        if out[4] < 0 and op[i] <= 1 and s > limit:
+            out[4] = i
+
+
 def encode_token(name: str) -> int | None:
     """``name`` packed as the tokenizer packs a token (its UTF-8 bytes, little-endian), or None if it is not
     1 to 8 bytes long."""

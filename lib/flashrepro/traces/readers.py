@@ -30,6 +30,7 @@ import dataclasses
 import functools
 import io
 import itertools
+import math
 import re
 import warnings
 from collections.abc import Callable, Iterator
@@ -480,18 +481,43 @@ def _check_columns(f: _Fields, cols: dict) -> None:
     keep = cols.get("keep")
     rows = np.arange(len(t)) if keep is None else np.flatnonzero(keep)
     sub = slice(None) if keep is None else keep
-    for bad, why in ((~np.isfinite(t[sub]), "time is not a finite number"), (off[sub] < 0, "negative offset"),
-                     (size[sub] < 0, "negative size"),
-                     (off[sub] > _MAX_OFFSET - np.maximum(size[sub], 0), "extent ends past 2^62 bytes")):
+    for bad, why in zip((~np.isfinite(t[sub]), off[sub] < 0, size[sub] < 0,
+                         off[sub] > _MAX_OFFSET - np.maximum(size[sub], 0)), _CHECKS, strict=True):
         i = np.flatnonzero(bad)
         if i.size:
             f.fail(int(rows[i[0]]), why)
 
 
+_CHECKS = ("time is not a finite number", "negative offset", "negative size", "extent ends past 2^62 bytes")
+
+
+def _check_records(f: _Fields, cols: dict, limit: int) -> None:
+    """:func:`_check_columns` then :func:`_check_request_sizes`, the five checks in one pass of a kernel
+    (``fastparse.first_bad_rows``) where the columns are int64 offsets and sizes: the same first failing row
+    of the first failing check, without a temporary array per check (0.03 s of a 5M-line first run)."""
+    t = np.asarray(cols["time_s"], np.float64)
+    off, size, op = np.asarray(cols["offset_bytes"]), np.asarray(cols["size_bytes"]), np.asarray(cols["op"])
+    keep = cols.get("keep")
+    if off.dtype != np.int64 or size.dtype != np.int64 or op.dtype.kind not in "iu" or \
+            not len(t) == len(off) == len(size) == len(op) or (keep is not None and keep.dtype != np.bool_):
+        _check_columns(f, cols)
+        _check_request_sizes(f, cols, limit)
+        return
+    first = np.empty(5, np.int64)
+    fastparse.first_bad_rows(t, off, size, op, _NO_ROWS if keep is None else keep, limit, _MAX_OFFSET, first)
+    for row, why in zip(first[:4], _CHECKS, strict=True):
+        if row >= 0:
+            f.fail(int(row), why)
+    if first[4] >= 0:
+        _fail_request_size(f, op, size, int(first[4]), limit)
+
+
+_NO_ROWS = np.zeros(0, np.bool_)
+
+
 def _build(f: _Fields, fmt: Format, ctx: _Ctx) -> dict:
     cols = fmt.build(f, **ctx.opts)
-    _check_columns(f, cols)
-    _check_request_sizes(f, cols, ctx.max_request_bytes)
+    _check_records(f, cols, ctx.max_request_bytes)
     return cols
 
 
@@ -536,7 +562,8 @@ def _parse_lines(block: bytes, fmt: Format, ctx: _Ctx) -> dict | None:
     t = np.asarray(cols["time_s"], dtype=np.float64)
     if ctx.t0 is None:
         ctx.t0 = float(t[0])
-    cols["time_s"] = t - ctx.t0
+    # t - (+0.0) is t, bit for bit (-0.0 too): a builder that already made times relative is not copied
+    cols["time_s"] = t if ctx.t0 == 0.0 and math.copysign(1.0, ctx.t0) > 0 else t - ctx.t0
     return cols
 
 
@@ -762,10 +789,12 @@ def _check_request_sizes(f: _Fields, cols: dict, limit: int) -> None:
     big = (op <= Op.WRITE) & (size > limit)
     rows = np.flatnonzero(big if keep is None else big & keep)
     if rows.size:
-        i = int(rows[0])
-        what = "read" if op[i] == Op.READ else "write"
-        f.fail(i, f"a {what} of {int(size[i]):,} bytes is larger than the limit of {limit:,} bytes "
-                  f"(max_request_bytes)")
+        _fail_request_size(f, op, size, int(rows[0]), limit)
+
+
+def _fail_request_size(f: _Fields, op: np.ndarray, size: np.ndarray, i: int, limit: int) -> None:
+    what = "read" if op[i] == Op.READ else "write"
+    f.fail(i, f"a {what} of {int(size[i]):,} bytes is larger than the limit of {limit:,} bytes (max_request_bytes)")
 
 
 _F = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"  # a float

@@ -209,3 +209,39 @@ def defer_blas_probe() -> bool:
     ensure_blas.real = real
     linalg.ensure_blas = ensure_blas
     return True
+
+
+class _DeferredFFI:
+    """Stands for the ``cffi.FFI()`` Numba makes when its CPU target loads: made on first use instead."""
+
+    def __init__(self, make):
+        self._make, self._ffi = make, None
+
+    def __getattr__(self, name):
+        if self._ffi is None:
+            self._ffi = self._make()
+        return getattr(self._ffi, name)
+
+
+def defer_cffi_parser() -> bool:
+    """Make Numba's ``cffi.FFI()`` when it is first used instead of when Numba's CPU target loads.
+
+    Loading the target (the first kernel call of a process) imports ``numba.core.typing.cffi_utils``, which
+    makes an FFI at once if cffi is installed; that builds pycparser's C lexer (0.03 s of CPU time, its regular
+    expressions compiled) for typing cffi functions, which the package's kernels never take. Here that module
+    is imported now with ``cffi.FFI`` standing for a :class:`_DeferredFFI` while it runs (and the real class
+    again after): its ``ffi`` makes the real FFI on its first use, and ``SUPPORTED`` is True as before. Does
+    nothing (False) when cffi is not installed or the module is already imported."""
+    if "numba.core.typing.cffi_utils" in sys.modules:
+        return False
+    try:
+        import cffi
+    except ImportError:
+        return False
+    real = cffi.FFI
+    cffi.FFI = lambda: _DeferredFFI(real)
+    try:
+        from numba.core.typing import cffi_utils
+    finally:
+        cffi.FFI = real
+    return isinstance(cffi_utils.ffi, _DeferredFFI)

@@ -1,8 +1,9 @@
 """The policy registry: a policy's name -> its parameter dataclass and its kernel class.
 
 Adding a policy is one module with a frozen parameter dataclass and a :class:`Kernel` subclass decorated
-with :func:`register`, plus one import line in ``flashrepro/cache/__init__.py``. Tests, the command line
-and the notebooks iterate over :data:`POLICIES`; nothing branches on policy names.
+with :func:`register`, plus its name and module in the table of ``flashrepro/cache/__init__.py`` (the module is
+imported when the policy is first asked for). Tests, the command line and the notebooks iterate over
+:data:`POLICIES`; nothing branches on policy names.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import dataclasses
 import functools
 import importlib
 import math
+import threading
 import types
 import typing
 from collections.abc import Callable
@@ -136,6 +138,7 @@ class _Registry(dict):
 POLICIES: dict[str, Policy] = _Registry()
 _BUILTIN: dict[str, str] = {}  # a built-in policy's name -> the module that registers it
 _ALL_IMPORTED = [True]  # every module of _BUILTIN imported (and POLICIES in their order)
+_IMPORTING = threading.RLock()
 
 
 def builtin(modules: dict[str, str]) -> None:
@@ -156,16 +159,19 @@ def _import_builtins() -> None:
     order given to :func:`builtin` would have (policies registered elsewhere after them, in their order)."""
     if _ALL_IMPORTED[0]:
         return
-    _ALL_IMPORTED[0] = True
-    modules = list(dict.fromkeys(_BUILTIN.values()))
-    for module in modules:
-        importlib.import_module(module)
-    rank = {m: i for i, m in enumerate(modules)}
-    entries = list(dict.items(POLICIES))
-    order = sorted(range(len(entries)), key=lambda i: (rank.get(_BUILTIN.get(entries[i][0]), len(rank)), i))
-    dict.clear(POLICIES)
-    for i in order:
-        dict.__setitem__(POLICIES, *entries[i])
+    with _IMPORTING:  # another thread listing the registry meanwhile waits for the whole of it
+        if _ALL_IMPORTED[0]:
+            return
+        modules = list(dict.fromkeys(_BUILTIN.values()))
+        for module in modules:
+            importlib.import_module(module)
+        rank = {m: i for i, m in enumerate(modules)}
+        entries = list(dict.items(POLICIES))
+        order = sorted(range(len(entries)), key=lambda i: (rank.get(_BUILTIN.get(entries[i][0]), len(rank)), i))
+        dict.clear(POLICIES)
+        for i in order:
+            dict.__setitem__(POLICIES, *entries[i])
+        _ALL_IMPORTED[0] = True
 
 
 def register(name: str, params: type) -> Callable:

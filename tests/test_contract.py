@@ -270,3 +270,29 @@ def test_a_kernel_stops_where_the_log_is_full_and_resumes():
 @given(tr=traces(), cap=st.integers(8, 80), policy=st.sampled_from(sorted(TOYS)), flush=st.booleans())
 def test_toys_keep_the_accounting_rules(tr, cap, policy, flush):
     check_accounting(tr, cap, policy, flush)
+
+
+def test_builtin_policies_are_imported_when_asked_for():
+    """The table in flashrepro/cache/__init__.py names the module of every built-in policy (so that asking for
+    one imports what registers it), and looking one policy up imports only its module, in a fresh interpreter;
+    listing POLICIES then gives every policy, in the order importing all the modules at once gave."""
+    import os
+    import subprocess
+    import sys
+
+    from flashrepro.cache import registry
+
+    ours = {n: type(p.kernel).__module__ for n, p in POLICIES.items()
+            if type(p.kernel).__module__.startswith("flashrepro.cache.") and not hasattr(p.kernel, "prototype")}
+    assert ours == registry._BUILTIN
+    probe = ("import sys\nfrom flashrepro.cache import POLICIES, get_policy, make_params\n"
+             "get_policy('lru'); make_params('seg_lru', segment_kib=16); print('clock' in POLICIES)\n"
+             "print(sorted(m for m in sys.modules if m.startswith('flashrepro.cache.')))\nprint(list(POLICIES))")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
+    clock, modules, names = out.stdout.strip().splitlines()[-3:]
+    assert clock == "True"
+    assert eval(modules) == ["flashrepro.cache.clock", "flashrepro.cache.contract", "flashrepro.cache.lru",
+                             "flashrepro.cache.mrc", "flashrepro.cache.registry", "flashrepro.cache.segment",
+                             "flashrepro.cache.simulate"]
+    assert eval(names) == [n for n in POLICIES if n in ours]

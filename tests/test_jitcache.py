@@ -73,3 +73,41 @@ def test_old_versions_are_pruned(tmp_path):
     current = tmp_path / "v0"  # the oldest is the one in use: it stays
     jitcache._prune(tmp_path, current)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["v0", "v4", "v5", "v6"]
+
+
+_PROBE = """
+import sys
+import numpy as np
+from flashrepro.traces import fastparse
+from numba.np import linalg
+
+fastparse.count_lines(np.zeros(4, np.uint8))  # a kernel from the cache: Numba's CPU target loaded
+from numba.np import arraymath
+
+from numba.core.typing import cffi_utils
+
+print("scipy.linalg" in sys.modules, arraymath._HAVE_BLAS, hasattr(linalg.ensure_blas, "real"))
+print("pycparser" in sys.modules, cffi_utils.SUPPORTED, cffi_utils.ffi._ffi is None)
+print(cffi_utils.map_type(cffi_utils.ffi.typeof("int")), "pycparser" in sys.modules)  # made when first used
+import scipy.linalg.cython_blas  # noqa: E402,F401  (the answer the import gives: BLAS is there)
+from numba import njit  # noqa: E402
+
+print(njit(lambda a, b: np.dot(a, b))(np.arange(3.0), np.ones(3)))  # a BLAS call still compiles and runs
+"""
+
+
+def test_numbas_start_up_probes_import_neither_scipy_linalg_nor_pycparser():
+    """Loading Numba's target (the first kernel call of a run) leaves scipy.linalg unimported (0.18 s of CPU
+    time), with arraymath's BLAS flag what the import would have said and Numba's ensure_blas the real one
+    again; np.dot in a kernel compiles through the real check. Numba's cffi FFI (pycparser's lexer, 0.03 s) is
+    made when first used. In a fresh interpreter: this one has Numba's target loaded long ago."""
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    out = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, env=env, check=True)
+    blas, ffi, used, dot = out.stdout.strip().splitlines()[-4:]
+    assert blas == "False True False", out.stdout
+    assert dot == "3.0"
+    assert ffi == "False True True"
+    assert used == "int32 True"

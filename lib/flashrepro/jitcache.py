@@ -17,10 +17,14 @@ imported, before any kernel is defined; functions outside the package are left t
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib.machinery
+import importlib.util
 import os
 import re
 import shutil
+import sys
 from pathlib import Path
 
 from numba.core import caching
@@ -126,25 +130,118 @@ class PackageLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocato
     hash as the stamp (so the index never mixes versions either)."""
 
     folder: Path | None = None
+    _ready: set = set()  # cache folders made and found writable in this process
 
     def __init__(self, py_func, py_file):
         self._py_file = py_file
         self._lineno = py_func.__code__.co_firstlineno
-        rel = Path(py_file).resolve().relative_to(PACKAGE).parent
-        self._cache_path = str(self.folder / rel)
+        self._cache_path = str(self.folder / _package_path(py_file).parent)
 
     def get_cache_path(self):
         return self._cache_path
+
+    def ensure_cache_path(self):
+        """Numba's check (make the folder, create a temporary file in it) once per folder and process, not once
+        per kernel: ~130 kernels are defined when the command line is imported."""
+        if self._cache_path not in self._ready:
+            super().ensure_cache_path()
+            self._ready.add(self._cache_path)
 
     def get_source_stamp(self):
         return self.folder.name
 
     @classmethod
     def from_function(cls, py_func, py_file):
-        if cls.folder is None or not py_file:
-            return None
-        try:
-            Path(py_file).resolve().relative_to(PACKAGE)
-        except (ValueError, OSError):
+        if cls.folder is None or not py_file or _package_path(py_file) is None:
             return None
         return super().from_function(py_func, py_file)
+
+
+@functools.cache
+def _package_path(py_file: str) -> Path | None:
+    """``py_file`` relative to the package, or None outside it (resolved once per file, not once per kernel)."""
+    try:
+        return Path(py_file).resolve().relative_to(PACKAGE)
+    except (ValueError, OSError):
+        return None
+
+
+def _scipy_blas_on_disk() -> bool:
+    """Whether ``scipy.linalg.cython_blas`` is a module file where an import would find it (found, not
+    imported: that would import ``scipy.linalg``)."""
+    try:
+        spec = importlib.util.find_spec("scipy")  # a top-level package is found without importing it
+        if spec is None or not spec.submodule_search_locations:
+            return False
+        dirs = [os.path.join(d, "linalg") for d in spec.submodule_search_locations]
+        return importlib.machinery.PathFinder.find_spec("scipy.linalg.cython_blas", dirs) is not None
+    except (ImportError, ValueError, OSError):
+        return False
+
+
+def defer_blas_probe() -> bool:
+    """Answer Numba's import-time "is there a BLAS?" probe from the disk instead of by importing scipy.linalg.
+
+    The first kernel a process calls (compiled or loaded from the cache) loads Numba's CPU target, which
+    imports ``numba.np.arraymath``; that module sets its ``_HAVE_BLAS`` flag by calling
+    ``numba.np.linalg.ensure_blas()``, which imports ``scipy.linalg.cython_blas`` and with it scipy.linalg and
+    the array-API modules it clones numpy into: 0.18 s of CPU time at the start of every run (a third of a 5M-line
+    first run's parse), for a flag that only ``np.dot`` and its kin read, when they compile (the package's
+    kernels call no BLAS). Here that one call, the one made from arraymath's module code, is answered by
+    whether the module is a file scipy would load (the same answer as the import, barring a broken scipy);
+    every other call to ``ensure_blas``, such as Numba's own before it compiles a BLAS call, is the real one.
+    Does nothing (False) when arraymath is already imported, scipy's BLAS module is not on disk, or Numba has
+    no ``numba.np.linalg.ensure_blas``."""
+    if "numba.np.arraymath" in sys.modules or not _scipy_blas_on_disk():
+        return False
+    try:
+        from numba.np import linalg
+        real = linalg.ensure_blas
+    except (ImportError, AttributeError):
+        return False
+
+    def ensure_blas():
+        if sys._getframe(1).f_globals.get("__name__") != "numba.np.arraymath":
+            return real()
+        linalg.ensure_blas = real  # arraymath's probe, made once: from now on the real check only
+        return None
+
+    ensure_blas.real = real
+    linalg.ensure_blas = ensure_blas
+    return True
+
+
+class _DeferredFFI:
+    """Stands for the ``cffi.FFI()`` Numba makes when its CPU target loads: made on first use instead."""
+
+    def __init__(self, make):
+        self._make, self._ffi = make, None
+
+    def __getattr__(self, name):
+        if self._ffi is None:
+            self._ffi = self._make()
+        return getattr(self._ffi, name)
+
+
+def defer_cffi_parser() -> bool:
+    """Make Numba's ``cffi.FFI()`` when it is first used instead of when Numba's CPU target loads.
+
+    Loading the target (the first kernel call of a process) imports ``numba.core.typing.cffi_utils``, which
+    makes an FFI at once if cffi is installed; that builds pycparser's C lexer (0.03 s of CPU time, its regular
+    expressions compiled) for typing cffi functions, which the package's kernels never take. Here that module
+    is imported now with ``cffi.FFI`` standing for a :class:`_DeferredFFI` while it runs (and the real class
+    again after): its ``ffi`` makes the real FFI on its first use, and ``SUPPORTED`` is True as before. Does
+    nothing (False) when cffi is not installed or the module is already imported."""
+    if "numba.core.typing.cffi_utils" in sys.modules:
+        return False
+    try:
+        import cffi
+    except ImportError:
+        return False
+    real = cffi.FFI
+    cffi.FFI = lambda: _DeferredFFI(real)
+    try:
+        from numba.core.typing import cffi_utils
+    finally:
+        cffi.FFI = real
+    return isinstance(cffi_utils.ffi, _DeferredFFI)

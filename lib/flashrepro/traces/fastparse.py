@@ -22,6 +22,8 @@ import functools
 import numpy as np
 from numba import njit
 
+from ..jitkit import load
+
 INT, FLOAT, TOKEN, SKIP, DIGITS = 0, 1, 2, 3, 4
 KINDS = {"int": INT, "float": FLOAT, "token": TOKEN, "skip": SKIP, "digits": DIGITS}  # digits: 0-9 only, may be empty
 SEPS = {",": 0, "ws": 1, "\t": 2, ";": 3}
@@ -260,24 +262,24 @@ def _regular(buf, pos, line, rec, sc, pad, kinds, slots, extra, ints, floats, to
     n = buf.shape[0]
     nf = kinds.shape[0]
     while pos < n:
-        c = buf[pos]
+        c = load(buf, pos)
         if c == 10 or c == 35 or c == 32 or c == 9:
             return pos, line, rec
         s = pos
         ok = True
         for f in range(nf):
             if pad:
-                while buf[s] == 32 or buf[s] == 9:
+                while load(buf, s) == 32 or load(buf, s) == 9:
                     s += 1
-            k = kinds[f]
+            k = load(kinds, f)
             if k == 0:  # int: optional '-', 1 to 18 digits
-                neg = buf[s] == 45
+                neg = load(buf, s) == 45
                 if neg:
                     s += 1
                 a = s
                 v = np.int64(0)
                 while True:
-                    d = np.int64(buf[s]) - 48
+                    d = np.int64(load(buf, s)) - 48
                     if d < 0 or d > 9:
                         break
                     v = v * 10 + d
@@ -287,25 +289,25 @@ def _regular(buf, pos, line, rec, sc, pad, kinds, slots, extra, ints, floats, to
                     break
                 ints[rec, slots[f]] = -v if neg else v
             elif k == 1:  # float without an exponent, at most 15 significant digits
-                neg = buf[s] == 45
-                if neg or buf[s] == 43:
+                neg = load(buf, s) == 45
+                if neg or load(buf, s) == 43:
                     s += 1
                 mant = np.int64(0)
                 ndig = 0
                 scale = 0
                 seen = False
-                while 48 <= buf[s] <= 57:
-                    if ndig or buf[s] != 48:
+                while 48 <= load(buf, s) <= 57:
+                    if ndig or load(buf, s) != 48:
                         ndig += 1
-                    mant = mant * 10 + (np.int64(buf[s]) - 48)
+                    mant = mant * 10 + (np.int64(load(buf, s)) - 48)
                     seen = True
                     s += 1
-                if buf[s] == 46:
+                if load(buf, s) == 46:
                     s += 1
-                    while 48 <= buf[s] <= 57:
-                        if ndig or buf[s] != 48:
+                    while 48 <= load(buf, s) <= 57:
+                        if ndig or load(buf, s) != 48:
                             ndig += 1
-                        mant = mant * 10 + (np.int64(buf[s]) - 48)
+                        mant = mant * 10 + (np.int64(load(buf, s)) - 48)
                         scale -= 1
                         seen = True
                         s += 1
@@ -316,51 +318,51 @@ def _regular(buf, pos, line, rec, sc, pad, kinds, slots, extra, ints, floats, to
                 floats[rec, slots[f]] = -v if neg else v
             elif k == 2:  # token: 1 to 8 bytes up to the separator (blanks around it trimmed with pad)
                 a = s
-                while buf[s] != sc and buf[s] != 10:
+                while load(buf, s) != sc and load(buf, s) != 10:
                     s += 1
                 b = s
                 if pad:
-                    while b > a and (buf[b - 1] == 32 or buf[b - 1] == 9):
+                    while b > a and (load(buf, b - 1) == 32 or load(buf, b - 1) == 9):
                         b -= 1
                 if b == a or b - a > 8:
                     ok = False
                     break
                 t = np.uint64(0)
                 for j in range(b - a):
-                    t |= np.uint64(buf[a + j]) << np.uint64(8 * j)
+                    t |= np.uint64(load(buf, a + j)) << np.uint64(8 * j)
                 tokens[rec, slots[f]] = t
             elif k == 4:  # digits, possibly none, not stored
-                while 48 <= buf[s] <= 57:
+                while 48 <= load(buf, s) <= 57:
                     s += 1
             else:  # skip
-                while buf[s] != sc and buf[s] != 10:
+                while load(buf, s) != sc and load(buf, s) != 10:
                     s += 1
             if pad:
-                while buf[s] == 32 or buf[s] == 9:
+                while load(buf, s) == 32 or load(buf, s) == 9:
                     s += 1
             if f < nf - 1:  # the separator, or too few fields / a field that does not end here
-                if buf[s] != sc:
+                if load(buf, s) != sc:
                     ok = False
                     break
                 s += 1
         if not ok:
             return pos, line, rec
-        if buf[s] != 10:  # the last field ended at a separator: what may follow
-            if buf[s] != sc or extra == 0:
+        if load(buf, s) != 10:  # the last field ended at a separator: what may follow
+            if load(buf, s) != sc or extra == 0:
                 return pos, line, rec
             s += 1
             if extra == 1:  # one empty field, blanks allowed
-                while buf[s] == 32 or buf[s] == 9:
+                while load(buf, s) == 32 or load(buf, s) == 9:
                     s += 1
-                if buf[s] != 10:
+                if load(buf, s) != 10:
                     return pos, line, rec
             elif extra == 3:  # at most one more field
-                while buf[s] != sc and buf[s] != 10:
+                while load(buf, s) != sc and load(buf, s) != 10:
                     s += 1
-                if buf[s] != 10:
+                if load(buf, s) != 10:
                     return pos, line, rec
             else:  # any number
-                while buf[s] != 10:
+                while load(buf, s) != 10:
                     s += 1
         line_of[rec] = line
         rec += 1
@@ -407,6 +409,47 @@ def _tokenize(buf, sep, pad, kinds, slots, extra, ints, floats, tokens, line_of,
         if bad >= 0:
             return int(rec), int(bad)
     return int(rec), -1
+
+
+@njit(cache=True)
+def lookup_tokens(tok, keys, codes, out):
+    """``out[i]`` = the code of the key equal to ``tok[i]`` (``keys``: distinct packed tokens, a handful); returns
+    the first ``i`` whose token is no key (``out`` written up to it), or -1. Every key is compared, without
+    a branch on the tokens (a read or a write, at random, would be mispredicted at every other request)."""
+    for i in range(tok.shape[0]):
+        t = tok[i]
+        hit = -1
+        for j in range(keys.shape[0]):
+            hit = j if keys[j] == t else hit
+        if hit < 0:
+            return i
+        out[i] = codes[hit]
+    return -1
+
+
+@njit(cache=True)
+def first_bad_rows(t, off, size, op, keep, limit, max_offset, out):
+    """The reader's record checks in one pass: ``out[c]`` = the first row (among those ``keep`` marks, when it
+    is not empty) failing check ``c``, or -1: 0 a time that is not finite, 1 a negative offset, 2 a negative
+    size, 3 an extent ending past ``max_offset`` (``off > max_offset - max(size, 0)``), 4 a read or write
+    (op 0 or 1) larger than ``limit``."""
+    for c in range(5):
+        out[c] = -1
+    sel = keep.shape[0] > 0
+    for i in range(t.shape[0]):
+        if sel and not keep[i]:
+            continue
+        o, s = off[i], size[i]
+        if out[0] < 0 and not np.isfinite(t[i]):
+            out[0] = i
+        if out[1] < 0 and o < 0:
+            out[1] = i
+        if out[2] < 0 and s < 0:
+            out[2] = i
+        if out[3] < 0 and o > max_offset - max(s, 0):
+            out[3] = i
+        if out[4] < 0 and op[i] <= 1 and s > limit:
+            out[4] = i
 
 
 def encode_token(name: str) -> int | None:

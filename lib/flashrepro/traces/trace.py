@@ -144,6 +144,24 @@ class AddressSpace:
         return cls(np.array(d["devices"], np.int64), np.array(d["data_bytes"], np.int64))
 
 
+_NO_DEVICE = np.zeros(0, np.int64)
+
+
+@njit(cache=True)
+def _columns_valid(time_s, op, offset, size, device, max_op, max_extent):
+    """Whether every request passes :class:`Trace`'s checks: op codes in [0, ``max_op``], offsets, sizes and
+    devices not negative, extents ending before ``max_extent``, times finite. One pass and no temporary
+    arrays (the checks one by one took 0.05-0.1 s of a 5M-line first run, twice: parsed, then loaded)."""
+    for i in range(op.shape[0]):
+        o, s = offset[i], size[i]
+        if op[i] < 0 or op[i] > max_op or o < 0 or s < 0 or o > max_extent - s or not np.isfinite(time_s[i]):
+            return False
+    for i in range(device.shape[0]):
+        if device[i] < 0:
+            return False
+    return True
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
 class Trace:
     """A block I/O trace: one row per request.
@@ -199,6 +217,15 @@ class Trace:
             raise ValueError(f"Trace {self.name!r}: columns have different lengths {sorted(n)}")
         if len(self.op) == 0:
             raise ValueError(f"Trace {self.name!r} from {self.source or 'memory'} is empty")
+        device = cols.get("device", _NO_DEVICE)
+        if not _columns_valid(self.time_s, self.op, self.offset_bytes, self.size_bytes, device, int(max(Op)),
+                              MAX_EXTENT_BYTES):
+            self._name_the_invalid_request(cols)
+        self._check_devices_kept()
+
+    def _name_the_invalid_request(self, cols: dict) -> None:
+        """The error for the first request of the first check that fails, in the order of the checks (one
+        numpy pass per check: only once :func:`_columns_valid` has found that one does)."""
         bad = np.flatnonzero((self.op < 0) | (self.op > max(Op)))
         if bad.size:
             raise ValueError(f"Trace {self.name!r}: unknown op code {int(self.op[bad[0]])} at request {bad[0]}")
@@ -213,7 +240,7 @@ class Trace:
                              f"({int(self.offset_bytes[bad[0]])} + {int(self.size_bytes[bad[0]])})")
         if not np.all(np.isfinite(self.time_s)):
             raise ValueError(f"Trace {self.name!r}: time_s has NaN or infinite values")
-        self._check_devices_kept()
+        raise AssertionError(f"Trace {self.name!r}: _columns_valid refused columns every check accepts")
 
     def _check_devices_kept(self) -> None:
         """A trace whose requests are on several devices says so in its meta (``several_devices``), so that a

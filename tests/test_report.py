@@ -86,4 +86,4 @@ def test_notebook_timings_lose_no_row_when_runs_finish_at_once(tmp_path, monkeyp
         pool.map(_record_many, [(w, str(tmp_path)) for w in range(4)])
     got = pl.read_csv(tmp_path / "notebook_timings.csv")
     assert got.height == 4 * 15
-    assert not list(tmp_path.glob(".notebook_timings.csv.*"))  # no temporary left
+    assert [p.name for p in tmp_path.iterdir()] == ["notebook_timings.csv"]  # no temporary or lock file left

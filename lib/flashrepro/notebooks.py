@@ -208,7 +208,8 @@ def record_time(notebook: str, scale: str, seconds: float) -> None:
     """Keep ``notebook``'s last wall time at ``scale`` in ``results/notebook_timings.csv`` (machine-dependent,
     so in a ``_timings`` file; the README points there instead of quoting times that go stale), with whether
     the trace folder was present. Runs that finish at once (``make -j``) take turns: the read, the new row and the
-    write happen under an exclusive lock on ``results/.notebook_timings.lock``, so that no row is lost."""
+    write happen under an exclusive lock on the ``results/`` folder itself (no lock file left beside the tables), so
+    that no row is lost."""
     import fcntl
 
     import polars as pl
@@ -219,13 +220,16 @@ def record_time(notebook: str, scale: str, seconds: float) -> None:
     traces = any(d.is_dir() and any(d.iterdir()) for d in paths.trace_dirs())
     row = pl.DataFrame({"notebook": [notebook], "scale": [scale], "traces": [traces], "wall_s": [round(seconds, 1)]})
     target.parent.mkdir(parents=True, exist_ok=True)
-    with open(target.parent / f".{TIMINGS}.lock", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    lock = os.open(target.parent, os.O_RDONLY)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when closed
         if target.exists():
             old = pl.read_csv(target, schema_overrides={"scale": pl.String})
             row = pl.concat([old.filter((pl.col("notebook") != notebook) | (pl.col("scale") != scale)), row],
                             how="vertical_relaxed")
         report.write_table(row.sort("scale", "notebook"), TIMINGS)
+    finally:
+        os.close(lock)
 
 
 def _checked(cell) -> bool:

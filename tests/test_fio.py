@@ -46,6 +46,25 @@ def test_numba_matches_c(tmp_path, seed, n, theta):
     assert blocks(seed, n, theta, 50_000, hash="prime64-old").tolist() == [int(x) for x in old]
 
 
+@pytest.mark.parametrize("theta,n", [(0.9, 50_000), (0.5, 3), (1.2, 4096), (0.99, 77_777)])
+def test_true_mode_is_the_binary_search_of_each_draw(theta, n):
+    """True Zipf mode against a plain reference: splitmix64 in Python integers, a 53-bit uniform, and
+    NumPy's binary search over the unnormalised CDF (the kernel walks from a guide table instead)."""
+    seed, count = 7, 30_000
+    cdf = np.cumsum(np.arange(1, n + 1, dtype=np.float64) ** -theta)
+    perm = np.random.default_rng(seed).permutation(n)
+    state, mask, want = seed, 2**64 - 1, []
+    for _ in range(count):
+        state = (state + 0x9E3779B97F4A7C15) & mask
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        z ^= z >> 31
+        u = (z >> 11) * (1.0 / 9007199254740992.0)
+        want.append(perm[min(int(np.searchsorted(cdf, u * cdf[n - 1], side="right")), n - 1)])
+    assert blocks(seed, n, theta, count, mode="true").tolist() == want
+
+
 def test_fio_mapping_is_not_one_to_one_and_true_mode_is():
     n, count = 50_000, 400_000
     fio = np.bincount(blocks(1, n, 0.9, count), minlength=n)

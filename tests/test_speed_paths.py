@@ -203,9 +203,12 @@ def test_device_time_is_the_sum_over_the_masked_rows(policy, capacity, seed):
 
 # --- inverse-CDF draws (every Zipf model) ----------------------------------------------------------------------
 @settings(max_examples=60, deadline=None)
-@given(st.integers(1, 3000), st.floats(0, 2.5), st.integers(0, 2**32 - 1), st.booleans())
-def test_inverse_cdf_is_searchsorted(n_items, alpha, seed, holes):
-    from flashrepro.traces.synthetic import inverse_cdf
+@given(st.integers(1, 3000), st.floats(0, 2.5), st.integers(0, 2**32 - 1), st.booleans(),
+       st.sampled_from([1.0, 3.0, 1e-3, 12345.678]))
+def test_inverse_cdf_is_searchsorted(n_items, alpha, seed, holes, total):
+    """Normalised or not (``total``), with repeated values, at the CDF's values and the guide's edges and just
+    below them (where ``x * m / total`` may round up into the next bucket)."""
+    from flashrepro.traces.synthetic import Guide, inverse_cdf
 
     rng = np.random.default_rng(seed)
     w = np.arange(1, n_items + 1, dtype=np.float64) ** -alpha
@@ -213,9 +216,11 @@ def test_inverse_cdf_is_searchsorted(n_items, alpha, seed, holes):
         w[rng.random(n_items) < 0.3] = 0.0
         w[0] = max(w[0], 1.0)
     cdf = np.cumsum(w)
-    cdf /= cdf[-1]
-    u = np.concatenate([rng.random(2000), cdf[:50], np.nextafter(cdf[:50], 0), np.arange(200) / 200, [0.0]])
-    u = u[u < 1.0]
+    cdf = cdf / cdf[-1] * total
+    edges = Guide(cdf).edges
+    u = np.concatenate([rng.random(2000) * total, cdf[:50], np.nextafter(cdf[:50], 0), np.arange(200) / 200 * total,
+                        edges, np.nextafter(edges, 0), np.nextafter(edges, np.inf), [0.0]])
+    u = u[(u >= 0) & (u < total)]
     want = np.minimum(np.searchsorted(cdf, u, side="right"), n_items - 1)
     assert np.array_equal(inverse_cdf(cdf, u), want)
 

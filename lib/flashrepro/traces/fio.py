@@ -33,6 +33,8 @@ from collections.abc import Iterator
 import numpy as np
 from numba import njit
 
+from .synthetic import Guide, guide_search
+
 M32 = 0xFFFFFFFF
 ZIPF_MAX_GEN = 10_000_000
 GOLDEN_RATIO_64 = 0x61C8864680B583EB  # fio's hash.h since 2.10
@@ -112,11 +114,14 @@ def _splitmix(state):
 
 
 @njit(cache=True, nogil=True)
-def _true_zipf_fill(rng, cdf, perm, out):
-    n = cdf.shape[0]
+def _true_zipf_fill(rng, cdf, start, step, perm, out):
+    """``perm`` at the inverse CDF of each draw: ``min(searchsorted(cdf, u * cdf[-1], "right"), n - 1)``,
+    found from a guide table (:class:`flashrepro.traces.synthetic.Guide`; the same index, ten times faster
+    than a binary search over fio's 2M-block CDF)."""
+    total = cdf[cdf.shape[0] - 1]
     for i in range(out.shape[0]):
         u = (_splitmix(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-        out[i] = perm[min(np.searchsorted(cdf, u * cdf[n - 1], side="right"), n - 1)]
+        out[i] = perm[guide_search(cdf, start, step, u * total)]
 
 
 @dataclasses.dataclass
@@ -170,10 +175,10 @@ class FioZipf:
             fill = lambda out: _fio_zipf_fill(state, self.n_blocks, self.theta, zetan, rand_off, mult, out)  # noqa: E731
         else:
             ranks = np.arange(1, self.n_blocks + 1, dtype=np.float64)
-            cdf = np.cumsum(ranks ** -self.theta)
+            g = Guide(np.cumsum(ranks ** -self.theta))
             perm = np.random.default_rng(self.seed).permutation(self.n_blocks).astype(np.int32)
             rng = np.array([self.seed], np.uint64)
-            fill = lambda out: _true_zipf_fill(rng, cdf, perm, out)  # noqa: E731
+            fill = lambda out: _true_zipf_fill(rng, g.cdf, g.start, g.step, perm, out)  # noqa: E731
         left = self.n_writes
         while left:
             k = min(size, left)

@@ -40,38 +40,65 @@ def zipf_ranks(rng: np.random.Generator, n_items: int, n: int, alpha: float) -> 
 
 def inverse_cdf(cdf: np.ndarray, u: np.ndarray) -> np.ndarray:
     """For each ``u[j]`` the first index whose ``cdf`` value exceeds it, capped at ``len(cdf) - 1``: exactly
-    ``np.minimum(np.searchsorted(cdf, u, side="right"), len(cdf) - 1)`` (int64).
+    ``np.minimum(np.searchsorted(cdf, u, side="right"), len(cdf) - 1)`` (int64). ``cdf``: non-decreasing,
+    non-negative, not necessarily normalised.
 
-    A guide table (``guide[k]``: the answer for ``k / m``, m = len(cdf)) gives each draw a starting point at
-    or below its answer, from which it walks a few entries, instead of a binary search over the whole CDF
-    with a cache miss per step: 6-10x faster for a million items (measured). The catalog's models draw
-    millions of Zipf ranks this way each time they are built."""
-    cdf = np.ascontiguousarray(cdf, dtype=np.float64)
-    u = np.ascontiguousarray(u, dtype=np.float64)
-    m = len(cdf)
-    if m == 0:
-        raise ValueError("inverse_cdf needs a non-empty CDF")
-    guide = np.minimum(np.searchsorted(cdf, np.arange(m) / m, side="right"), m - 1)
-    out = np.empty(len(u), np.int64)
-    _walk_from_guide(cdf, guide, u, out)
-    return out
+    A guide table (:class:`Guide`) gives each draw a starting point at or below its answer, from which it
+    walks a few entries, instead of a binary search over the whole CDF with a cache miss per step: 6-10x
+    faster for a million items (measured). The catalog's models draw millions of Zipf ranks this way each
+    time they are built."""
+    return Guide(cdf)(u)
+
+
+class Guide:
+    """A guide table over a non-decreasing, non-negative ``cdf`` of ``m`` entries: bucket ``k`` starts at
+    ``edge(k) = k * step`` (``step = cdf[-1] / m``, the same product in NumPy and in the kernel) and
+    ``start[k]`` is the answer (:func:`inverse_cdf`) for ``edge(k)``. A value ``x`` starts from the largest
+    ``k`` with ``edge(k) <= x``, whose answer is at or below ``x``'s (the CDF does not decrease), and walks up
+    to the first entry above ``x``: the same index as a binary search, whatever the rounding of ``x / step``.
+    Use :func:`guide_search` in a kernel."""
+
+    def __init__(self, cdf):
+        self.cdf = np.ascontiguousarray(cdf, dtype=np.float64)
+        m = len(self.cdf)
+        if m == 0:
+            raise ValueError("inverse_cdf needs a non-empty CDF")
+        if m >= 2**31:
+            raise ValueError("a guide table holds at most 2**31 - 1 entries")
+        self.step = float(self.cdf[-1]) / m
+        self.start = np.minimum(np.searchsorted(self.cdf, self.edges, side="right"), m - 1).astype(np.int32)
+
+    @property
+    def edges(self) -> np.ndarray:
+        """``edge(k)`` for every bucket."""
+        return np.arange(len(self.cdf)) * self.step
+
+    def __call__(self, u: np.ndarray) -> np.ndarray:
+        """:func:`inverse_cdf` of ``u`` (int64)."""
+        u = np.ascontiguousarray(u, dtype=np.float64)
+        out = np.empty(len(u), np.int64)
+        _walk_from_guide(self.cdf, self.start, self.step, u, out)
+        return out
+
+
+@njit(cache=True, inline="always")
+def guide_search(cdf, start, step, x):
+    """The first index of ``cdf`` above ``x``, capped at the last (see :class:`Guide`)."""
+    last = cdf.shape[0] - 1
+    q = x / step if x > 0 and step > 0 else 0.0
+    k = int(q) if q < last else last  # (and a NaN: no float-to-int conversion outside the int range)
+    while k > 0 and x < k * step:  # x / step rounded up past x's bucket: its start may be past x's answer
+        k -= 1
+    i = np.int64(start[k])
+    while i < last and cdf[i] <= x:
+        i += 1
+    return i
 
 
 @njit(cache=True)
-def _walk_from_guide(cdf, guide, u, out):
-    m = guide.shape[0]
-    last = m - 1
+def _walk_from_guide(cdf, start, step, u, out):
     for j in range(u.shape[0]):
-        x = u[j]
-        k = int(x * m)
-        if k > last:
-            k = last
-        while k > 0 and x < k / m:  # x * m rounded up to the next bucket: its guide entry may be past x's answer
-            k -= 1
-        i = guide[k]  # the answer for k / m <= x: at or below x's
-        while i < last and cdf[i] <= x:
-            i += 1
-        out[j] = i
+        out[j] = guide_search(cdf, start, step, u[j])
 
 
 def zipf(n_pages: int, n_requests: int, alpha: float = 0.9, *, seed: int, write_fraction: float = 0.0,

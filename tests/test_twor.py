@@ -316,3 +316,42 @@ def test_the_oracle_takes_the_main_runs_record_of_last_writes():
     assert a.equals(b)
     other = E.run_oracles("tiny", dataclasses.replace(setup, seed=1), ["reserve"], (), ["tpcc"], threads=1)
     assert not other["waf"].equals(b.filter(trigger="reserve")["waf"])  # seeded: another seed, another stream
+
+
+def test_run_main_shares_streams_and_gives_the_rows_of_separate_runs():
+    """The notebook's runs with each stream shared by both triggers (E.run_main) against the same runs one
+    trigger after another (the notebook's loop before): the same runs in the same order, byte-identical
+    summary and running WAF, the same erase counts and Figs. 1-2 statistics; a setup at another scale runs
+    on its own streams."""
+    import dataclasses
+
+    setup, thetas, oltp, models = E.Setup(), [0.9], ["tpcc"], W.MODELS  # with the extras: variants, stats, models
+    setups = [dataclasses.replace(setup, trigger=t) for t in E.TRIGGERS]
+    loop = []
+    for st in setups:
+        main = st is setups[0]
+        loop += E.run_fio("tiny", st, E.PAPER_POLICIES, thetas, 1, progress=False, extras=main)
+        loop += E.run_oltp("tiny", st, E.PAPER_POLICIES, oltp, models if main else models[:1], 1, progress=False,
+                           extras=main)
+    shared = E.run_main(setups, ["tiny", "tiny"], E.PAPER_POLICIES, thetas, oltp, models, 1, progress=False,
+                        real=False)
+    assert [(r.workload, r.slices["trigger"][0]) for r in shared] == [(r.workload, r.slices["trigger"][0])
+                                                                      for r in loop]
+    assert E.summary(shared).write_csv() == E.summary(loop).write_csv()
+    assert E.running_waf(shared).write_csv() == E.running_waf(loop).write_csv()
+    for a, b in zip(shared, loop, strict=True):
+        assert a.erase_counts.keys() == b.erase_counts.keys()
+        assert all(np.array_equal(a.erase_counts[k], b.erase_counts[k]) for k in a.erase_counts)
+    assert [w for w, _ in E.gathered_stats(shared)] == [w for w, _ in E.gathered_stats(loop)]
+    assert all(x.top_share(0.2) == y.top_share(0.2) for (_, x), (_, y) in zip(E.gathered_stats(shared),
+                                                                               E.gathered_stats(loop), strict=True))
+    assert {r.shares for r in shared if r.slices["trigger"][0] == "reserve"} == {2}
+    t = E.timings(shared)
+    assert t["sharing"].to_list() == [r.shares for r in shared]
+    other = E.run_main(setups, ["tiny", "ci"], E.PAPER_POLICIES, [1.1], ["tpcc"], models[:1], 1, progress=False,
+                       real=False)
+    assert [r.shares for r in other] == [1, 1, 1, 1]
+    assert E.summary(other[2:]).write_csv() == E.summary(
+        E.run_fio("ci", setups[1], E.PAPER_POLICIES, [1.1], 1, progress=False, extras=False)
+        + E.run_oltp("ci", setups[1], E.PAPER_POLICIES, ["tpcc"], models[:1], 1, progress=False, extras=False)
+    ).write_csv()

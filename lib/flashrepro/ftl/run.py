@@ -57,6 +57,25 @@ class FTLRun:
     erase_counts: dict[str, np.ndarray]  # by policy (``policy@trigger`` when the triggers differ by policy)
     seconds: float
     tap: object = None  # the ``tap`` the run fed every chunk to, if any
+    shares: int = 1  # runs whose FTLs ran side by side on one stream in ``seconds`` (see :meth:`split`)
+
+    def split(self, triggers: Sequence[str]) -> list[FTLRun]:
+        """A run under one trigger per policy (``trigger`` a sequence) as one run per trigger in ``triggers``,
+        each as if run alone: its rows without the ``trigger`` column, in the same order, and its erase counts
+        by policy. The stream was generated once for all of them, so each keeps the shared wall time
+        (``shares`` says by how many runs); the ``tap`` stays with the first."""
+        if "trigger" not in self.slices.columns:
+            raise ValueError("split needs a run with a trigger per policy")
+        out = []
+        for i, t in enumerate(triggers):
+            name = get_trigger(t).name
+            rows = self.slices.filter(pl.col("trigger") == name).drop("trigger")
+            if rows.height == 0:
+                raise ValueError(f"{self.workload}: no policy ran under trigger {name!r}")
+            erase = {k[:-len(name) - 1]: v for k, v in self.erase_counts.items() if k.endswith("@" + name)}
+            out.append(FTLRun(self.workload, self.geometry, rows, erase, self.seconds, self.tap if i == 0 else None,
+                              len(triggers)))
+        return out
 
 
 def run(stream, policies: Sequence[str | Policy], geometry: Geometry, slices: int = 10,

@@ -91,6 +91,63 @@ def run_one(stream, names, g: Geometry, setup: Setup, threads: int = 2, progress
                        tap=StatsTap(stream) if stats else None), setup)
 
 
+def run_shared(stream, names, g: Geometry, setups, threads: int = 2, progress: bool = True, extra=(),
+               stats: bool = False) -> list:
+    """:func:`run_one` of ``stream`` under each of ``setups`` (settings that differ only by trigger), the stream
+    generated once for all: one run whose FTLs each have their setup's trigger, split into one run per setup
+    (the same rows as separate runs). ``extra`` and ``stats`` go to the first setup only."""
+    main = setups[0]
+    if any(dataclasses.replace(s, trigger=main.trigger) != main for s in setups[1:]):
+        raise ValueError("setups sharing a stream may differ only by trigger")
+    first = policies(names, main.fallback, extra, main.threshold)
+    rest = policies(names, main.fallback, (), main.threshold)
+    pols = first + rest * (len(setups) - 1)
+    triggers = [main.trigger] * len(first) + [s.trigger for s in setups[1:] for _ in rest]
+    r = run(stream, pols, g, threads=threads, trigger=triggers, progress=progress,
+            tap=StatsTap(stream) if stats else None)
+    return [_tagged(part, s) for part, s in zip(r.split([s.trigger for s in setups]), setups, strict=True)]
+
+
+def run_main(setups, scales, names=tuple(RUN_POLICIES), thetas=tuple(THETAS), workloads=tuple(OLTP_WRITES),
+             models=tuple(MODELS), threads: int = 2, progress: bool = True, real: bool = True) -> list:
+    """The notebook's runs, setup ``k`` (settings that differ only by trigger) at ``scales[k]``: under the
+    first (the main trigger) :func:`run_fio` and :func:`run_oltp` with their extras and every model, and
+    :func:`run_real` if ``real``; under each other setup the fio thetas and the first model, without
+    extras. The setups at the first one's scale share each stream (:func:`run_shared`: LinkBench's 600M
+    writes are generated once, not once per trigger). The runs come back as if the setups had run one
+    after another, main setup first: the same rows in the same order."""
+    main, scale = setups[0], scales[0]
+    shared = [s for s, sc in zip(setups, scales, strict=True) if sc == scale]
+    out: dict[tuple[str, str], object] = {}
+
+    def go(st, g, extra, stats):  # st under every shared setup; the main setup's run
+        parts = run_shared(st, names, g, shared, threads, progress, extra, stats)
+        out.update({(s.trigger, st.name): r for s, r in zip(shared, parts, strict=True)})
+        return parts[0]
+
+    g8, g10 = geometry("8GB", scale, main.spare), geometry("10GB", scale, main.spare)
+    runs = [go(fio_stream(t, scale, main.seed, prefilled=main.prefilled), g8, variants() if t == 0.9 else (),
+               t == 0.9) for t in thetas]
+    if 0.9 in thetas:
+        runs.append(run_one(fio_stream(0.9, scale, main.seed, mode="true", prefilled=main.prefilled), names, g8,
+                            main, threads, progress))
+    for m in models:
+        for w in workloads:
+            st, extra = oltp_model(w, scale, main.seed, model=m), variants() if w == "tpcc" and m == MODELS[0] else ()
+            runs.append(go(st, g10, extra, True) if m == models[0] else
+                        run_one(st, names, g10, main, threads, progress, extra, stats=True))
+    if real:
+        runs += run_real(setup=main, names=names, threads=threads)
+    for s, sc in zip(setups[1:], scales[1:], strict=True):
+        if sc == scale:
+            runs += [out[(s.trigger, fio_stream(t, scale).name)] for t in thetas]
+            runs += [out[(s.trigger, oltp_model(w, scale, model=models[0]).name)] for w in workloads]
+        else:
+            runs += run_fio(sc, s, names, thetas, threads, progress, extras=False)
+            runs += run_oltp(sc, s, names, workloads, models[:1], threads, progress, extras=False)
+    return runs
+
+
 FIGS_1_2_FIO = "fio-zipf0.9"  # the fio stream beside the models in Figs. 1-2
 
 
@@ -160,9 +217,10 @@ def summary(runs) -> pl.DataFrame:
 
 def timings(runs) -> pl.DataFrame:
     """Wall time of each run on this machine, by workload and settings: ``results/04_2rpp_timings.csv``, kept
-    out of the summary so that every other table is identical on rerun."""
-    return pl.DataFrame([{"workload": r.workload, **{k: r.slices[k][0] for k in TAGS}, "seconds": r.seconds}
-                         for r in runs])
+    out of the summary so that every other table is identical on rerun. Runs that shared a stream
+    (:func:`run_shared`) each show the shared wall time, and ``sharing`` says how many runs it covers."""
+    return pl.DataFrame([{"workload": r.workload, **{k: r.slices[k][0] for k in TAGS}, "seconds": r.seconds,
+                          "sharing": r.shares} for r in runs])
 
 
 def running_waf(runs) -> pl.DataFrame:

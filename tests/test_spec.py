@@ -97,7 +97,8 @@ def test_make_resolves_each_paper_number_to_its_notebook():
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(Path(flashrepro.__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")]))
     targets = [f"paper{s.number}" for s in specs()]
-    out = subprocess.run(["make", "-n", *targets], cwd=paths.root, env=env, capture_output=True, text=True,
+    # -B: every target out of date, as on a fresh clone (after `make`, -n alone would print no notebook run)
+    out = subprocess.run(["make", "-n", "-B", *targets], cwd=paths.root, env=env, capture_output=True, text=True,
                          timeout=600)
     assert out.returncode == 0, out.stderr
     runs = re.findall(r"-m flashrepro\.notebooks run notebooks/(\S+)\.ipynb build/paper/(\S+)\.ipynb -p scale paper",

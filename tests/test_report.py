@@ -53,14 +53,30 @@ def test_notebook_timings_keep_the_last_time_per_notebook_and_scale(tmp_path, mo
 
     monkeypatch.setattr(paths, "results", tmp_path)
     monkeypatch.setenv("FLASHREPRO_TRACE_DIRS", "")
-    notebooks.record_time("01_x", "paper", 10.0)
+    (tmp_path / "notebook_timings.csv").write_text("notebook,scale,traces,wall_s\n03_old,paper,true,7.5\n")  # no cpu_s
+    notebooks.record_time("01_x", "paper", 10.0, 19.0)
     notebooks.record_time("02_y", "paper", 20.0)
-    notebooks.record_time("01_x", "quick", 1.5)
-    notebooks.record_time("01_x", "paper", 12.25)
+    notebooks.record_time("01_x", "quick", 1.5, 1.44)
+    notebooks.record_time("01_x", "paper", 12.25, 20.04)
     got = pl.read_csv(tmp_path / "notebook_timings.csv")
-    assert got.columns == ["notebook", "scale", "traces", "wall_s"]
-    rows = {(r["notebook"], r["scale"]): r["wall_s"] for r in got.iter_rows(named=True)}
-    assert rows == {("01_x", "paper"): 12.2, ("02_y", "paper"): 20.0, ("01_x", "quick"): 1.5}
+    assert got.columns == ["notebook", "scale", "traces", "wall_s", "cpu_s"]
+    rows = {(r["notebook"], r["scale"]): (r["wall_s"], r["cpu_s"]) for r in got.iter_rows(named=True)}
+    assert rows == {("01_x", "paper"): (12.2, 20.0), ("02_y", "paper"): (20.0, None), ("01_x", "quick"): (1.5, 1.4),
+                    ("03_old", "paper"): (7.5, None)}
+
+
+def test_cpu_seconds_counts_a_child_once_it_has_ended():
+    """A notebook's CPU time is the runner's and its kernel's (a child process): cpu_seconds rises by a finished
+    child's work."""
+    import subprocess
+    import sys
+
+    from flashrepro import notebooks
+
+    c0 = notebooks.cpu_seconds()
+    busy = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.3: pass"
+    subprocess.run([sys.executable, "-c", busy], check=True)
+    assert notebooks.cpu_seconds() - c0 >= 0.3
 
 
 def _record_many(args) -> None:

@@ -207,12 +207,17 @@ def render_claim_rows(ledger: int, prefix: str) -> Callable[[Path], str]:
 # ---------------------------------------------------------------------------------------------------- timings
 
 def render_timings(results: Path) -> str:
-    """Each notebook's last wall time per scale (results/notebook_timings.csv, written by the runner)."""
+    """Each notebook's last wall and CPU time per scale (results/notebook_timings.csv, written by the runner)."""
     df = _read(results, "notebook_timings.csv").sort("scale", "notebook")
-    out = ["Each notebook's last wall time per scale on the machine that ran it (`results/notebook_timings.csv`; "
-           "the row `robustness` is the maps):", ""]
-    out += table(["notebook", "scale", "real traces", "wall time (s)"],
-                 [[r["notebook"], r["scale"], num(r.get("traces")), f"{r['wall_s']:.1f}"]
+    out = ["Each notebook's last wall time per scale on the machine that ran it, and its CPU time, its kernel's and "
+           "worker processes' included (`results/notebook_timings.csv`; the row `robustness` is the maps; `make` runs "
+           "notebooks side by side, so CPU time is what each one costs):", ""]
+
+    def cpu(r):
+        return "" if r.get("cpu_s") is None else f"{r['cpu_s']:.1f}"
+
+    out += table(["notebook", "scale", "real traces", "wall time (s)", "CPU time (s)"],
+                 [[r["notebook"], r["scale"], num(r.get("traces")), f"{r['wall_s']:.1f}", cpu(r)]
                   for r in df.iter_rows(named=True)])
     return "\n".join(out) + "\n"
 

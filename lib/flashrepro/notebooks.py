@@ -164,7 +164,7 @@ def run(src, dst, parameters: dict, progress: bool | None = None) -> float:
     stage = Path(tempfile.mkdtemp(prefix=f".{src.stem.replace('.', '_')}.pid{os.getpid()}.",  # tempfiles.sweep's
                                   dir=stage_root))
     executed = stage / dst.name
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), cpu_seconds()
     try:
         with _environ(**{paths.VARIANT_ENV: variant or "", paths.STAGING_ENV: str(stage / "outputs"),
                          paths.NOTEBOOK_ENV: str(src.resolve())}):
@@ -184,7 +184,7 @@ def run(src, dst, parameters: dict, progress: bool | None = None) -> float:
     where = f" (variant {variant}: {paths.relative(paths.folders(scale, variant)[0])})" if variant else ""
     print(f"{src.stem:<24s} {args:<20s} {dt:7.1f} s -> {dst}{where}", flush=True)
     if not variant and dst.parent.resolve() != (paths.build / "nbval-refresh").resolve():
-        record_time(src.stem, str(parameters.get("scale", "")), dt)
+        record_time(src.stem, str(parameters.get("scale", "")), dt, cpu_seconds() - c0)
     return dt
 
 
@@ -204,10 +204,21 @@ def _failed(src: Path, executed: Path, dst: Path, scale: str, variant: str | Non
 TIMINGS = "notebook_timings"  # results/notebook_timings.csv: each notebook's last wall time per scale
 
 
-def record_time(notebook: str, scale: str, seconds: float) -> None:
+def cpu_seconds() -> float:
+    """CPU time (user + system) of this process and of its children that have ended: a notebook's kernel, a
+    pool's workers. The difference over a run is the run's CPU time (with ``make -j`` the notebooks share the
+    cores, so CPU time, unlike wall time, says what each one costs)."""
+    import resource
+
+    return sum(r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF),
+                                                 resource.getrusage(resource.RUSAGE_CHILDREN)))
+
+
+def record_time(notebook: str, scale: str, seconds: float, cpu: float | None = None) -> None:
     """Keep ``notebook``'s last wall time at ``scale`` in ``results/notebook_timings.csv`` (machine-dependent,
     so in a ``_timings`` file; the README points there instead of quoting times that go stale), with whether
-    the trace folder was present. Runs that finish at once (``make -j``) take turns: the read, the new row and the
+    the trace folder was present and its CPU time (``cpu``, :func:`cpu_seconds` over the run; empty if not
+    measured). Runs that finish at once (``make -j``) take turns: the read, the new row and the
     write happen under an exclusive lock on the ``results/`` folder itself (no lock file left beside the tables), so
     that no row is lost."""
     import fcntl
@@ -218,15 +229,16 @@ def record_time(notebook: str, scale: str, seconds: float) -> None:
 
     target = paths.results / f"{TIMINGS}.csv"
     traces = any(d.is_dir() and any(d.iterdir()) for d in paths.trace_dirs())
-    row = pl.DataFrame({"notebook": [notebook], "scale": [scale], "traces": [traces], "wall_s": [round(seconds, 1)]})
+    row = pl.DataFrame({"notebook": [notebook], "scale": [scale], "traces": [traces], "wall_s": [round(seconds, 1)],
+                        "cpu_s": [None if cpu is None else round(cpu, 1)]}, schema_overrides={"cpu_s": pl.Float64})
     target.parent.mkdir(parents=True, exist_ok=True)
     lock = os.open(target.parent, os.O_RDONLY)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when closed
         if target.exists():
-            old = pl.read_csv(target, schema_overrides={"scale": pl.String})
+            old = pl.read_csv(target, schema_overrides={"scale": pl.String, "cpu_s": pl.Float64})
             row = pl.concat([old.filter((pl.col("notebook") != notebook) | (pl.col("scale") != scale)), row],
-                            how="vertical_relaxed")
+                            how="diagonal_relaxed").select(row.columns)  # a file from before cpu_s: empty there
         report.write_table(row.sort("scale", "notebook"), TIMINGS)
     finally:
         os.close(lock)

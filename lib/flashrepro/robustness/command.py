@@ -68,9 +68,11 @@ def main(a) -> int:
     them."""
     import sys
 
+    from ..notebooks import cpu_seconds
     from .maps import run_map
 
     papers = _papers(a.paper)
+    c0 = cpu_seconds()
     try:
         res = run_map(papers, a.map, n=a.points, seed=a.seed, executor=a.executor, workers=a.workers,
                       scheduler=a.scheduler, progress=True, out_dir=a.out, bias=not a.no_bias,
@@ -81,7 +83,7 @@ def main(a) -> int:
     if a.out is None and not a.paper:  # the package's own maps: their wall time beside the notebooks'
         from ..notebooks import record_time
 
-        record_time("robustness", a.map, res.wall_s)
+        record_time("robustness", a.map, res.wall_s, cpu_seconds() - c0)
     if a.texts:
         from .maps import add_to_texts
 

@@ -35,11 +35,18 @@ all: $(STAMP)  ## every notebook at paper scale (JOBS at a time), the claims led
 results/claims.csv: $(PAPER_ORDER)
 	@$(PY) -m flashrepro.claims
 
-# The reduced robustness maps (32 points per paper; `make robustness` runs the full ones), after the notebooks: the
-# default point at the claims' scale is read from the ledgers they just wrote, and each paper's generated text
-# gets its headline rows.
-results/headline.csv: $(PAPER_ORDER)
-	@$(PY) -m flashrepro.robustness --map reduced --executor process --ledger results --texts results
+# The reduced robustness maps (32 points per paper; `make robustness` runs the full ones), each paper's as soon as
+# its notebook is done: the default point at the claims' scale is read from the ledger the notebook just wrote, and
+# its generated text gets the headline rows. So the early papers' maps run beside the slow notebook 04 instead of
+# all after it. The maps' CSVs are merged paper by paper under a lock (robustness/files.py: the same files as one
+# map of all papers); a notebook with no map (00, 06, 07) only leaves its stamp.
+ROBUST := $(patsubst build/paper/%.ipynb,build/robustness/%.done,$(PAPER_ORDER))
+build/robustness/%.done: build/paper/%.ipynb
+	@$(PY) -m flashrepro.robustness --map reduced --executor process --ledger results --texts results --notebook $*
+	@mkdir -p $(@D) && touch $@
+
+results/headline.csv: $(ROBUST)
+	@:
 
 install: $(STAMP)
 # Exact versions from requirements.lock (pyproject.toml holds the ranges; `make lock` re-pins them).

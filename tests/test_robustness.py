@@ -350,3 +350,53 @@ def test_map_at_the_claims_scale_takes_its_default_verdict_from_its_own_default(
     planted = _row(res, "toy: planted value 5")
     assert planted["default_verdict"] == "holds" and planted["bias"] == 0.0
     assert planted["default_value"] == planted["map_default_value"] == pytest.approx(4.525)
+
+
+def _map_one(args) -> None:
+    """One paper's map into ``out`` (a spawned process, as make runs it beside another)."""
+    import sys
+
+    paper, out, tests = args
+    sys.path.insert(0, tests)
+    from flashrepro import robustness
+
+    robustness.run_map([paper], n=6, seed=2, out_dir=Path(out), progress=False, log=lambda m: None)
+
+
+def test_maps_one_paper_at_a_time_give_the_files_of_one_map_of_all(tmp_path):
+    """make runs each paper's map as soon as its notebook is done: the papers' maps one after another, in either
+    order, write the same bytes as one map of both papers; a map's merge waits while another holds the lock on
+    the folder (make runs two at once)."""
+    import fcntl
+    import multiprocessing
+
+    papers = ["toy_robustness", "toy_robustness_b"]
+    R.run_map(papers, n=6, seed=2, out_dir=tmp_path / "all", progress=False, log=lambda m: None)
+    for order in (papers, papers[::-1]):
+        d = tmp_path / "-".join(order)
+        for p in order:
+            R.run_map([p], n=6, seed=2, out_dir=d, progress=False, log=lambda m: None)
+        assert _bytes(d) == _bytes(tmp_path / "all"), order
+    d = tmp_path / "together"
+    R.run_map(papers[:1], n=6, seed=2, out_dir=d, progress=False, log=lambda m: None)
+    lock = os.open(d, os.O_RDONLY)
+    fcntl.flock(lock, fcntl.LOCK_EX)  # another map merging its rows
+    with multiprocessing.get_context("spawn").Pool(1) as pool:  # spawn: polars' threads make fork unsafe
+        other = pool.apply_async(_map_one, ((papers[1], str(d), str(Path(__file__).parent)),))
+        other.wait(timeout=10)  # long enough to finish, were it not waiting
+        assert not other.ready()  # the second map waits for the lock
+        os.close(lock)
+        other.get(timeout=60)
+    assert _bytes(d) == _bytes(tmp_path / "all")
+
+
+def test_cli_notebook_selects_its_papers_map(tmp_path, capsys):
+    from flashrepro import cli
+
+    args = ["robustness", "--paper", "toy_robustness", "toy_robustness_b", "--points", "4", "--out", str(tmp_path),
+            "--no-figures", "--no-bias"]
+    assert cli.main([*args, "--notebook", "98_toy"]) == 0
+    assert set(pl.read_csv(tmp_path / "headline.csv")["paper"].to_list()) == {98}
+    assert cli.main([*args, "--notebook", "06_matrix"]) == 0  # no map: nothing written, not an error
+    assert "no paper's map belongs to notebook 06_matrix" in capsys.readouterr().err
+    assert set(pl.read_csv(tmp_path / "headline.csv")["paper"].to_list()) == {98}

@@ -210,8 +210,8 @@ def render_timings(results: Path) -> str:
     """Each notebook's last wall and CPU time per scale (results/notebook_timings.csv, written by the runner)."""
     df = _read(results, "notebook_timings.csv").sort("scale", "notebook")
     out = ["Each notebook's last wall time per scale on the machine that ran it, and its CPU time, its kernel's and "
-           "worker processes' included (`results/notebook_timings.csv`; the row `robustness` is the maps; `make` runs "
-           "notebooks side by side, so CPU time is what each one costs):", ""]
+           "worker processes' included (`results/notebook_timings.csv`; the rows `robustness/<notebook>` are the "
+           "maps; `make` runs notebooks side by side, so CPU time is what each one costs):", ""]
 
     def cpu(r):
         return "" if r.get("cpu_s") is None else f"{r['cpu_s']:.1f}"

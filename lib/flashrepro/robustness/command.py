@@ -16,6 +16,9 @@ def add_arguments(ap) -> None:
                     "(make robustness; 256 points per paper)")
     ap.add_argument("--paper", nargs="+", default=None, metavar="N",
                     help="paper numbers (default: every paper with a robustness module) or module paths")
+    ap.add_argument("--notebook", default=None, metavar="NAME",
+                    help="only the papers (of --paper, or all) whose notebook is NAME, e.g. 01_bs_clock; none is not "
+                    "an error (make runs each notebook's map as soon as the notebook is done)")
     ap.add_argument("--points", type=count_type("--points"), default=None,
                     help="points per paper (default: 32 reduced, 256 full)")
     ap.add_argument("--seed", type=count_type("--seed", 0), default=0)
@@ -72,6 +75,13 @@ def main(a) -> int:
     from .maps import run_map
 
     papers = _papers(a.paper)
+    if a.notebook is not None:
+        from .maps import _notebook_of
+
+        papers = [p for p in papers if (mod := load(p)) is not None and _notebook_of(mod) == a.notebook]
+        if not papers:
+            print(f"flashrepro robustness: no paper's map belongs to notebook {a.notebook}", file=sys.stderr)
+            return 0
     c0 = cpu_seconds()
     try:
         res = run_map(papers, a.map, n=a.points, seed=a.seed, executor=a.executor, workers=a.workers,
@@ -83,7 +93,8 @@ def main(a) -> int:
     if a.out is None and not a.paper:  # the package's own maps: their wall time beside the notebooks'
         from ..notebooks import record_time
 
-        record_time("robustness", a.map, res.wall_s, cpu_seconds() - c0)
+        record_time("robustness" if a.notebook is None else f"robustness/{a.notebook}", a.map, res.wall_s,
+                    cpu_seconds() - c0)
     if a.texts:
         from .maps import add_to_texts
 

@@ -41,12 +41,26 @@ def _strings(df):
 
 def _write_all(frames, out_dir, papers) -> None:
     """Write the four CSVs atomically; rows of papers not in this run (already in the files) are kept,
-    sorted by paper, each paper's rows in input order."""
+    sorted by paper, each paper's rows in input order: so maps of one paper at a time give the same files as
+    one map of all. Maps that finish at once (``make -j`` runs each paper's after its notebook) take turns:
+    each reads, merges and writes the files under an exclusive lock on ``out_dir`` itself."""
+    import fcntl
+    import os
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    lock = os.open(out_dir, os.O_RDONLY)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when closed
+        _merge_all(frames, out_dir, papers)
+    finally:
+        os.close(lock)
+
+
+def _merge_all(frames, out_dir, papers) -> None:
     import polars as pl
 
     from .._io import atomic_path
 
-    out_dir.mkdir(parents=True, exist_ok=True)
     ran = {str(p) for p in papers}
     for (name, cols), df in zip(FILES.items(), frames, strict=True):
         new = _strings(df)

@@ -39,14 +39,10 @@ results/claims.csv: $(PAPER_ORDER)
 # its notebook is done: the default point at the claims' scale is read from the ledger the notebook just wrote, and
 # its generated text gets the headline rows. So the early papers' maps run beside the slow notebook 04 instead of
 # all after it. The maps' CSVs are merged paper by paper under a lock (robustness/files.py: the same files as one
-# map of all papers); a notebook with no map (00, 06, 07) only leaves its stamp. The maps that run beside notebooks
-# run in-process (no pool to start while the cores are busy anyway); the slowest notebook's, the last to run, on a
-# process pool.
+# map of all papers); a notebook with no map (00, 06, 07) only leaves its stamp.
 ROBUST := $(patsubst build/paper/%.ipynb,build/robustness/%.done,$(PAPER_ORDER))
-LAST_NB := $(patsubst build/paper/%.ipynb,%,$(firstword $(PAPER_ORDER)))
 build/robustness/%.done: build/paper/%.ipynb
-	@$(PY) -m flashrepro.robustness --map reduced --executor $(if $(filter $(LAST_NB),$*),process,local) \
-		--ledger results --texts results --notebook $*
+	@$(PY) -m flashrepro.robustness --map reduced --executor process --ledger results --texts results --notebook $*
 	@mkdir -p $(@D) && touch $@
 
 results/headline.csv: $(ROBUST)

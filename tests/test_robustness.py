@@ -383,7 +383,7 @@ def test_maps_one_paper_at_a_time_give_the_files_of_one_map_of_all(tmp_path):
     fcntl.flock(lock, fcntl.LOCK_EX)  # another map merging its rows
     with multiprocessing.get_context("spawn").Pool(1) as pool:  # spawn: polars' threads make fork unsafe
         other = pool.apply_async(_map_one, ((papers[1], str(d), str(Path(__file__).parent)),))
-        other.wait(timeout=10)  # long enough to finish, were it not waiting
+        other.wait(timeout=6)  # long enough to start and finish, were it not waiting
         assert not other.ready()  # the second map waits for the lock
         os.close(lock)
         other.get(timeout=60)

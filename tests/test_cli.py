@@ -507,3 +507,17 @@ def test_max_request_bytes(capsys, tmp_path):
     with pytest.raises(SystemExit) as e:
         main([*args, "--max-request-bytes", "0"])
     assert e.value.code == 2 and "--max-request-bytes must be a whole number of bytes" in capsys.readouterr().err
+
+
+def test_a_named_command_builds_its_own_parser_alone_the_same():
+    """main builds only the named subcommand's parser (the others' modules stay unimported): each one, built
+    alone, has the same arguments and help as in the full parser, and the full parser lists every command."""
+    from flashrepro import cli as C
+
+    ap, full, runs = C.parser()
+    assert list(full) == list(C._BUILDERS)
+    assert set(runs) == set(C._BUILDERS)
+    for name in C._BUILDERS:
+        _, alone, alone_runs = C.parser(name)
+        assert alone[name].format_help() == full[name].format_help(), name
+        assert name in alone_runs

@@ -190,7 +190,7 @@ def main(argv=None) -> None:
     csv = here / "results" / "bench.csv"
     if not csv.is_file():
         sys.exit(f"no {csv}: run make bench")
-    table = render(annotate(pl.read_csv(csv, infer_schema_length=None)))
+    table = render(annotate(pl.read_csv(csv, infer_schema_length=None, schema_overrides={"commit": pl.String})))
     doc = here / DOC
     print(table)
     print(f"{'rendered into' if update_doc(table, doc) else 'no bench markers in'} {doc}")

@@ -297,3 +297,14 @@ def test_a_measurement_inside_a_rendered_block_is_fine_and_outside_it_is_not():
 def test_no_measured_number_is_typed_by_hand_outside_the_rendered_blocks(page):
     found = docs.hand_typed(page.read_text())
     assert not found, "\n".join(f"{page.name}:{i}: {what}: {line.strip()}" for i, what, line in found)
+
+
+def test_a_commit_that_looks_like_a_number_is_rendered_as_written(tmp_path):
+    """bench.csv's commit 2622e44 was rendered as 2.622e+47 (read as a float)."""
+    import shutil
+
+    shutil.copytree(FIXTURE, tmp_path / "r")
+    f = tmp_path / "r" / "bench.csv"
+    f.write_text(f.read_text().replace("abc1234", "2622e44"))
+    out = docs.render_bench(tmp_path / "r")
+    assert "at commit 2622e44," in out

@@ -112,8 +112,11 @@ def table(head: list[str], rows: list[list]) -> list[str]:
         ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows]
 
 
-def _read(results: Path, name: str) -> pl.DataFrame:
-    return pl.read_csv(results / name, infer_schema_length=None)
+def _read(results: Path, name: str, **strings) -> pl.DataFrame:
+    """A results CSV; the columns named in ``strings`` are read as text (a commit such as ``2622e44`` is no
+    number)."""
+    return pl.read_csv(results / name, infer_schema_length=None,
+                       schema_overrides={c: pl.String for c in strings} or None)
 
 
 # ---------------------------------------------------------------------------------------------------- claims
@@ -268,7 +271,7 @@ def _bench_targets():
 def render_bench(results: Path) -> str:
     """The speed targets' table (``bench_targets.render``: the same text ``make bench`` puts here)."""
     t = _bench_targets()
-    return t.render(t.annotate(_read(results, "bench.csv")))
+    return t.render(t.annotate(_read(results, "bench.csv", commit=True)))
 
 
 def render_bench_memory(results: Path) -> str:

@@ -280,3 +280,12 @@ def test_runner_variant_writes_params_json(home, capsys):
     assert (home / "build" / "variants" / "90_toy" / "knob=5" / "90_toy.ipynb").is_file()
     assert sorted(p.name for p in (home / "results").iterdir()) == ["variants"]  # no timing for a variant
     assert "(variant 90_toy/knob=5: results/variants/90_toy/knob=5/)" in capsys.readouterr().out
+
+
+def test_runner_talks_to_its_kernel_over_local_sockets(home, capfd):
+    """The kernel listens on IPC sockets, not on TCP ports of localhost, so it prints no warning about
+    unencrypted TCP (once per notebook in ``make``'s output before)."""
+    assert notebooks.ipc_kernel_manager()().transport == "ipc"
+    _run(home)
+    err = capfd.readouterr().err
+    assert "without encryption" not in err and "TCP" not in err

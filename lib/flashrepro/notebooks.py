@@ -16,6 +16,7 @@ import ast
 import contextlib
 import copy
 import errno
+import functools
 import os
 import shutil
 import sys
@@ -131,6 +132,27 @@ def _environ(**values):
                 os.environ[k] = v
 
 
+@functools.cache
+def ipc_kernel_manager() -> type:
+    """Jupyter's kernel manager talking to the kernel over local sockets (IPC) instead of TCP on localhost:
+    the kernel then has no port another user of the machine could connect to, and does not print its
+    warning that TCP without encryption can be eavesdropped (once per notebook in ``make``'s output). Each
+    kernel's sockets are files ``<temp>/flashrepro-kernel-<pid>-<random>-<n>``, removed when it shuts down:
+    an absolute prefix of its own (Jupyter's default, ``kernel-ipc`` in the working folder, is shared by
+    two notebooks run at once, and their kernels then never connect), short enough for a socket's path."""
+    import secrets
+
+    from jupyter_client.manager import AsyncKernelManager
+
+    class IPCKernelManager(AsyncKernelManager):
+        def __init__(self, **kwargs):
+            kwargs.setdefault("transport", "ipc")
+            kwargs.setdefault("ip", os.path.join(tempfile.gettempdir(),
+                                                 f"flashrepro-kernel-{os.getpid()}-{secrets.token_hex(4)}"))
+            super().__init__(**kwargs)
+    return IPCKernelManager
+
+
 def run(src, dst, parameters: dict, progress: bool | None = None) -> float:
     """Execute ``src`` with papermill into ``dst``; print and return the wall time.
 
@@ -170,7 +192,8 @@ def run(src, dst, parameters: dict, progress: bool | None = None) -> float:
                          paths.NOTEBOOK_ENV: str(src.resolve())}):
             try:
                 papermill.execute_notebook(str(src), str(executed), parameters=parameters, cwd=str(paths.notebooks),
-                                           progress_bar=show, log_output=bool(progress), kernel_name="python3")
+                                           progress_bar=show, log_output=bool(progress), kernel_name="python3",
+                                           kernel_manager_class=ipc_kernel_manager())
             except BaseException:
                 _failed(src, executed, dst, scale, variant, time.perf_counter() - t0)
                 raise

@@ -92,6 +92,44 @@ def test_atomic_path_cleans_up_on_interrupt_and_on_sigterm(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_an_interrupt_just_after_a_temporary_is_made_leaves_nothing(tmp_path, monkeypatch):
+    """A Ctrl-C that lands the moment a temporary exists (here raised by the call that made it, the worst
+    moment: before the code that cleans it up could have started) leaves no temporary: the parse cache's
+    folder and atomic_path's file are both created inside the block that removes them. With mkdtemp and
+    mkstemp, which return only after they create, the CLI's signal test left the parse cache's folder behind
+    now and then."""
+    from conftest import random_trace
+
+    from flashrepro.traces import store
+
+    real_mkdir = os.mkdir
+
+    def mkdir_then_interrupt(path, *args, **kwargs):
+        real_mkdir(path, *args, **kwargs)
+        raise KeyboardInterrupt
+
+    cache = tmp_path / "traces"
+    cache.mkdir()
+    monkeypatch.setattr(os, "mkdir", mkdir_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        store._write_entry(cache / "entry", iter([random_trace(0, n=50)]))
+    assert list(cache.iterdir()) == []
+    with pytest.raises(KeyboardInterrupt):
+        store._discard(cache / "entry")
+    assert list(cache.iterdir()) == []
+    monkeypatch.undo()
+
+    def open_then_interrupt(path, mode="r", *args, **kwargs):
+        with open(path, mode, *args, **kwargs):
+            pass
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tempfiles, "open", open_then_interrupt, raising=False)
+    with pytest.raises(KeyboardInterrupt), tempfiles.atomic_path(tmp_path / "t.csv"):
+        pass
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["traces"]
+
+
 def test_runner_refuses_an_unknown_parameter():
     src = paths.notebooks / "01_bs_clock.ipynb"
     with pytest.raises(ValueError, match=r"01_bs_clock.ipynb has no parameter 'capacity_pages', 'policy'; its "

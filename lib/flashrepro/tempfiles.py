@@ -17,9 +17,9 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import secrets
 import shutil
 import signal
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,19 +29,28 @@ _OURS = re.compile(r"^\.(?P<name>.+)\.pid(?P<pid>\d+)\.[A-Za-z0-9_]{8}(?P<suffix
 _OLD = re.compile(r"^\.(?P<name>.+?)\.[a-z0-9_]{8}(?P<suffix>\.[^./]+)$")
 
 
+def temp_name(target: str | os.PathLike, suffix: str = "") -> Path:
+    """A new name for a temporary next to ``target``: ``.<name>.pid<this process>.<8 random characters><suffix>``
+    (:func:`sweep`'s pattern). Nothing is created: a caller creates it inside the ``try`` whose ``finally``
+    removes it, so that no interrupt can land between its creation and its clean-up (``mkstemp`` and
+    ``mkdtemp`` return after they create: a Ctrl-C in between left the temporary behind). Removing the
+    name in that ``finally`` is safe even when creating it failed: no other live process has this pid."""
+    target = Path(target)
+    return target.parent / f".{target.name}.pid{os.getpid()}.{secrets.token_hex(4)}{suffix}"
+
+
 @contextlib.contextmanager
 def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path next to ``target`` (named after this process); rename it onto ``target`` only
     on success, remove it on any failure or interrupt."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.pid{os.getpid()}.", suffix=target.suffix,
-                               dir=target.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
+    tmp_path = temp_name(target, target.suffix)
     try:
+        with open(tmp_path, "xb"):
+            pass
         yield tmp_path
-        if tmp_path.exists():  # mkstemp makes files 0600; give the result the usual umask-based mode
+        if tmp_path.exists():  # a writer that made its own file (mode 0600): the usual umask-based mode
             umask = os.umask(0)
             os.umask(umask)
             os.chmod(tmp_path, 0o666 & ~umask)

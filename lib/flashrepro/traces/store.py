@@ -28,14 +28,13 @@ import mmap
 import os
 import shutil
 import struct
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
 from .. import paths
-from ..tempfiles import sweep
+from ..tempfiles import sweep, temp_name
 from .readers import MAX_REQUEST_BYTES, concat, iter_trace, read_trace
 from .trace import AddressSpace, Trace
 
@@ -193,12 +192,14 @@ def entry_info(folder: Path) -> dict | None:
 
 def _discard(target: Path) -> None:
     """Move an untrusted entry out of the way (a rename, so no process reads half of it) and delete it."""
-    trash = Path(tempfile.mkdtemp(prefix=f".{target.name}.pid{os.getpid()}.", dir=target.parent))
+    trash = temp_name(target)
     try:
+        trash.mkdir()
         os.replace(target, trash)
     except FileNotFoundError:  # another process discarded it first
         pass
-    shutil.rmtree(trash, ignore_errors=True)
+    finally:
+        shutil.rmtree(trash, ignore_errors=True)
 
 
 class _ColumnFiles:
@@ -240,9 +241,10 @@ def _write_entry(target: Path, parts: Iterator[Trace], progress=None) -> None:
     read back is keyed in it). ``progress(requests_parsed)`` is called after each batch."""
     target.parent.mkdir(parents=True, exist_ok=True)
     sweep(target.parent)  # folders a killed parse left behind
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.pid{os.getpid()}.", dir=target.parent))
+    tmp = temp_name(target)
     columns = _ColumnFiles(tmp)
     try:
+        tmp.mkdir()
         space, last = None, None
         for tr in parts:
             columns.append(tr)
@@ -265,8 +267,7 @@ def _write_entry(target: Path, parts: Iterator[Trace], progress=None) -> None:
                 raise
     finally:
         columns.close()
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(tmp, ignore_errors=True)  # gone if it became the entry
 
 
 def open_trace(path, format: str | None = None, *, cache: bool = True, progress=None, **opts):

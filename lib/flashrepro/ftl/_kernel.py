@@ -1283,7 +1283,14 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
             if bg and _background_skips(sc, stable, watch_on, clock0 + i):
                 skipped += 1
                 bg = False
-            if bg and sample_d != 0:  # a sampling rule's draw, here: no call, no read of a state field
+            if bg and watch_on and sc[WATCH_OK] != 0 and clock0 + i < sc[WATCH_UNTIL]:  # a watching rule's answer
+                # while its watch holds is the watched line (what its pick returns): read here, without a call
+                bg_victim = sc[WATCH_LINE]
+                if P - valid[bg_victim] < bg_need:
+                    skipped += 1
+                    sc[BG_SKIP_GEN] = sc[BG_GEN]
+                    bg = False
+            elif bg and sample_d != 0:  # a sampling rule's draw, here: no call, no read of a state field
                 if sample_d > 0:
                     bg_victim = sample_least_valid(cands, sc[N_CANDS], valid, rng, sample_d)
                 elif fifo[2 * L + 1] != L:  # draw_closed, written out (called here, a helper with a loop cost

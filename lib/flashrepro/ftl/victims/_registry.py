@@ -81,8 +81,10 @@ class VictimRule:
     mechanism's background probe draws it without calling the rule.
     ``reads_ages`` and ``reads_slots`` ask the mechanism to keep the close-ordered structures
     (``state.ages``, ``state.slot_*``, see :mod:`.._kernel`); ``watches`` says the rule publishes a watched
-    answer (``sc[WATCH_*]``, ``state.watch``) that the mechanism ends when a line could overtake it, and
-    that lets it skip background passes."""
+    answer (``sc[WATCH_*]``, ``state.watch``) that the mechanism ends when a line could overtake it: while
+    the watch holds (``sc[WATCH_OK]`` set and the clock under ``sc[WATCH_UNTIL]``) the rule's ``pick``
+    returns ``sc[WATCH_LINE]``, so the mechanism's background probe reads that line instead of calling the
+    rule, and skips the probe while nothing has changed since it was refused."""
 
     name: str
     pick: object

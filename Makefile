@@ -31,8 +31,13 @@ SLOWEST := $(shell awk -F, 'NR > 1 && $$2 == "paper" {print $$4, $$1}' results/n
 	| sort -rn | awk '{print "build/paper/" $$2 ".ipynb"}')
 PAPER_ORDER := $(filter $(PAPER),$(SLOWEST)) $(filter-out $(SLOWEST),$(PAPER))
 
+# The kernels compile first, each once, on every core (flashrepro.warm; nothing to do once a run has compiled this
+# version of the source): otherwise each notebook compiles what it needs when it first runs it, two at once
+# compiling the same kernels, and notebook 04 spends its first minute or two compiling on the critical path.
+WARM = $(PY) -m flashrepro.warm --if-needed
 all: $(STAMP)  ## every notebook at paper scale (JOBS at a time), the claims ledger, the reduced robustness maps
 	@$(BYTECODE)
+	@$(WARM)
 	@$(MAKE) --no-print-directory -j$(JOBS) results/claims.csv results/headline.csv
 	@echo "done: tables in results/, figures in figures/, executed notebooks in build/paper/"
 
@@ -131,7 +136,7 @@ test: $(STAMP)  ## lint, Chromium for the report's test, the kernels compiled on
 	@$(BYTECODE)
 	@rm -rf build/nbval
 	@$(PY) -m flashrepro.notebooks nbval-prepare build/nbval
-	$(PY) -m flashrepro.warm
+	$(WARM)
 	@echo "$(PYTEST)"; $(PYTEST); rc=$$?; ( $(HAVE_BROWSER) ) || $(BROWSER_WARNING); exit $$rc
 
 lint: $(STAMP)

@@ -23,3 +23,33 @@ def test_a_failing_job_is_reported_not_raised(monkeypatch):
     said = []
     warm.warm(1, log=said.append)
     assert any("no-such-policy" in m and "failed" in m for m in said) and said[-1].startswith("warm: 1 jobs")
+
+
+def _quick(task):  # a job that compiles nothing (module level: the pool pickles it by name)
+    return task, 0.0
+
+
+def test_if_needed_runs_once_per_version_of_the_source(tmp_path, monkeypatch):
+    from flashrepro.jitcache import PackageLocator
+
+    monkeypatch.setattr(PackageLocator, "folder", tmp_path)
+    monkeypatch.setattr(warm, "tasks", lambda: [("policy", "lru")])
+    monkeypatch.setattr(warm, "run_task", _quick)
+    said = []
+    warm.warm(1, log=said.append, if_needed=True)  # no stamp yet: it runs, and leaves one
+    assert said[-1].startswith("warm: 1 jobs") and warm.stamp().is_file() and warm.stamp().parent == tmp_path
+    said.clear()
+    warm.warm(1, log=said.append, if_needed=True)
+    assert len(said) == 1 and said[0].startswith("warm: the kernels of this source are compiled")
+    warm.warm(1, log=said.append)  # asked without --if-needed: it runs
+    assert said[-1].startswith("warm: 1 jobs")
+
+
+def test_a_run_with_a_failed_job_leaves_no_stamp(tmp_path, monkeypatch):
+    from flashrepro.jitcache import PackageLocator
+
+    monkeypatch.setattr(PackageLocator, "folder", tmp_path)
+    monkeypatch.setattr(warm, "tasks", lambda: [("policy", "no-such-policy")])
+    said = []
+    warm.warm(1, log=said.append, if_needed=True)
+    assert not warm.stamp().is_file() and any("failed" in m for m in said)

@@ -85,7 +85,7 @@ def main(a) -> int:
     c0 = cpu_seconds()
     try:
         res = run_map(papers, a.map, n=a.points, seed=a.seed, executor=a.executor, workers=a.workers,
-                      scheduler=a.scheduler, progress=True, out_dir=a.out, bias=not a.no_bias,
+                      scheduler=a.scheduler, progress=None, out_dir=a.out, bias=not a.no_bias,
                       figures=not a.no_figures, figures_dir=a.figures, ledger=a.ledger,
                       log=lambda m: print(m, file=sys.stderr))
     except TypeError as e:  # a paper module that does not follow the robustness contract

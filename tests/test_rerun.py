@@ -128,6 +128,12 @@ def test_an_interrupt_just_after_a_temporary_is_made_leaves_nothing(tmp_path, mo
     with pytest.raises(KeyboardInterrupt), tempfiles.atomic_path(tmp_path / "t.csv"):
         pass
     assert sorted(p.name for p in tmp_path.iterdir()) == ["traces"]
+    monkeypatch.undo()
+    with tempfiles.atomic_path(tmp_path / "t.csv") as tmp:
+        tmp.write_text("x")
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (tmp_path / "t.csv").stat().st_mode & 0o777 == 0o666 & ~umask  # not mkstemp's 0600
 
 
 def test_runner_refuses_an_unknown_parameter():

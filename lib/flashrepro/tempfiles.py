@@ -49,11 +49,7 @@ def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
     try:
         with open(tmp_path, "xb"):
             pass
-        yield tmp_path
-        if tmp_path.exists():  # a writer that made its own file (mode 0600): the usual umask-based mode
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp_path, 0o666 & ~umask)
+        yield tmp_path  # made by open(), so the result has the usual umask-based mode
         os.replace(tmp_path, target)
     finally:
         with contextlib.suppress(FileNotFoundError):

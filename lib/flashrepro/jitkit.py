@@ -26,6 +26,8 @@ over writing its body out.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -34,6 +36,18 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
 PREFETCH_DISTANCE = 16  # references ahead; see benchmarks/ (a simulator knows its future stream)
+
+njit_no_refcount = functools.partial(njit, cache=True, _nrt=False)
+"""``@njit(cache=True)`` for a kernel's inner steps, compiled without Numba's reference counting (NRT).
+
+A step called (not inlined) with a state that is a tuple of arrays counts every array up on entry and down
+on exit: two atomic operations per array per call, 14-16% of the FTL's time in ``perf`` (its state has 27
+arrays). Numba drops those counts itself only for functions whose arguments are plain arrays. A step
+compiled with this decorator borrows the arrays its caller holds, which is safe when it allocates no array
+(Numba refuses ``np.empty`` and the like there, at compile time) and returns none (``test_ftl_refcounts``
+checks every such FTL step's signatures). Helpers it calls without an ``nrt`` setting of their own are
+compiled the same way (Numba inherits the flag), so a step must not call one that allocates.
+"""
 
 
 @intrinsic

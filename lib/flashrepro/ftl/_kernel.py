@@ -202,6 +202,7 @@ class FTLState(NamedTuple):
     order: np.ndarray  # int32: slot_of, slot_line, age_v, age_log, age_head (order_views)
     order64: np.ndarray  # int64: slot_seq, watch (order_views)
     order_bits: np.ndarray  # uint64: page_bits (page_bits), slot_bits, age_bits, age_slots (order_views)
+    copy_buf: np.ndarray  # int32[P + COPY_PREFETCH]: _copy_erase's list of a victim's valid pages
 
 
 N_SLOT_BITS = 3
@@ -285,7 +286,7 @@ def new_state(pages_per_line: int, n_lines: int, logical_pages: int, prm: np.nda
         sc=sc, rng=np.array([seed], np.uint64), counters=np.zeros(N_COUNTERS, np.int64), prm=prm,
         copy_dest=np.asarray(copy_dest, np.int64), pass_victims=np.zeros(L, np.int32),
         heap=np.zeros(L + 1, np.int32), hpos=np.zeros(L, np.int32),
-        **_order_arrays(L, P, prm[AGE_LISTS] != 0))
+        **_order_arrays(L, P, prm[AGE_LISTS] != 0), copy_buf=np.zeros(P + COPY_PREFETCH, np.int32))
 
 
 STATE_T = numba.typeof(new_state(2, 8, 4))
@@ -385,7 +386,7 @@ def _heap_up(heap, hpos, valid, i):
     hpos[moving] = i
 
 
-@njit(cache=True)
+@jk.njit_no_refcount
 def _heap_down(heap, hpos, valid, n, i):
     """pqueue.c's percolate_down over ``heap[1:n + 1]``: move ``heap[i]`` down while its smaller child (the
     left one on ties) has fewer valid pages."""
@@ -406,7 +407,7 @@ def _heap_down(heap, hpos, valid, n, i):
     hpos[moving] = i
 
 
-@njit(cache=True)
+@jk.njit_no_refcount
 def _heap_insert(s, ln):
     n = s.sc[HEAP_SIZE] + 1
     s.sc[HEAP_SIZE] = n
@@ -414,7 +415,7 @@ def _heap_insert(s, ln):
     _heap_up(s.heap, s.hpos, s.valid, n)
 
 
-@njit(cache=True)
+@jk.njit_no_refcount
 def _heap_remove(s, ln):
     """pqueue.c's pqueue_pop for the root (the last line moves there and percolates down), its
     pqueue_remove elsewhere (the last line takes ``ln``'s slot and moves up or down from there)."""
@@ -576,14 +577,14 @@ def _age_move_in(age_slots, age_head, age_bits, age_v, slot_of, L, P, ln, v):
     age_v[ln] = v
 
 
-@njit(cache=True)
+@jk.njit_no_refcount
 def _age_move(s, ln, v):
     """:func:`_age_move_in` on the state (a line closes or becomes a victim)."""
     slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = order_views(s)
     _age_move_in(age_slots, age_head, age_bits, age_v, slot_of, s.prm[P_LINES], s.prm[P_PAGES], ln, v)
 
 
-@njit(cache=True)
+@jk.njit_no_refcount
 def sync_ages(s):
     """Move every line of ``age_log`` to the row of its valid count. A closed line that loses a page is only
     logged (the host loop's cost is a test and a store, and a line often loses several pages between two
@@ -595,8 +596,7 @@ def sync_ages(s):
     log = age_log
     n0, n1, n2 = _dims(2 * L)
     wd = n0 + n1 + n2
-    # _age_move_in for a line whose count dropped, written out: a call of a helper with a loop in it costs
-    # reference counts on its array arguments (about 10 ns a move, half of it)
+    # _age_move_in for a line whose count dropped, written out
     for i in range(s.sc[N_AGE_LOG]):
         ln = log[i]
         old = age_v[ln]
@@ -657,7 +657,8 @@ def sync_ages(s):
 def age_next(age_bits, v):
     """The smallest valid count ``>= v`` (below ``P``) with a closed line, or -1 (``age_bits`` is the state's;
     after :func:`sync_ages`). The read helpers take the state's arrays, not the state: a rule calls them
-    in loops, where passing the state to an inlined helper costs a reference count per array field."""
+    in loops, where, in a rule compiled with reference counting, passing the state to an inlined helper costs
+    a reference count per array field."""
     w = v >> 6
     if w >= age_bits.shape[0]:
         return -1
@@ -696,7 +697,7 @@ def _slot_mark(slot_bits, L, slot, v, cold, limit, P):
         jk.bits_add(slot_bitset(slot_bits, L, SLOT_HAS_INVALID), n0, n1, slot)
 
 
-@njit(cache=True)
+@jk.njit_no_refcount
 def _slot_compact(s):
     """Renumber the closed lines' slots 0, 1, ... in close order (when every slot was handed out: at most
     once per ``L`` closes, as there are ``2L`` slots and at most ``L`` closed lines)."""
@@ -729,7 +730,7 @@ def _slot_compact(s):
             ln = jk.list_next(s.fifo, ln)
 
 
-@njit(cache=True)
+@jk.njit_no_refcount
 def _slot_add(s, ln):
     """A line just closed (it is at the back of the FIFO): the next slot."""
     L = s.prm[P_LINES]
@@ -745,7 +746,7 @@ def _slot_add(s, ln):
     _slot_mark(slot_bits, L, i, s.valid[ln], s.kind[ln] == COLD, s.prm[LIMIT], s.prm[P_PAGES])
 
 
-@njit(cache=True)
+@jk.njit_no_refcount
 def _slot_remove(s, ln):
     L = s.prm[P_LINES]
     slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = order_views(s)
@@ -773,7 +774,7 @@ def slot_last_closed_by(slot_seq, n_slots, seq):
     return lo - 1
 
 
-@njit(cache=True)
+@jk.njit_no_refcount
 def slot_first_from(slot_bits, L, which, start, last):
     """The first slot of bitset ``which`` of ``slot_bits`` (the state's) in cyclic order ``start .. last, 0 ..
     start - 1``, or -1."""
@@ -789,7 +790,7 @@ def slot_first_from(slot_bits, L, which, start, last):
     return -1
 
 
-@njit(cache=True)
+@jk.njit_no_refcount
 def _closed_lost_page(s, ln, v):
     """The close-ordered structures after closed line ``ln`` lost a page and holds ``v`` valid: its age list
     (logged, see :func:`sync_ages`), its slot's bitsets, and the watch. :func:`_host_write_to` calls it;
@@ -816,7 +817,7 @@ def _closed_lost_page(s, ln, v):
         sc[WATCH_OK] = 0
 
 
-@njit(cache=True)
+@jk.njit_no_refcount
 def _open_line(s, k):
     sc = s.sc
     L = s.prm[P_LINES]
@@ -832,7 +833,7 @@ def _open_line(s, k):
     return ln
 
 
-@njit(cache=True)
+@jk.njit_no_refcount
 def _close_line(s, ln):
     """A full line joins the FIFO, its valid-count bucket and, with an invalid page, the candidates."""
     sc = s.sc
@@ -896,7 +897,7 @@ def rebuild_buckets(s):
     s.sc[BMIN] = min(bmin, P)
 
 
-@njit(cache=True)
+@jk.njit_no_refcount
 def _detach(s, victim):
     """Take a chosen victim off every list (its pages stay until :func:`_copy_erase`); the cursor moves
     past it."""
@@ -923,7 +924,7 @@ def _detach(s, victim):
         sc[WATCH_OK] = 0
 
 
-@njit(cache=True)
+@jk.njit_no_refcount
 def _copy_erase(s, victim):
     """Copy a detached victim's valid pages to their frontier, erase it, free it."""
     P = s.prm[P_PAGES]
@@ -941,7 +942,7 @@ def _copy_erase(s, victim):
     # (jk.load and jk.store: indices from the state, in range, without Numba's fix-up for negative ones)
     bits = page_bits(s)
     W = (P + 63) // 64
-    moved = np.empty(P + COPY_PREFETCH, np.int32)
+    moved = s.copy_buf
     k = 0
     for wi in range(W):
         m = jk.load(bits, victim * W + wi)
@@ -1013,7 +1014,7 @@ def _log_victim(victim, sc, log_victims):
     sc[NLOG_V] = n + 1
 
 
-@njit(cache=True)
+@jk.njit_no_refcount
 def _gc_pass(s, pick, min_invalid, log_victims):
     """One garbage collection: the victim rule's first victim, if it has at least ``min_invalid`` invalid
     pages (reserve and forced passes ask for none: a line with no invalid page is copied whole), then
@@ -1025,7 +1026,7 @@ def _gc_pass(s, pick, min_invalid, log_victims):
     return _gc_pass_from(s, pick, victim, log_victims)
 
 
-@njit(cache=True)
+@jk.njit_no_refcount
 def _gc_pass_from(s, pick, victim, log_victims):
     """A GC pass whose first victim is chosen (and accepted): it, then follow-up victims until the stop
     rule holds. Returns the pages copied."""
@@ -1064,7 +1065,7 @@ def _gc_pass_from(s, pick, victim, log_victims):
     return copies
 
 
-@njit(cache=True)
+@jk.njit_no_refcount
 def _gc_until(s, pick, free_above, forced, log_victims):
     """GC passes while free lines <= ``free_above`` (counted as forced passes if ``forced``). Returns the
     pages copied."""
@@ -1108,7 +1109,7 @@ def _background_skips(sc, stable, watching, now):
     return stable or (watching and sc[WATCH_OK] != 0 and now < sc[WATCH_UNTIL])
 
 
-@njit(cache=True)
+@jk.njit_no_refcount
 def _background_pass(s, pick, bg_min, victim, log_victims, log_copies, write, do_log):
     """FEMU's background GC after a host write: one pass, skipped if its first victim has too few invalid
     pages (the caller has checked :func:`_background_skips`). ``victim``: the first victim if the caller
@@ -1128,7 +1129,7 @@ def _background_pass(s, pick, bg_min, victim, log_victims, log_copies, write, do
         log_copies[write] += c
 
 
-@njit(cache=True)
+@jk.njit_no_refcount
 def _host_needs_line(s, pick, k, log_victims):
     """Frontier ``k`` has no line: the reserve rule's GC, then a line (unless GC copies opened one).
     Returns the pages copied."""
@@ -1140,7 +1141,7 @@ def _host_needs_line(s, pick, k, log_victims):
     return copies
 
 
-@njit(cache=True)
+@jk.njit_no_refcount
 def _host_write_to(s, pick, k, lpn, clock, log_victims, eager):
     """One host write placed in frontier ``k`` by the state's fields instead of the host path's registers
     (the same steps): a placement oracle's tagged writes (:func:`write_chunk`'s ``kinds``), lazy, and with

@@ -66,7 +66,7 @@ def _overtakes_at(P, v, c, seq, vb, cb, seqb):
     return num // d + 1
 
 
-@njit(cache=True, error_model="numpy")
+@jk.njit_no_refcount(error_model="numpy")
 def _thresholds(watch, P, vb, cb, lo, hi, tau):
     """``watch[v]`` for ``lo <= v < hi``: the close time at or under which a line with ``v`` valid pages leads
     ``b`` (``vb`` valid pages, closed at ``cb``) at clock ``tau``, rounded up past the floating-point error. A
@@ -100,8 +100,7 @@ def _choose(s, now):
     # that age at count v scores strictly under the best so far, no row from v on can reach it
     oldest = jk.list_front(s.fifo, s.prm[K.P_LINES])
     max_age = now - close_time[oldest] if oldest < s.prm[K.P_LINES] else 0
-    # the non-empty rows from 1 up, by the bits of age_bits (K.age_next, written out: a helper with a loop,
-    # called in a loop, costs reference counts on its array argument each time)
+    # the non-empty rows from 1 up, by the bits of age_bits (K.age_next, written out)
     done = False
     for wi in range(age_bits.shape[0]):
         m = age_bits[wi] & (_NOT_ROW0 if wi == 0 else _ALL)
@@ -157,7 +156,7 @@ def _choose(s, now):
     return best
 
 
-@njit(K.VICTIM_SIG, cache=True)
+@jk.njit_no_refcount(K.VICTIM_SIG)
 def pick(s, first):
     sc = s.sc
     if sc[K.WATCH_OK] != 0 and sc[K.CLOCK] < sc[K.WATCH_UNTIL]:

@@ -7,8 +7,8 @@ draws are the kernel's :func:`~flashrepro.ftl._kernel.sample_least_valid`, which
 probe calls itself (``samples=True``, with ``prm[K.SAMPLE_DRAWS] = d``).
 """
 
-from numba import njit
 
+from ... import jitkit as jk
 from .. import _kernel as K
 from ._registry import Param, at_least, register
 
@@ -23,7 +23,7 @@ def configure(params, geometry, prm) -> None:
     prm[K.SAMPLE_DRAWS] = params.d
 
 
-@njit(K.VICTIM_SIG, cache=True)
+@jk.njit_no_refcount(K.VICTIM_SIG)
 def pick(s, first):
     return K.sample_least_valid(s.cands, s.sc[K.N_CANDS], s.valid, s.rng, s.prm[D])
 

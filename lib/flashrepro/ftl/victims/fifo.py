@@ -7,13 +7,13 @@ an invalid page (slots are in close order; ``reads_slots``), a search of its wor
 the full lines.
 """
 
-from numba import njit
 
+from ... import jitkit as jk
 from .. import _kernel as K
 from ._registry import register
 
 
-@njit(K.VICTIM_SIG, cache=True)
+@jk.njit_no_refcount(K.VICTIM_SIG)
 def pick(s, first):
     slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = K.order_views(s)
     q = K.slot_first_from(slot_bits, s.prm[K.P_LINES], K.SLOT_HAS_INVALID, 0, 2 * s.prm[K.P_LINES])

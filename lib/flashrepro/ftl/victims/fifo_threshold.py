@@ -39,6 +39,7 @@ a sync of that log: about a third of 2R's time on fio zipf 0.9, measured.)
 import numpy as np
 from numba import njit
 
+from ... import jitkit as jk
 from .. import _kernel as K
 from ._registry import Param, between, one_of, register
 
@@ -99,7 +100,7 @@ def _first_of(a, b, start, n_slots):
     return a if ka < kb else b
 
 
-@njit(cache=True)
+@jk.njit_no_refcount
 def _scan(s, region, first, fallback):
     """The first eligible line under the limit in scan order (in ``region`` unless ``first``); else, for a
     first victim, the fallback's line as ``-2 - line`` (``fallback``: 0 = the least-valid eligible line, the
@@ -135,7 +136,7 @@ def _scan(s, region, first, fallback):
     return -1 if q < 0 else -2 - slot_line[q]
 
 
-@njit(cache=True)
+@jk.njit_no_refcount
 def _least_valid_slot(valid, slot_of, P, L, start, last):
     """The slot of the closed line in slots ``0 .. last`` with the fewest valid pages, below ``P``, the first
     in cyclic order ``start .. last, 0 .. start - 1`` among ties; -1 if there is none. One pass over the
@@ -159,7 +160,7 @@ def _least_valid_slot(valid, slot_of, P, L, start, last):
     return q - n if q >= n else q
 
 
-@njit(cache=True)
+@jk.njit_no_refcount
 def _least_valid_closed(s):
     """The least-valid closed line with an invalid page, the earliest-closed among ties (-1 if every closed
     line is full: a full line would be refused)."""
@@ -169,7 +170,7 @@ def _least_valid_closed(s):
     return -1 if q < 0 else slot_line[q]
 
 
-@njit(K.VICTIM_SIG, cache=True)
+@jk.njit_no_refcount(K.VICTIM_SIG)
 def pick(s, first):
     if not first:
         return _scan(s, s.sc[K.REGION], False, 2)

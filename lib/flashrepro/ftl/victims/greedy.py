@@ -7,14 +7,13 @@ buckets at every GC pass, so it registers ``reads_buckets=True`` and the mechani
 current on every host write.
 """
 
-from numba import njit
 
 from ... import jitkit as jk
 from .. import _kernel as K
 from ._registry import register
 
 
-@njit(K.VICTIM_SIG, cache=True)
+@jk.njit_no_refcount(K.VICTIM_SIG)
 def pick(s, first):
     L = s.prm[K.P_LINES]
     P = s.prm[K.P_PAGES]

@@ -22,13 +22,13 @@ valid pages) or removed, and the root's own count crosses the background thresho
 mechanism counts, so ``stable_skip`` holds for both.
 """
 
-from numba import njit
 
+from ... import jitkit as jk
 from .. import _kernel as K
 from ._registry import register
 
 
-@njit(K.VICTIM_SIG, cache=True)
+@jk.njit_no_refcount(K.VICTIM_SIG)
 def pick(s, first):
     if s.sc[K.HEAP_SIZE] == 0:
         return -1

@@ -21,7 +21,6 @@ the mechanism draws that first victim itself (:func:`~flashrepro.ftl._kernel.dra
 calls) instead of calling the rule: a call passes the whole state, and cost about 200 ns a write.
 """
 
-from numba import njit
 
 from ... import jitkit as jk
 from .. import _kernel as K
@@ -32,7 +31,7 @@ from ._registry import draw_below, register
 TAKES_FULL_FIRST = bool(K.FULL_FIRST_VICTIMS)
 
 
-@njit(K.VICTIM_SIG, cache=True)
+@jk.njit_no_refcount(K.VICTIM_SIG)
 def pick(s, first):
     L = s.prm[K.P_LINES]
     P = s.prm[K.P_PAGES]

@@ -8,13 +8,13 @@ kernel's :func:`~flashrepro.ftl._kernel.sample_least_valid` with one draw, which
 probe calls itself (``samples=True``).
 """
 
-from numba import njit
 
+from ... import jitkit as jk
 from .. import _kernel as K
 from ._registry import register
 
 
-@njit(K.VICTIM_SIG, cache=True)
+@jk.njit_no_refcount(K.VICTIM_SIG)
 def pick(s, first):
     return K.sample_least_valid(s.cands, s.sc[K.N_CANDS], s.valid, s.rng, 1)
 

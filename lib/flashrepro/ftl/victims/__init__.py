@@ -10,8 +10,9 @@ change to :mod:`flashrepro.ftl.device`: the rule declares them (:class:`Param`: 
 (``prm[K.RULE_PRM:]``); they become ``Policy`` keywords. The recipe, as a diff, is
 ``docs/ftl_victim_rules.md``:
 
-1. write ``victims/<name>.py`` with ``@njit(VICTIM_SIG, cache=True) def pick(s, first)`` (helpers it
-   calls ``inline="always"``), its ``Param`` settings and ``configure`` if it has any, and a
+1. write ``victims/<name>.py`` with ``@jk.njit_no_refcount(VICTIM_SIG) def pick(s, first)`` (it borrows the
+   state's arrays and allocates none; helpers it calls ``inline="always"``), its ``Param`` settings and
+   ``configure`` if it has any, and a
    ``register("<name>", pick, "<one line>", ...)`` at its end;
 2. import the module below.
 

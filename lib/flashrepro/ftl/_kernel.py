@@ -1089,6 +1089,14 @@ def _gc_until(s, pick, free_above, forced, log_victims):
 
 
 @njit(cache=True, inline="always")
+def watch_holds(sc, now):
+    """Whether a watching rule's published answer ``sc[WATCH_LINE]`` still holds at clock ``now``: nothing
+    cleared ``sc[WATCH_OK]`` and ``now`` is under ``sc[WATCH_UNTIL]``. While it holds, the rule's pick returns
+    that line."""
+    return sc[WATCH_OK] != 0 and now < sc[WATCH_UNTIL]
+
+
+@njit(cache=True, inline="always")
 def _background_skips(sc, stable, watching, now):
     """Whether FEMU's background pass after this write is skipped without asking the victim rule: no
     closed line has enough invalid pages (whatever the rule chose would be refused; the random rules then
@@ -1106,7 +1114,7 @@ def _background_skips(sc, stable, watching, now):
         return True
     if sc[BG_SKIP_GEN] != sc[BG_GEN]:
         return False
-    return stable or (watching and sc[WATCH_OK] != 0 and now < sc[WATCH_UNTIL])
+    return stable or (watching and watch_holds(sc, now))
 
 
 @jk.njit_no_refcount
@@ -1284,7 +1292,7 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
             if bg and _background_skips(sc, stable, watch_on, clock0 + i):
                 skipped += 1
                 bg = False
-            if bg and watch_on and sc[WATCH_OK] != 0 and clock0 + i < sc[WATCH_UNTIL]:  # a watching rule's answer
+            if bg and watch_on and watch_holds(sc, clock0 + i):  # a watching rule's answer
                 # while its watch holds is the watched line (what its pick returns): read here, without a call
                 bg_victim = sc[WATCH_LINE]
                 if P - valid[bg_victim] < bg_need:

@@ -159,7 +159,7 @@ def _choose(s, now):
 @jk.njit_no_refcount(K.VICTIM_SIG)
 def pick(s, first):
     sc = s.sc
-    if sc[K.WATCH_OK] != 0 and sc[K.CLOCK] < sc[K.WATCH_UNTIL]:
+    if K.watch_holds(sc, sc[K.CLOCK]):
         return sc[K.WATCH_LINE]
     return _choose(s, sc[K.CLOCK])
 

@@ -200,15 +200,15 @@ class FTLState(NamedTuple):
     heap: np.ndarray  # int32[L + 1]: FEMU's victim heap in heap[1:sc[HEAP_SIZE] + 1] (prm[HEAP])
     hpos: np.ndarray  # int32[L]: a line's slot in heap (0 = not in it)
     order: np.ndarray  # int32: slot_of, slot_line, age_v, age_log, age_head (order_views)
-    order64: np.ndarray  # int64: slot_seq, watch (order_views)
+    order64: np.ndarray  # int64: slot_seq, watch (order_views), slot_close, count_odds
     order_bits: np.ndarray  # uint64: page_bits (page_bits), slot_bits, age_bits, age_slots (order_views)
     copy_buf: np.ndarray  # int32[P + COPY_PREFETCH]: _copy_erase's list of a victim's valid pages
 
 
 N_SLOT_BITS = 3
 SLOT_UNDER, SLOT_UNDER_COLD, SLOT_HAS_INVALID = 0, 1, 2  # slots of lines at most prm[LIMIT] valid, by region; any
-NO_WATCH = -(1 << 62)  # watch[v]: no close time is this low
-ALWAYS = 1 << 62  # watch[v]: every close time is this low
+NO_WATCH = -(1 << 62)  # watch[v]: no close time is this low (exact as a float too)
+ALWAYS = 1 << 62  # watch[v]: every close time is this low; sc[WATCH_UNTIL]: no end
 
 
 def _bits_words(n: int) -> int:
@@ -221,7 +221,7 @@ def _bits_words(n: int) -> int:
 def _order_sizes(L: int, P: int, ages: bool) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """Lengths of the views packed in ``order``, ``order64`` and ``order_bits`` (see :func:`order_views`)."""
     w = _bits_words(2 * L)
-    return (L, 2 * L, L, 2 * L, P), (2 * L, P + 1), (L * ((P + 63) // 64), N_SLOT_BITS * w, (P + 63) // 64,
+    return (L, 2 * L, L, 2 * L, P), (2 * L, P + 1, 2 * L, P + 1), (L * ((P + 63) // 64), N_SLOT_BITS * w, (P + 63) // 64,
                                                      P * w if ages else 0)
 
 
@@ -230,7 +230,11 @@ def _order_arrays(L: int, P: int, ages: bool) -> dict:
     order = np.full(sum(i32), -1, np.int32)
     order[L + 2 * L + L:L + 2 * L + L + 2 * L] = 0  # age_log
     order64 = np.zeros(sum(i64), np.int64)
-    order64[2 * L:] = NO_WATCH
+    order64[2 * L:2 * L + P + 1].view(np.float64)[:] = NO_WATCH
+    v = np.arange(P + 1, dtype=np.float64)
+    odds = order64[4 * L + P + 1:].view(np.float64)
+    odds[:P] = v[:P] / (P - v[:P])
+    odds[P] = np.inf
     return {"order": order, "order64": order64, "order_bits": np.zeros(sum(u64), np.uint64)}
 
 
@@ -239,17 +243,19 @@ def unpack_order(state) -> dict[str, np.ndarray]:
     L, P = int(state.prm[P_LINES]), int(state.prm[P_PAGES])
     i32, i64, u64 = _order_sizes(L, P, bool(state.prm[AGE_LISTS]))
     out = {}
-    for arr, names, sizes in ((state.order, ORDER_NAMES[:5], i32), (state.order64, ORDER_NAMES[5:7], i64),
-                              (state.order_bits, ORDER_NAMES[7:], u64)):
+    for arr, names, sizes in ((state.order, ORDER_NAMES[:5], i32), (state.order64, ORDER_NAMES[5:9], i64),
+                              (state.order_bits, ORDER_NAMES[9:], u64)):
         at = 0
         for name, n in zip(names, sizes, strict=True):
             out[name] = arr[at:at + n]
             at += n
+    out["watch"] = out["watch"].view(np.float64)
+    out["count_odds"] = out["count_odds"].view(np.float64)
     return out
 
 
-ORDER_NAMES = ("slot_of", "slot_line", "age_v", "age_log", "age_head", "slot_seq", "watch", "page_bits", "slot_bits",
-               "age_bits", "age_slots")
+ORDER_NAMES = ("slot_of", "slot_line", "age_v", "age_log", "age_head", "slot_seq", "watch", "slot_close", "count_odds",
+               "page_bits", "slot_bits", "age_bits", "age_slots")
 
 
 def division_magic(d: int) -> tuple[int, int]:
@@ -456,7 +462,8 @@ def order_views(s):
       empty); ``age_bits``: bit v set iff row v is not empty; ``age_v`` int32[L]: the count a closed line is
       filed under (-1 = none, P = full: in no row; != valid: stale, logged); ``age_log`` int32[2L]: the
       logged lines, ``age_log[:sc[N_AGE_LOG]]``;
-    * ``watch`` int64[P + 1]: a line with v valid pages and close time <= watch[v] ends ``sc[WATCH_OK]``.
+    * ``watch`` float64[P + 1] (:func:`watch_view`): a line with v valid pages and close time <= watch[v]
+      ends ``sc[WATCH_OK]``.
 
     Three arrays rather than ten: every array of the state costs each call that passes the state, about
     2 ns an array (ten more made greedy and fifo 5-10% slower under paper 4's trigger, measured: PR
@@ -468,8 +475,39 @@ def order_views(s):
     na = (P + 63) // 64
     pw = L * na  # page_bits, first
     nb = pw + N_SLOT_BITS * w
-    return (o[:L], o[L:3 * L], o[3 * L:4 * L], o[4 * L:6 * L], o[6 * L:6 * L + P], o64[:2 * L], o64[2 * L:],
+    return (o[:L], o[L:3 * L], o[3 * L:4 * L], o[4 * L:6 * L], o[6 * L:6 * L + P], o64[:2 * L], watch_view(s),
             ob[pw:nb], ob[nb:nb + na], ob[nb + na:])
+
+
+@njit(cache=True, inline="always")
+def watch_view(s):
+    """float64[P + 1]: ``watch[v]``, the close time at or under which a closed line with ``v`` valid pages
+    that closes or loses a page ends the watch (:data:`NO_WATCH`: none does; :data:`ALWAYS`: every one
+    does), the bits of ``order64[2L:2L + P + 1]``. Floating point, so that a rule can fill it with vector
+    instructions: AVX2 has none that turns a double into an int64, and converting ``P`` thresholds one by
+    one cost cost-benefit 8 us a pick at ``P = 2048``. A close time (an int64 under 2**53) compares
+    exactly."""
+    L = s.prm[P_LINES]
+    return s.order64[2 * L:2 * L + s.prm[P_PAGES] + 1].view(np.float64)
+
+
+@njit(cache=True, inline="always")
+def count_odds(s):
+    """float64[P + 1]: ``v / (P - v)``, the valid over the invalid pages of a line with ``v`` valid pages
+    (``inf`` at ``v = P``), computed once: a rule that scores lines by utilisation multiplies by it instead of
+    dividing (a vector division is several times slower than a multiplication)."""
+    L = s.prm[P_LINES]
+    return s.order64[4 * L + s.prm[P_PAGES] + 1:].view(np.float64)
+
+
+@njit(cache=True, inline="always")
+def slot_close(s):
+    """int64[2L]: the close time (``close_time``) of the line that took each slot, packed after
+    :func:`order_views`' ``watch`` in ``order64``. With slots in close order, a rule that compares lines by
+    their close times and close order reads one array by slot (cost-benefit's age rows are by slot) instead
+    of going from the slot to its line to the line's close time and number, three dependent reads."""
+    L = s.prm[P_LINES]
+    return s.order64[2 * L + s.prm[P_PAGES] + 1:4 * L + s.prm[P_PAGES] + 1]
 
 
 @njit(cache=True, inline="always")
@@ -706,12 +744,14 @@ def _slot_compact(s):
     slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = order_views(s)
     slot_line[:] = -1
     slot_bits[:] = 0
+    closed_at = slot_close(s)
     i = 0
     ln = jk.list_front(s.fifo, L)
     while ln != L:
         slot_of[ln] = i
         slot_line[i] = ln
         slot_seq[i] = s.close_seq[ln]
+        closed_at[i] = s.close_time[ln]
         _slot_mark(slot_bits, L, i, s.valid[ln], s.kind[ln] == COLD, s.prm[LIMIT], P)
         i += 1
         ln = jk.list_next(s.fifo, ln)
@@ -743,6 +783,7 @@ def _slot_add(s, ln):
     slot_of[ln] = i
     slot_line[i] = ln
     slot_seq[i] = s.close_seq[ln]
+    slot_close(s)[i] = s.close_time[ln]
     _slot_mark(slot_bits, L, i, s.valid[ln], s.kind[ln] == COLD, s.prm[LIMIT], s.prm[P_PAGES])
 
 
@@ -864,7 +905,7 @@ def _close_line(s, ln):
         _slot_add(s, ln)
     if s.prm[AGE_LISTS]:
         _age_move(s, ln, v)
-    if s.prm[WATCH] and sc[CLOCK] <= s.order64[2 * L + v]:  # order_views' watch[v]
+    if s.prm[WATCH] and sc[CLOCK] <= watch_view(s)[v]:
         sc[WATCH_OK] = 0
 
 

@@ -53,36 +53,50 @@ HORIZON = 1  # lines' worth of host writes (P each) a watched answer is trusted 
 
 
 @njit(cache=True, inline="always")
-def _overtakes_at(P, v, c, seq, vb, cb, seqb):
-    """The first clock at which a line with ``v < vb`` valid pages closed at ``c`` (close number ``seq``)
-    scores at least ``b``'s (``vb``, ``cb``, ``seqb``), or above it if it closed later: its score
+def _overtakes_at(P, v, c, q, vb, cb, qb):
+    """The first clock at which a line with ``v < vb`` valid pages closed at ``c`` (in slot ``q``: slots are in
+    close order) scores at least ``b``'s (``vb``, ``cb``, slot ``qb``), or above it if it closed later: its score
     ``(t - c) (P - v) / v`` grows faster than b's, so from then on it is ahead."""
     ax = (P - v) * vb  # x's and b's scores, both times v * vb
     ab = (P - vb) * v
     num = ax * c - ab * cb  # x ahead at t  <=>  (ax - ab) t > num  (or == with the earlier close)
     d = ax - ab
-    if seq < seqb:
+    if q < qb:
         return -((-num) // d)
     return num // d + 1
 
 
 @jk.njit_no_refcount(error_model="numpy")
-def _thresholds(watch, P, vb, cb, lo, hi, tau):
+def _thresholds(watch, odds, P, vb, cb, lo, hi, tau):
     """``watch[v]`` for ``lo <= v < hi``: the close time at or under which a line with ``v`` valid pages leads
-    ``b`` (``vb`` valid pages, closed at ``cb``) at clock ``tau``, rounded up past the floating-point error. A
-    loop with no branch and no array read, so it runs in vector registers (P of these per watch)."""
-    a = float(tau - cb)
+    ``b`` (``vb`` valid pages, closed at ``cb``) at clock ``tau``, rounded up past the floating-point error.
+
+    Leading at ``tau`` means ``(tau - c) (P - v) / v >= (tau - cb) (P - vb) / vb``, that is
+    ``c <= tau - q`` with ``q = (tau - cb) (P - vb) / vb * v / (P - v)``; ``v / (P - v)`` is ``odds[v]``
+    (:func:`flashrepro.ftl._kernel.count_odds`). The computed ``q`` is within a few units in the last place
+    of the exact one, so ``tau - q + 1 + (tau + q) 1e-12`` is above the exact threshold: a threshold too
+    high costs a needless pick, never a wrong answer. A loop of multiplications with no branch, division or
+    conversion to an integer, so it runs in vector registers (P of these per watch)."""
+    ft = float(tau)
+    k = float(P - vb) * float(tau - cb) / float(vb)
     for v in range(lo, hi):
-        q = float((P - vb) * v) * a / float((P - v) * vb)
-        watch[v] = np.int64(np.floor(tau - q)) + 1 + np.int64((tau + q) * 1e-12)  # up, past the rounding
+        q = k * odds[v]
+        watch[v] = ft - q + 1.0 + (ft + q) * 1e-12
 
 
 @njit(cache=True, inline="always")
 def _choose(s, now):
-    """The best line from the earliest-closed line of each valid count, and its watch."""
+    """The best line from the earliest-closed line of each valid count, and its watch.
+
+    The rows hold slots, and slots are in close order, so the lines are compared by slot: the close time
+    from :func:`flashrepro.ftl._kernel.slot_close`, ties by the lower slot (the earlier close), and only the
+    winner's slot is turned into its line. (Going from each row's slot to its line and then to the line's
+    close time and number was three dependent reads per row, cache misses after a victim's copies, and
+    most of this function's time.)"""
     P = s.prm[K.P_PAGES]
-    sc, close_time, close_seq = s.sc, s.close_time, s.close_seq
+    sc, close_time = s.sc, s.close_time
     slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = K.order_views(s)
+    closed_at = K.slot_close(s)
     sc[K.WATCH_OK] = 0
     K.sync_ages(s)
     q = age_head[0]
@@ -92,7 +106,7 @@ def _choose(s, now):
         watch[0] = close_time[b]
         sc[K.WATCH_LINE], sc[K.WATCH_UNTIL], sc[K.WATCH_OK] = b, K.ALWAYS, 1
         return b
-    best = -1
+    best = -1  # the best line's slot
     best_age = 0
     best_inv = 0
     best_val = 1
@@ -111,17 +125,19 @@ def _choose(s, now):
             if best >= 0 and max_age * inv * best_val < best_age * best_inv * v:
                 done = True
                 break
-            h = slot_line[age_head[v]]
-            age = now - close_time[h]
+            q = age_head[v]
+            age = now - closed_at[q]
             ahead = age * inv * best_val
             behind = best_age * best_inv * v
-            if best < 0 or ahead > behind or (ahead == behind and close_seq[h] < close_seq[best]):
-                best, best_age, best_inv, best_val = h, age, inv, v
+            if best < 0 or ahead > behind or (ahead == behind and q < best):
+                best, best_age, best_inv, best_val = q, age, inv, v
         if done:
             break
-    if best < 0 or s.prm[K.BACKGROUND] < 0:  # no background pass asks between two passes: no watch
-        return best
-    vb, cb, seqb = best_val, close_time[best], close_seq[best]
+    if best < 0:
+        return -1
+    if s.prm[K.BACKGROUND] < 0:  # no background pass asks between two passes: no watch
+        return slot_line[best]
+    vb, cb, qb = best_val, closed_at[best], best
     until = now + HORIZON * P
     # the earliest-closed lines with steeper scores (rows 1 .. vb - 1): when the first of them overtakes b. x
     # overtakes b before `until` iff its time t <= until - 1, tested without dividing (t = ceil(num / d), or
@@ -135,14 +151,14 @@ def _choose(s, now):
             if v >= vb:
                 done = True
                 break
-            h = slot_line[age_head[v]]
+            q = age_head[v]
             ax = (P - v) * vb
             ab = (P - vb) * v
             d = ax - ab
-            num = ax * close_time[h] - ab * cb
+            num = ax * closed_at[q] - ab * cb
             lim = (until - 1) * d
-            if num < lim or (num == lim and close_seq[h] < seqb):
-                until = _overtakes_at(P, v, close_time[h], close_seq[h], vb, cb, seqb)
+            if num < lim or (num == lim and q < qb):
+                until = _overtakes_at(P, v, closed_at[q], q, vb, cb, qb)
         if done:
             break
     # watch[v]: a line with v valid pages and close time c overtakes b before `until` only if c <= watch[v]:
@@ -150,10 +166,12 @@ def _choose(s, now):
     # (its lead before its change was smaller still). Leading at t means (t - c) ax >= (t - cb) ab.
     watch[0] = K.ALWAYS
     watch[P] = K.NO_WATCH
-    _thresholds(watch, P, vb, cb, 1, vb, until - 1)
-    _thresholds(watch, P, vb, cb, vb, P, now)
-    sc[K.WATCH_LINE], sc[K.WATCH_UNTIL], sc[K.WATCH_OK] = best, until, 1
-    return best
+    odds = K.count_odds(s)
+    _thresholds(watch, odds, P, vb, cb, 1, vb, until - 1)
+    _thresholds(watch, odds, P, vb, cb, vb, P, now)
+    b = slot_line[best]
+    sc[K.WATCH_LINE], sc[K.WATCH_UNTIL], sc[K.WATCH_OK] = b, until, 1
+    return b
 
 
 @jk.njit_no_refcount(K.VICTIM_SIG)

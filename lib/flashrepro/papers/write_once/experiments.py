@@ -17,6 +17,7 @@ from tqdm.auto import tqdm
 from ...cache import POLICIES, Simulator, make_params, simulate
 from ...cache import contract as C
 from ...traces import Op, StreamSpec, Trace
+from ...traces.trace import Event
 from .workloads import characterise
 
 FRACTIONS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)  # cache size / footprint
@@ -557,7 +558,8 @@ def why_loss(models: dict[str, Trace], reals: dict[str, Trace], make, names, sta
     return pl.DataFrame(rows, infer_schema_length=None)
 
 
-OPS = {0: "read", 1: "write", 2: "sync", 3: "flush", 4: "delete"}  # RefStream event code -> label
+OPS = {Event.READ: "read", Event.WRITE: "write", Event.SYNC_FILE: "sync", Event.SYNC_ALL: "flush",
+       Event.DELETE: "delete"}  # a stream entry's label in the timeline
 
 
 def timeline(tr: Trace, policy: str, capacity: int, **params) -> pl.DataFrame:
@@ -573,9 +575,9 @@ def timeline(tr: Trace, policy: str, capacity: int, **params) -> pl.DataFrame:
     for part, idx in stream:
         for j in range(len(part.unit)):  # a chunk is one reference and the events before it
             sim.feed(type(part)(*(a[j:j + 1] for a in part)))
-            e, u = int(part.event[j]), int(part.unit[j])
+            e, u = Event(int(part.event[j])), int(part.unit[j])
             ref = int(idx[j]) if idx is not None else -1
-            block = int(units.pages(np.array([u]))[0]) if u >= 0 and e != 2 and e != 3 else -1
+            block = int(units.pages(np.array([u]))[0]) if u >= 0 and e not in (Event.SYNC_FILE, Event.SYNC_ALL) else -1
             for b, s in describe(sim.state, units).items():
                 rows.append({"policy": policy, "time_s": float(part.time_s[j]), "op": OPS[e], "ref_block": block,
                              "ref": ref, "block": b, **s})

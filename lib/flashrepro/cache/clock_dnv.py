@@ -169,7 +169,7 @@ class DNVRules(typing.NamedTuple):
 # once per NVM eviction, they cost the kernel 5-10% at 1% capacity (measured). As in clock_hbm, the steps are
 # compiled without reference counting and take the arrays they change as arguments, never the state tuple
 # (Numba's dead-code elimination drops stores to arrays unpacked from a tuple that it deems unused).
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _lowest_freed(dfree, sc):
     """padding="buffer_evict": take the lowest of the DRAM frames padding freed (DRAM's fill order) off the
     ``dfree`` stack (``sc[DFREE]`` long). Returns it."""
@@ -183,7 +183,7 @@ def _lowest_freed(dfree, sc):
     return g
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _dram_hand(where, funit, ref, sc):
     """The DRAM clock's victim when DRAM is full: the first unreferenced page from the hand on, the bits it
     passes cleared. Changes ``ref`` of the frames passed and the hand (``sc[DHAND]``). Returns the frame."""
@@ -205,7 +205,7 @@ def _dram_hand(where, funit, ref, sc):
     return g
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _nvm_hand(where, funit, ref, ublock, sc):
     """The NVM clock's victim when NVM is full: the first unreferenced page from the hand on, the bits it passes
     cleared. Changes ``ref`` of the frames passed and the hand (``sc[NHAND]``). Returns the frame."""
@@ -227,7 +227,7 @@ def _nvm_hand(where, funit, ref, ublock, sc):
     return t
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _pad_nvm(where, funit, dirty, free, inbuf, sc, u, y, counters, log, nlog, do_log, at):
     """Block padding: unit u, an NVM block-mate of the NVM victim in frame y, leaves with it (written if dirty)
     and frees its frame. Changes ``where``, ``inbuf``, frame y and the free stack; counts. Returns ``nlog``."""
@@ -248,7 +248,7 @@ def _pad_nvm(where, funit, dirty, free, inbuf, sc, u, y, counters, log, nlog, do
     return nlog
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _pad_dram(where, funit, dirty, dfree, inbuf, sc, u, y, evict, counters, log, nlog, do_log, at):
     """Block padding: unit u, a DRAM block-mate of the NVM victim in frame y, is written back if dirty (and
     stays, clean), or with ``evict`` (padding="buffer_evict") also leaves, freeing its DRAM frame. Changes
@@ -324,7 +324,7 @@ def _evict_nvm(where, funit, dirty, free, dfree, ublock, bstart, inbuf, sc, t, v
     return nlog
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _demote(where, funit, dirty, ref, inbuf, g, t, victim, mref, counters, log, nlog, do_log, at):
     """The DRAM victim, page ``victim`` of DRAM frame g, migrates to NVM frame t with reference bit ``mref``; with
     no NVM frame (t < 0) it leaves the buffer, a dirty one written, a clean one dropped. Changes ``where``, NVM
@@ -399,7 +399,7 @@ def _admit(where, funit, dirty, ref, free, dfree, ublock, bstart, inbuf, sc, p, 
     return nlog
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, r):
     """CLOCK-DNV (read as ``r`` says) over the references of ``refs`` from ``start``, until the chunk ends or the
     I/O log lacks room for one reference's rows (a read, a migration, a victim and its block's pages). A hit

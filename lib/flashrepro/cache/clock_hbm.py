@@ -238,7 +238,7 @@ class HBMRules(typing.NamedTuple):
 # which would incref and decref every array passed. They take the arrays they change as arguments, never the
 # state tuple: Numba's dead-code elimination does not see that arrays unpacked from a tuple are the caller's,
 # and drops stores to them that it deems unused (it did here: a run without the I/O log kept no page).
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _evaluate(lvl, cnt, x):
     """Table 2 for DRAM frame x: its level ``lvl[x]`` moves at most one step by its writes since its last
     evaluation, ``cnt[x]``, which restart from 0. Returns the move (-1, 0 or 1)."""
@@ -249,7 +249,7 @@ def _evaluate(lvl, cnt, x):
     return np.int64(new) - np.int64(old)
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _sweep(lvl, cnt, D, skip, counters):
     """rotation="sweep": the DRAM hand wrapped round, so Table 2 re-evaluates every DRAM page but frame ``skip``
     (the victim leaving; -1: none). Changes ``lvl`` and ``cnt`` of DRAM frames; counts the level moves."""
@@ -263,7 +263,7 @@ def _sweep(lvl, cnt, D, skip, counters):
     counters[LEVEL_DOWNS] += downs
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _dram_victim(where, funit, ref, cnt, lvl, sc, counters, eval_first, eval_after, dram_ref, sweep):
     """The DRAM hand's victim when DRAM is full (MigrateToNVMsBuffer's choice): from the hand on, Table 2 once per
     rotation (as ``k`` reads it) and the first page at level 1 or 2; with ``dram_ref_bit`` a referenced page
@@ -303,7 +303,7 @@ def _dram_victim(where, funit, ref, cnt, lvl, sc, counters, eval_first, eval_aft
     return x
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _nvm_victim(where, funit, ref, cnt, lvl, sc, counters, second_chance):
     """The NVM hand's victim when NVM is full: each page the hand passes is reclassified by whether it was read
     since the hand last passed it (a migration candidate if so, else an eviction candidate) and has its read
@@ -338,7 +338,7 @@ def _nvm_victim(where, funit, ref, cnt, lvl, sc, counters, second_chance):
     return t
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _evict(where, funit, dirty, t, counters, log, nlog, do_log, at):
     """NVM frame t's page leaves for flash (only NVM pages are evicted to flash): a dirty one is written, a clean
     one dropped. Changes ``where``; counts the eviction and the write. Returns ``nlog``."""
@@ -354,7 +354,7 @@ def _evict(where, funit, dirty, t, counters, log, nlog, do_log, at):
     return nlog
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _demote(where, funit, dirty, ref, cnt, lvl, g, t, victim, counters, log, nlog, do_log, at, k):
     """The DRAM victim, page ``victim`` of DRAM frame g, moves to NVM frame t as a migration or an eviction
     candidate by its level (``nvm_classes``), with ``migrated_referenced``'s and ``migrated_read``'s bits; with
@@ -382,7 +382,7 @@ def _demote(where, funit, dirty, ref, cnt, lvl, g, t, victim, counters, log, nlo
     return nlog
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _place(where, funit, dirty, ref, cnt, lvl, p, w, g, t, moved_up, counters, k):
     """Page p takes its frame with this access's bits set (AllocateToDRAMBuffer, then SetPageBitFlags): DRAM
     frame g at ``promote_level`` when a write moved it up from NVM (``moved_up``), else at the write or read
@@ -454,7 +454,7 @@ def _admit(where, funit, dirty, ref, cnt, lvl, free, sc, p, w, src, cause, count
     return nlog
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _nvm_hit(ref, cnt, dirty, f, w, promote, counters, k):
     """A hit in NVM frame f (SetPageBitFlags): sets its reference bit, and for a read its read-since-the-hand
     mark. A write dirties it in place unless it moves the page to DRAM (lines 8-11: ``promote``, and the
@@ -476,7 +476,7 @@ def _nvm_hit(ref, cnt, dirty, f, w, promote, counters, k):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, k):
     """CLOCK-HBM (Algorithm 1, read as ``k`` says) over the references of ``refs`` from ``start``, until the
     chunk ends or the I/O log lacks room for one reference's rows (three at most: an NVM eviction, a migration

@@ -217,7 +217,9 @@ class SegState(typing.NamedTuple):
 
 
 (USED, CAP, K, MODE, N_L1, N_L2, B, HITS_B1, DP, DC, UPDATE_EVERY) = range(11)
-WFRONT, WCOUNT, WSUM = 11, 12, 13  # L1's window (B1): front frame, count, blocks; L2's (B2) at +3: cached blocks
+WFRONT, WCOUNT, WSUM = 11, 12, 13  # L1's window (B1): front frame, count, blocks
+WFRONT2, WCOUNT2, WSUM2 = 14, 15, 16  # L2's window (B2): front frame, count, cached blocks
+WINDOW_STRIDE = WFRONT2 - WFRONT  # list lst's window fields are L1's plus WINDOW_STRIDE * (lst - 1)
 SHORT_ONLY = 17  # cull_when="memory_short"
 WRITE_L1, CULL_FIRST, FULL_WINDOWS, PER_REQUEST, CARRY = 18, 19, 20, 21, 22  # the other open choices (params)
 AT_HIT, FEED_WRITES = 23, 24
@@ -253,14 +255,14 @@ SEGMENT_COUNTERS = C.BASE + (
 # update_every hits in B1). Numba inlines the ones that are too large for LLVM and on the path of every miss:
 # _serve, _room_for, _make_room, _settle, _cull_to and _cull, each called from one place but _cull (three).
 # Numba-inlining every step at each of its call sites takes about 24 s to compile (measured); this, about 5.
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _segment(u, k, k_shift):
     """The segment of unit u: a shift when k is a power of two (every setting the papers use), which saves
     the two integer divisions per request that took about a tenth of the kernel's time (perf)."""
     return u >> k_shift if k_shift >= 0 else u // k
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _weight(st, f, lst):
     """What a segment adds to its window's sum: all its blocks in B1, its cached blocks in B2."""
     if lst == L1:
@@ -268,19 +270,19 @@ def _weight(st, f, lst):
     return jk.popcount(st.fr[f].present & ~st.fr[f].pf)
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _runs(mask):
     """The number of maximal runs of set bits: the bits whose lower neighbour is clear."""
     return jk.popcount(mask & ~(mask << ONE))
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _all_blocks(k):
     """The bitmap of all k blocks of a segment."""
     return (ONE << np.uint64(k)) - ONE if k < 64 else ~np.uint64(0)
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _log_runs(mask, s, k, log, nlog, ref, op, cause):
     """One log row per contiguous run of set bits of ``mask`` in segment s, lowest first."""
     b = 0
@@ -296,7 +298,7 @@ def _log_runs(mask, s, k, log, nlog, ref, op, cause):
     return nlog
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _take_frame(st, s):
     """A free frame for segment s, whose blocks are about to enter memory (the caller has made room)."""
     st.sc[N_FREE] -= 1
@@ -306,7 +308,7 @@ def _take_frame(st, s):
     return f
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _give_frame(st, f):
     """Frame f's segment has no block left in memory (its bitmaps are 0, it is on no list)."""
     st.seg_frame[st.fr[f].seg] = -1
@@ -314,7 +316,7 @@ def _give_frame(st, f):
     st.sc[N_FREE] += 1
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _leave(st, f, counters):
     """Take frame f off its list; if it was in its list's window, the next more recent one joins."""
     lst = st.fr[f].which
@@ -322,7 +324,7 @@ def _leave(st, f, counters):
         return
     S = st.dirty.shape[0] + lst - 1
     if st.fr[f].inw:  # (only adaptive culling keeps windows: B = 0 otherwise)
-        o = 3 * (lst - 1)
+        o = WINDOW_STRIDE * (lst - 1)
         st.fr[f].inw = 0
         st.sc[WCOUNT + o] -= 1
         st.sc[WSUM + o] -= st.fr[f].wt
@@ -340,13 +342,13 @@ def _leave(st, f, counters):
     counters[LIST_OPS] += 1
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _join(st, f, lst, counters):
     """Put frame f at the MRU end of list ``lst`` (L1 or L2); it joins the window while that is not full."""
     S = st.dirty.shape[0] + lst - 1
     jk.rlist_push_front(st.fr, S, f)
     st.fr[f].which = lst
-    o = 3 * (lst - 1)
+    o = WINDOW_STRIDE * (lst - 1)
     if st.sc[B] > 0:  # (only adaptive culling keeps windows) a segment's blocks change only off the lists
         st.fr[f].wt = _weight(st, f, lst)
     if st.sc[WCOUNT + o] < st.sc[B]:  # not full only while the window holds the whole list
@@ -358,7 +360,7 @@ def _join(st, f, lst, counters):
     counters[LIST_OPS] += 1
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _evict(st, f, counters, log, nlog, do_log, ref):
     """Evict frame f's segment (already off its list): write back its dirty blocks, free its memory."""
     d = st.dirty[f]
@@ -443,12 +445,12 @@ def _room_for(st, lst, had, missing, w, mode, k, counters, log, nlog, do_log, at
     return _make_room(st, jk.popcount(need), into_l1, culling, counters, log, nlog, do_log, at)
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _update(st, counters):
     """One update of N1 <- N1 + S (dP - a dC), or a skipped one; dP and dC start again from 0."""
-    full = st.sc[WCOUNT] >= st.sc[B] and st.sc[WCOUNT + 3] >= st.sc[B]
-    if st.sc[WSUM + 3] > 0 and (full or not st.sc[FULL_WINDOWS]):
-        a = st.sc[WSUM] / st.sc[WSUM + 3]  # all blocks in B1 / cached blocks in B2
+    full = st.sc[WCOUNT] >= st.sc[B] and st.sc[WCOUNT2] >= st.sc[B]
+    if st.sc[WSUM2] > 0 and (full or not st.sc[FULL_WINDOWS]):
+        a = st.sc[WSUM] / st.sc[WSUM2]  # all blocks in B1 / cached blocks in B2
         n1 = st.fsc[N1] + st.fsc[STEP] * (st.sc[DP] - a * st.sc[DC])
         st.fsc[N1] = min(max(n1, st.fsc[N1_MIN]), st.fsc[N1_MAX])
         counters[N1_UPDATES] += 1
@@ -458,7 +460,7 @@ def _update(st, counters):
     st.sc[DC] = 0
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _adapt(st, counters, b1_hits, b1_pf):
     """Adaptive culling's feedback, after every ``update_every`` cache-or-prefetch hits in B1. With
     ``update_at="hit"`` this step's hits in B1 (``b1_hits``, of which ``b1_pf`` were prefetch hits) are
@@ -483,7 +485,7 @@ def _adapt(st, counters, b1_hits, b1_pf):
         st.sc[HITS_B1] -= st.sc[UPDATE_EVERY]
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _window_hits(st, f, lst, hit_mask, pf_hit, counters):
     """Adaptive culling's count of a step's hits in a window (frame f is in B1 or B2, on list ``lst``): hits in
     B1 add to the hits toward the next update and to dP (or, with update_at="hit", are returned as
@@ -504,7 +506,7 @@ def _window_hits(st, f, lst, hit_mask, pf_hit, counters):
     return np.uint64(0), np.uint64(0)
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _write_in(st, s, f, req, missing):
     """A write of blocks ``req`` of segment s (frame f, -1 if none), ``missing`` of them not in memory, once
     there is room: the blocks become present and dirty without a read. Changes the segment's frame (taken if
@@ -518,7 +520,7 @@ def _write_in(st, s, f, req, missing):
     return f, dirtied
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _read_in(st, s, f, had, req, missing, mode, k, counters, log, nlog, do_log, at):
     """A read miss on segment s (frame f, -1 if none; ``had`` its blocks in memory), once there is room: seg_lru
     reads the ``missing`` blocks, one device read per contiguous run; the prefetching policies read the whole
@@ -596,7 +598,7 @@ def _serve(st, s, f, lst, had, req, w, mode, k, counters, log, nlog, do_log, at)
     return nlog, dirtied
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
     """The segment policies (seg_lru, seg_prefetch, seg_cull_fixed, seg_cull_adaptive: ``sc[MODE]``) over the
     requests of ``refs`` from entry ``start``, until the chunk ends or the I/O log lacks room for a request's
@@ -681,7 +683,7 @@ class _SegmentKernel(Kernel):
         sc = np.zeros(N_SC, np.int64)
         sc[CAP], sc[K], sc[MODE] = cap, k, self.mode
         sc[K_SHIFT] = k.bit_length() - 1 if k & (k - 1) == 0 else -1
-        sc[WFRONT] = sc[WFRONT + 3] = -1
+        sc[WFRONT] = sc[WFRONT2] = -1
         sc[UPDATE_EVERY] = getattr(params, "update_every", 3)
         sc[SHORT_ONLY] = CULL_WHEN[getattr(params, "cull_when", "always")]
         sc[WRITE_L1] = WRITE_INTO[getattr(params, "write_into", "l2")]

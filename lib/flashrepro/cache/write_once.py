@@ -225,7 +225,7 @@ def _release(page_frame, node, free, sc, x):
 # deems unused. Like the kernel they are compiled without reference counting (they allocate nothing). Most are
 # plain functions, compiled once, that LLVM inlines into _step; a flush (_flush) and an event (_on_event) stay
 # calls, and Numba inlines _evict_lru, on the path of every miss of a full cache and too large for LLVM.
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _flush(page_frame, node, hpos, hq, file, free, sc, counters, log, nlog, do_log, ref, only_file, cause, wo, evict,
            track):
     """Write back the dirty units (of ``only_file``; all when it is < 0), oldest dirtying first. With ``wo``
@@ -270,7 +270,7 @@ def _flush(page_frame, node, hpos, hq, file, free, sc, counters, log, nlog, do_l
     return nlog
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _periodic(page_frame, node, hpos, hq, file, free, sc, nf, t, counters, log, nlog, do_log, ref, r):
     """The periodic flushes of every grid point ``nf[0], nf[0] + period_s, ...`` that time t has reached, those
     with nothing dirty included (evicting flagged blocks with write_once). Moves ``nf[0]`` past t; what
@@ -283,7 +283,7 @@ def _periodic(page_frame, node, hpos, hq, file, free, sc, nf, t, counters, log, 
     return nlog
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _on_event(page_frame, node, hpos, hq, file, free, sc, e, first, count, sync_file, counters, log, nlog, do_log,
               ref, r):
     """A trace event ``e``. DELETE of units [first, first + count): with on_delete="drop" their cached blocks
@@ -313,7 +313,7 @@ def _on_event(page_frame, node, hpos, hq, file, free, sc, e, first, count, sync_
                   r.wo, r.wo and r.sync_evict, r.track)
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _on_hit(node, f, w, r):
     """A hit on frame f: it leaves the LRU list (the caller puts it back at the front) and the clean flagged
     list (any reference clears the flag); with write_once its flags record the read, or the first or a later
@@ -352,7 +352,7 @@ def _evict_lru(page_frame, node, hpos, hq, S, sc, counters, log, nlog, do_log, a
     return f, nlog
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _enter(page_frame, node, hpos, free, sc, p, w, f, counters, r):
     """Page p enters the cache in frame f (-1 while the cache has room: a frame a flush or a delete emptied, else
     one never used). With write_once it is flagged by this access (written once, or read) unless it is in the
@@ -382,7 +382,7 @@ def _enter(page_frame, node, hpos, free, sc, p, w, f, counters, r):
     return f
 
 
-@njit(cache=True, _nrt=False)
+@jk.njit_no_refcount
 def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, r):
     """lru_flush, or write_once (``r.wo``), over the entries of ``refs`` from ``start``, until the chunk ends or
     the I/O log lacks room for an entry's rows (a flush of every cached block, a read and an eviction). Each

@@ -63,7 +63,21 @@ def run_facts() -> dict:
                                 cwd=Path(__file__).parent, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         commit = "unknown"
-    return {"commit": commit, "bench_load_avg_1min": round(os.getloadavg()[0], 2)}
+    return {"commit": commit, "bench_load_avg_1min": round(os.getloadavg()[0], 2), "cpu": cpu_name()}
+
+
+def cpu_name() -> str:
+    """The processor's model name and its widest vector extension (``/proc/cpuinfo``; "unknown" elsewhere). The
+    project's machines differ from run to run, by up to half of a kernel's rate, and some kernels vectorize
+    differently with AVX-512 (a double to int64 conversion is one instruction there, a loop of scalars under AVX2)."""
+    try:
+        info = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return "unknown"
+    model = next((ln.split(":", 1)[1].strip() for ln in info.splitlines() if ln.startswith("model name")), "unknown")
+    flags = next((ln.split(":", 1)[1].split() for ln in info.splitlines() if ln.startswith("flags")), [])
+    vec = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2"
+    return f"{model}, {vec}, {os.cpu_count()} cores"
 
 
 def ftl_policies():

@@ -171,7 +171,8 @@ def render(df: pl.DataFrame) -> str:
     if meta:
         m = meta[0]
         load = _f(m.get("bench_load_avg_1min"), 2)
-        out += ["", f"(`make bench` at commit {m['commit']}, 1-minute load average {load} when it began.)"]
+        cpu = f" on {m['cpu']}" if m.get("cpu") else ""
+        out += ["", f"(`make bench` at commit {m['commit']}{cpu}, 1-minute load average {load} when it began.)"]
     return "\n".join(out) + "\n"
 
 

@@ -44,6 +44,9 @@ DEMAND, EVICTION, END_FLUSH, PREFETCH, PERIODIC_FLUSH, SYNC_FLUSH, MIGRATION = r
 CAUSES = ("demand", "eviction", "end_flush", "prefetch", "periodic_flush", "sync_flush", "migration")
 WRITE_BACK_CAUSES = ("eviction", "end_flush", "periodic_flush", "sync_flush")  # dirty data reaching the device
 LOG_COLS = 6  # ref, op, cause, first unit, units, tier
+# A page reference's outcome (``SimResult.outcome``, written by a kernel when it logs): 0/1 for a plain cache;
+# a prefetching one tells a hit on a page that was prefetched and not referenced since.
+MISS, HIT, PREFETCH_HIT = 0, 1, 2
 
 
 def new_log(rows: int, do_log: bool) -> np.ndarray:

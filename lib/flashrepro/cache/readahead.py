@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit
 
 from .. import jitkit as jk
+from ..traces.trace import Event
 from . import contract as C
 from .registry import Kernel, register
 
@@ -76,7 +77,7 @@ def _ra_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
         if i + jk.PREFETCH_DISTANCE < n:
             jk.prefetch(page_frame, unit[i + jk.PREFETCH_DISTANCE])
         u0 = unit[i]
-        w = event[i] == 1
+        w = event[i] == Event.WRITE
         ref = base + i
         nrefs += r
         if w:
@@ -101,7 +102,7 @@ def _ra_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
                 hit = f >= 0
                 pfh = hit and pf[f] == 1
                 if do_log:
-                    outcome[i + p - u0] = 2 if pfh else (1 if hit else 0)
+                    outcome[i + p - u0] = C.PREFETCH_HIT if pfh else (C.HIT if hit else C.MISS)
             else:
                 hit = pfh = False
             if hit:

@@ -198,7 +198,6 @@ has requested yet), its links on L1 or L2 (jitkit's ``rlist``), its segment, ``w
 L1, L2), whether it is in that list's LRU window (``inw``, B1 or B2) and what it adds to the window's sum
 (``wt``, see _weight)."""
 NO_LIST, L1, L2 = 0, 1, 2  # a frame's ``which``
-MISS, HIT, PREFETCH_HIT = 0, 1, 2  # a page reference's outcome (``SimResult.outcome``)
 
 
 class SegState(typing.NamedTuple):
@@ -647,7 +646,7 @@ def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
             if do_log:
                 for b in range(lo, hi):
                     bit = ONE << np.uint64(b)
-                    outcome[i + s * k + b - u0] = PREFETCH_HIT if pf_hit & bit else (HIT if had & bit else MISS)
+                    outcome[i + s * k + b - u0] = C.PREFETCH_HIT if pf_hit & bit else (C.HIT if had & bit else C.MISS)
             nlog, dirtied = _serve(st, s, f, lst, had, req, w, mode, k, counters, log, nlog, do_log, at)
             n_dirtyings += dirtied
         i += r

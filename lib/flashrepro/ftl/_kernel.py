@@ -221,8 +221,9 @@ def _bits_words(n: int) -> int:
 def _order_sizes(L: int, P: int, ages: bool) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """Lengths of the views packed in ``order``, ``order64`` and ``order_bits`` (see :func:`order_views`)."""
     w = _bits_words(2 * L)
-    return (L, 2 * L, L, 2 * L, P), (2 * L, P + 1, 2 * L, P + 1), (L * ((P + 63) // 64), N_SLOT_BITS * w, (P + 63) // 64,
-                                                     P * w if ages else 0)
+    i32 = (L, 2 * L, L, 2 * L, P)
+    i64 = (2 * L, P + 1, 2 * L, P + 1)
+    return i32, i64, (L * ((P + 63) // 64), N_SLOT_BITS * w, (P + 63) // 64, P * w if ages else 0)
 
 
 def _order_arrays(L: int, P: int, ages: bool) -> dict:

@@ -427,8 +427,8 @@ class FTL:
             assert ((int(o["age_bits"][v >> 6]) >> (v & 63)) & 1) == (len(want) > 0), f"age bit {v}"
 
     def _check_slots(self, closed) -> None:
-        """Slots increase in close order and hold their lines' close times; each bitset holds exactly the slots of its lines, and its upper
-        levels mark exactly its non-empty words."""
+        """Slots increase in close order and hold their lines' close times; each bitset holds exactly the slots of
+        its lines, and its upper levels mark exactly its non-empty words."""
         s, P, L = self.state, self.geometry.pages_per_line, self.geometry.n_lines
         o = K.unpack_order(s)
         n = int(s.sc[K.N_SLOTS])

@@ -76,8 +76,19 @@ def _leave(node, S, x, wfront, wcount):
 
 @njit(cache=True)
 def _cflru_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
-    # The lists link frames, not pages (as in ``lru``): the one random access per reference, page_frame[p], is
-    # prefetched ahead, and the rest stays in the frames' rows (see W).
+    """CFLRU over one chunk: as LRU, but a miss with a full cache evicts the least recently used clean page of the
+    clean-first window if it holds one, else the LRU page (then dirty, written back).
+
+    Advances the cache over ``refs`` (a :class:`~flashrepro.traces.trace.RefStream` chunk) from entry ``start``, as
+    :mod:`flashrepro.cache.contract` says of every ``step``: it changes ``page_frame``, the frames' rows ``node``
+    (both lists and the window flags) and ``sc``'s size, window front and window count; adds the chunk's tallies to
+    ``counters`` (the base counters); with ``do_log``, writes each reference's outcome to ``outcome`` (0 miss, 1
+    hit) and its device I/O as rows of ``log`` from row ``nlog`` (``ref`` = ``base`` + entry). Returns ``(stop,
+    nlog)``: ``stop`` < the chunk's length when the log had no room for a reference's rows (the driver grows it and
+    calls again from ``stop``).
+
+    The lists link frames, not pages (as in ``lru``): the one random access per reference, ``page_frame[p]``, is
+    prefetched ahead, and the rest stays in the frames' rows (see ``W``)."""
     unit, event = refs.unit, refs.event
     page_frame, node, sc = state
     size, frames, window, wfront, wcount = sc[SIZE], sc[FRAMES], sc[WINDOW], sc[WFRONT], sc[WCOUNT]

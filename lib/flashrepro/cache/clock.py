@@ -44,9 +44,20 @@ REF, DIRTY = np.uint8(1), np.uint8(2)  # the frame's flag bits; DIRTY >> 1 is th
 
 @njit(cache=True)
 def _clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log, insert_referenced, no_read_alloc):
-    # Both bits of a frame in one byte: a hit reads and writes one byte instead of one in each of two arrays
-    # (1.3x at 1% and 10% capacity on the bench stream, measured). Every index here is in range by construction,
-    # so the hot accesses go through jk.load/jk.store (no negative-index fix-up; see jitkit).
+    """CLOCK over one chunk: a hit sets its frame's reference bit; a miss takes a free frame or sweeps the hand,
+    clearing set bits, to the first frame without one (written back if dirty), and reads the page into it with the
+    bit set only if ``insert_referenced`` (with ``no_read_alloc``, a read miss is not allocated); a write sets the
+    dirty bit.
+
+    Advances the cache over ``refs`` (a :class:`~flashrepro.traces.trace.RefStream` chunk) from entry ``start``, as
+    :mod:`flashrepro.cache.contract` says of every ``step``: it changes ``page_frame``, ``frame_page``, the frames'
+    ``flags`` and ``sc``'s hand and used count; adds the chunk's tallies to ``counters`` (the base counters); with
+    ``do_log``, writes each reference's outcome to ``outcome`` (0 miss, 1 hit) and its device I/O as rows of ``log``
+    from row ``nlog`` (``ref`` = ``base`` + entry). Returns ``(stop, nlog)``: ``stop`` < the chunk's length when the
+    log had no room for a reference's rows (the driver grows it and calls again from ``stop``).
+
+    Both bits of a frame are in one byte: a hit reads and writes one byte instead of one in each of two arrays.
+    Every index here is in range by construction, so the hot accesses go through ``jk.load``/``jk.store``."""
     unit, event = refs.unit, refs.event
     page_frame, frame_page, flags, sc = state
     capacity = sc[CAPACITY]

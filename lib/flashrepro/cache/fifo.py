@@ -36,6 +36,16 @@ HAND, USED, CAPACITY = 0, 1, 2
 
 @njit(cache=True)
 def _fifo_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
+    """FIFO over one chunk: a hit changes no order; a miss takes a free frame or the one under the hand, the oldest
+    page (written back if dirty), holds the page there (a read miss reads it; a write miss covers the whole page)
+    and moves the hand on; a write makes its frame dirty.
+
+    Advances the cache over ``refs`` (a :class:`~flashrepro.traces.trace.RefStream` chunk) from entry ``start``, as
+    :mod:`flashrepro.cache.contract` says of every ``step``: it changes ``page_frame``, ``frame_page``, ``dirty``
+    and ``sc``'s hand and used count; adds the chunk's tallies to ``counters`` (the base counters); with ``do_log``,
+    writes each reference's outcome to ``outcome`` (0 miss, 1 hit) and its device I/O as rows of ``log`` from row
+    ``nlog`` (``ref`` = ``base`` + entry). Returns ``(stop, nlog)``: ``stop`` < the chunk's length when the log had
+    no room for a reference's rows (the driver grows it and calls again from ``stop``)."""
     unit, event = refs.unit, refs.event
     page_frame, frame_page, dirty, sc = state
     capacity = sc[CAPACITY]

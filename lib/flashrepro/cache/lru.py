@@ -75,10 +75,21 @@ def _push_front(node, S, f):
 
 @njit(cache=True)
 def _lru_step(refs, start, state, counters, log, nlog, outcome, base, do_log, no_read_alloc):
-    # The list links frames, not pages: at a small capacity every list operation stays in a few cache lines,
-    # and the only random access per reference is page_frame[p] (prefetched ahead), as in CLOCK. Every index
-    # here is in range by construction, so the hot accesses go through jk.load/jk.store (no negative-index
-    # fix-up; see jitkit).
+    """LRU over one chunk: a hit moves its frame to the front of the list; a miss takes a free frame or the back one
+    (written back if dirty) and reads the page (with ``no_read_alloc``, a read miss reads the page without
+    allocating it); a write makes its frame dirty.
+
+    Advances the cache over ``refs`` (a :class:`~flashrepro.traces.trace.RefStream` chunk) from entry ``start``, as
+    :mod:`flashrepro.cache.contract` says of every ``step``: it changes ``page_frame``, the list ``node`` and
+    ``sc``'s used count; adds the chunk's tallies to ``counters`` (the base counters); with ``do_log``, writes each
+    reference's outcome to ``outcome`` (0 miss, 1 hit) and its device I/O as rows of ``log`` from row ``nlog``
+    (``ref`` = ``base`` + entry). Returns ``(stop, nlog)``: ``stop`` < the chunk's length when the log had no room
+    for a reference's rows (the driver grows it and calls again from ``stop``).
+
+    The list links frames, not pages: at a small capacity every list operation stays in a few cache lines, and the
+    only random access per reference is ``page_frame[p]`` (prefetched ahead), as in CLOCK. Every index here is in
+    range by construction, so the hot accesses go through ``jk.load``/``jk.store`` (no negative-index fix-up; see
+    jitkit)."""
     unit, event = refs.unit, refs.event
     page_frame, node, sc = state
     S = sc[FRAMES]  # the list's sentinel row

@@ -60,6 +60,15 @@ def _splitmix64(z):
 
 @njit(cache=True)
 def _random_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
+    """RANDOM replacement over one chunk: a miss takes a free frame or a frame drawn uniformly from the seeded stream
+    ``rng`` (written back if dirty) and holds the page there (a read miss reads it); a write makes its frame dirty.
+
+    Advances the cache over ``refs`` (a :class:`~flashrepro.traces.trace.RefStream` chunk) from entry ``start``, as
+    :mod:`flashrepro.cache.contract` says of every ``step``: it changes ``page_frame``, ``frame_page``, ``dirty``,
+    ``sc``'s used count and the stream's state ``rng[0]``; adds the chunk's tallies to ``counters`` (the base
+    counters); with ``do_log``, writes each reference's outcome to ``outcome`` (0 miss, 1 hit) and its device I/O as
+    rows of ``log`` from row ``nlog`` (``ref`` = ``base`` + entry). Returns ``(stop, nlog)``: ``stop`` < the chunk's
+    length when the log had no room for a reference's rows (the driver grows it and calls again from ``stop``)."""
     unit, event = refs.unit, refs.event
     page_frame, frame_page, dirty, sc, rng = state
     capacity = sc[CAPACITY]

@@ -56,9 +56,21 @@ PF_HITS, PREFETCHED, PF_EVICTED = range(C.N_BASE, C.N_BASE + 3)
 
 @njit(cache=True)
 def _ra_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
-    # LRU over frames, as in ``lru``: the list operations stay in the frames' arrays (a few cache lines at a
-    # small capacity) and the one random access per page, page_frame[p], is prefetched ahead. (The list over
-    # units this replaces touched two random units per hit: 10 -> 40 M req/s at 1%, see the commit.)
+    """LRU with Linux-style sequential read-ahead over one chunk of requests (``count`` pages each). A read that
+    starts where the previous read ended opens or doubles the read-ahead window (``MINW`` up to ``MAXW`` pages),
+    any other read closes it; the request's pages, then the window's pages up to the first one already
+    resident, are each made most recently used in turn. A miss takes a free frame or the LRU frame (written
+    back if dirty); the missing demanded pages are read in runs, and the last run joins the window's pages in
+    one prefetch request when they touch; prefetched pages are flagged until referenced.
+
+    It changes ``page_frame``, ``frame_page``, the list ``link``, ``dirty``, the prefetch flags ``pf`` and
+    ``sc``'s used count, last read end and window; adds the base counters and the prefetch ones to
+    ``counters``; with ``do_log``, writes each demanded page's outcome (``C.MISS``, ``C.HIT``,
+    ``C.PREFETCH_HIT``) and the device I/O rows from ``nlog``. Returns ``(stop, nlog)`` as every step does
+    (:mod:`flashrepro.cache.contract`).
+
+    LRU over frames, as in ``lru``: the list operations stay in the frames' arrays (a few cache lines at a
+    small capacity) and the one random access per page, ``page_frame[p]``, is prefetched ahead."""
     unit, event, count = refs.unit, refs.event, refs.count
     page_frame, frame_page, link, dirty, pf, sc = state
     n_units = page_frame.shape[0]

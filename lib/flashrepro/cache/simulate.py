@@ -347,6 +347,9 @@ def _log_columns(rows: np.ndarray, units: Units, req_of: np.ndarray | None) -> t
 
 @njit(cache=True)
 def _split_log(rows, segments, k, req_of, with_req):
+    """:func:`_log_columns`' one pass: the kernel's log rows ``(ref, op, cause, first unit, units, tier)`` as new
+    columns, each first unit ``u`` turned into its page ``segments[u // k] * k + u % k`` (as ``Units.pages``)
+    and, with ``with_req``, each reference's request ``req_of[ref]``."""
     n = rows.shape[0]
     ref = np.empty(n, np.int64)
     req = np.empty(n if with_req else 0, np.int64)

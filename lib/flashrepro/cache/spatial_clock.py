@@ -113,6 +113,19 @@ BULK_CLEANED = C.N_BASE  # counter slot after the base ones
 @njit(cache=True)
 def _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log, insert_referenced, limit,
                    hand_past_bulk, behind_hand):
+    """Spatial Clock / BS-CLOCK over one chunk, the hand sweeping the resident pages in LSN order: a hit sets the
+    page's reference bit; a miss with a full cache evicts the first unreferenced page from the hand (clearing bits
+    on the way) and, if it is dirty, writes it with up to ``limit`` - 1 following dirty, unreferenced, consecutive
+    pages in one request (those stay, now clean); the hand then stands as ``hand_past_bulk`` and ``behind_hand``
+    say; the missed page is inserted at its rank.
+
+    Advances the cache over ``refs`` (a :class:`~flashrepro.traces.trace.RefStream` chunk) from entry ``start``, as
+    :mod:`flashrepro.cache.contract` says of every ``step``: it changes the resident bitmap ``words``, the pages'
+    ``flags`` and ``sc``'s hand and size; adds the chunk's tallies to ``counters`` (the base counters and the pages
+    cleaned by bulk writes); with ``do_log``, writes each reference's outcome to ``outcome`` (0 miss, 1 hit) and its
+    device I/O as rows of ``log`` from row ``nlog`` (``ref`` = ``base`` + entry). Returns ``(stop, nlog)``: ``stop``
+    < the chunk's length when the log had no room for a reference's rows (the driver grows it and calls again from
+    ``stop``)."""
     unit, event = refs.unit, refs.event
     words, flags, page, sc = state
     n_unique = page.shape[0]

@@ -1,0 +1,29 @@
+"""Every compiled cache kernel function longer than a helper says what it does and what it changes: a newcomer
+reads a kernel from its docstring, not from its loop (issue 25)."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+CACHE = Path(__file__).resolve().parents[1] / "lib" / "flashrepro" / "cache"
+HELPER_LINES = 10  # shorter compiled functions are one-line helpers, named for what they do
+
+
+def compiled_functions(path: Path):
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.FunctionDef) and any("njit" in ast.unparse(d) for d in node.decorator_list):
+            yield node
+
+
+@pytest.mark.parametrize("path", sorted(CACHE.glob("*.py")), ids=lambda p: p.name)
+def test_every_compiled_kernel_has_a_docstring(path):
+    missing = [f"{n.name} (line {n.lineno})" for n in compiled_functions(path)
+               if n.end_lineno - n.lineno + 1 > HELPER_LINES and not ast.get_docstring(n)]
+    assert not missing, f"{path.name}: compiled functions without a docstring: {missing}"
+
+
+def test_the_check_finds_a_kernel_without_one(tmp_path):
+    f = tmp_path / "k.py"
+    f.write_text("@njit(cache=True)\ndef _step(a):\n" + "    a += 1\n" * 12 + "    return a\n")
+    assert [n.name for n in compiled_functions(f) if not ast.get_docstring(n)] == ["_step"]

@@ -1,13 +1,15 @@
-"""Every compiled cache kernel function longer than a helper says what it does and what it changes: a newcomer
-reads a kernel from its docstring, not from its loop (issue 25)."""
+"""Every compiled cache kernel function longer than a helper, and every step of the FTL kernel, says what it does
+and what it changes: a newcomer reads a kernel from its docstring, not from its loop."""
 
 import ast
 from pathlib import Path
 
 import pytest
 
-CACHE = Path(__file__).resolve().parents[1] / "lib" / "flashrepro" / "cache"
-HELPER_LINES = 10  # shorter compiled functions are one-line helpers, named for what they do
+LIB = Path(__file__).resolve().parents[1] / "lib" / "flashrepro"
+CACHE = LIB / "cache"
+FTL_KERNEL = LIB / "ftl" / "_kernel.py"
+HELPER_LINES = 10  # shorter compiled cache functions are one-line helpers, named for what they do
 
 
 def compiled_functions(path: Path):
@@ -21,6 +23,14 @@ def test_every_compiled_kernel_has_a_docstring(path):
     missing = [f"{n.name} (line {n.lineno})" for n in compiled_functions(path)
                if n.end_lineno - n.lineno + 1 > HELPER_LINES and not ast.get_docstring(n)]
     assert not missing, f"{path.name}: compiled functions without a docstring: {missing}"
+
+
+def test_every_ftl_step_has_a_docstring():
+    """The FTL kernel's functions change a device's state in place, each a different part of it: all of them
+    say which (the two-line bit helpers apart)."""
+    missing = [f"{n.name} (line {n.lineno})" for n in compiled_functions(FTL_KERNEL)
+               if n.end_lineno - n.lineno + 1 > 3 and not ast.get_docstring(n)]
+    assert not missing, f"_kernel.py: compiled functions without a docstring: {missing}"
 
 
 def test_the_check_finds_a_kernel_without_one(tmp_path):

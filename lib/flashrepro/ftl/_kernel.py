@@ -359,6 +359,8 @@ def draw_closed(fifo, L, rng):
 
 @njit(cache=True, inline="always")
 def _cand_add(s, ln):
+    """Closed line ``ln`` becomes a candidate (it has an invalid page): appended to ``cands``, its position in
+    ``cand_pos``."""
     n = s.sc[N_CANDS]
     s.cands[n] = ln
     s.cand_pos[ln] = n
@@ -367,6 +369,7 @@ def _cand_add(s, ln):
 
 @njit(cache=True, inline="always")
 def _cand_remove(s, ln):
+    """Line ``ln`` leaves the candidates (a victim) if it is one: the last candidate moves into its place."""
     i = s.cand_pos[ln]
     if i >= 0:
         n = s.sc[N_CANDS] - 1
@@ -416,6 +419,7 @@ def _heap_down(heap, hpos, valid, n, i):
 
 @jk.njit_no_refcount
 def _heap_insert(s, ln):
+    """pqueue.c's pqueue_insert: ``ln`` enters the victim heap at the bottom and bubbles up."""
     n = s.sc[HEAP_SIZE] + 1
     s.sc[HEAP_SIZE] = n
     s.heap[n] = ln
@@ -790,6 +794,7 @@ def _slot_add(s, ln):
 
 @jk.njit_no_refcount
 def _slot_remove(s, ln):
+    """Line ``ln`` leaves its slot (a victim): the slot is vacated and cleared from every slot bitset."""
     L = s.prm[P_LINES]
     slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = order_views(s)
     i = slot_of[ln]
@@ -861,6 +866,8 @@ def _closed_lost_page(s, ln, v):
 
 @jk.njit_no_refcount
 def _open_line(s, k):
+    """The next free line (the free queue's head) opens as frontier ``k``'s line at offset 0; returns it. A
+    device with no free line left raises: its logical space does not fit the geometry."""
     sc = s.sc
     L = s.prm[P_LINES]
     if sc[FREE_COUNT] == 0:
@@ -1050,6 +1057,7 @@ def _bits_set_run(bits, base, lo, hi):
 
 @njit(cache=True, inline="always")
 def _log_victim(victim, sc, log_victims):
+    """Count a victim in ``sc[NLOG_V]`` and record it in ``log_victims`` while that has room."""
     n = sc[NLOG_V]
     if n < log_victims.shape[0]:
         log_victims[n] = victim

@@ -200,7 +200,7 @@ class FTLState(NamedTuple):
     heap: np.ndarray  # int32[L + 1]: FEMU's victim heap in heap[1:sc[HEAP_SIZE] + 1] (prm[HEAP])
     hpos: np.ndarray  # int32[L]: a line's slot in heap (0 = not in it)
     order: np.ndarray  # int32: slot_of, slot_line, age_v, age_log, age_head (order_views)
-    order64: np.ndarray  # int64: slot_seq, watch (order_views), slot_close, count_odds
+    order64: np.ndarray  # int64: slot_seq, watch (order_views), count_odds
     order_bits: np.ndarray  # uint64: page_bits (page_bits), slot_bits, age_bits, age_slots (order_views)
     copy_buf: np.ndarray  # int32[P + COPY_PREFETCH]: _copy_erase's list of a victim's valid pages
 
@@ -222,7 +222,7 @@ def _order_sizes(L: int, P: int, ages: bool) -> tuple[tuple[int, ...], tuple[int
     """Lengths of the views packed in ``order``, ``order64`` and ``order_bits`` (see :func:`order_views`)."""
     w = _bits_words(2 * L)
     i32 = (L, 2 * L, L, 2 * L, P)
-    i64 = (2 * L, P + 1, 2 * L, P + 1)
+    i64 = (2 * L, P + 1, P + 1)
     return i32, i64, (L * ((P + 63) // 64), N_SLOT_BITS * w, (P + 63) // 64, P * w if ages else 0)
 
 
@@ -233,7 +233,7 @@ def _order_arrays(L: int, P: int, ages: bool) -> dict:
     order64 = np.zeros(sum(i64), np.int64)
     order64[2 * L:2 * L + P + 1].view(np.float64)[:] = NO_WATCH
     v = np.arange(P + 1, dtype=np.float64)
-    odds = order64[4 * L + P + 1:].view(np.float64)
+    odds = order64[2 * L + P + 1:].view(np.float64)
     odds[:P] = v[:P] / (P - v[:P])
     odds[P] = np.inf
     return {"order": order, "order64": order64, "order_bits": np.zeros(sum(u64), np.uint64)}
@@ -244,8 +244,8 @@ def unpack_order(state) -> dict[str, np.ndarray]:
     L, P = int(state.prm[P_LINES]), int(state.prm[P_PAGES])
     i32, i64, u64 = _order_sizes(L, P, bool(state.prm[AGE_LISTS]))
     out = {}
-    for arr, names, sizes in ((state.order, ORDER_NAMES[:5], i32), (state.order64, ORDER_NAMES[5:9], i64),
-                              (state.order_bits, ORDER_NAMES[9:], u64)):
+    for arr, names, sizes in ((state.order, ORDER_NAMES[:5], i32), (state.order64, ORDER_NAMES[5:8], i64),
+                              (state.order_bits, ORDER_NAMES[8:], u64)):
         at = 0
         for name, n in zip(names, sizes, strict=True):
             out[name] = arr[at:at + n]
@@ -255,8 +255,8 @@ def unpack_order(state) -> dict[str, np.ndarray]:
     return out
 
 
-ORDER_NAMES = ("slot_of", "slot_line", "age_v", "age_log", "age_head", "slot_seq", "watch", "slot_close", "count_odds",
-               "page_bits", "slot_bits", "age_bits", "age_slots")
+ORDER_NAMES = ("slot_of", "slot_line", "age_v", "age_log", "age_head", "slot_seq", "watch", "count_odds", "page_bits",
+               "slot_bits", "age_bits", "age_slots")
 
 
 def division_magic(d: int) -> tuple[int, int]:
@@ -490,7 +490,7 @@ def watch_view(s):
     that closes or loses a page ends the watch (:data:`NO_WATCH`: none does; :data:`ALWAYS`: every one
     does), the bits of ``order64[2L:2L + P + 1]``. Floating point, so that a rule can fill it with vector
     instructions: AVX2 has none that turns a double into an int64, and converting ``P`` thresholds one by
-    one cost cost-benefit 8 us a pick at ``P = 2048``. A close time (an int64 under 2**53) compares
+    one cost cost-benefit 8 us a choice at ``P = 2048`` (AMD EPYC, AVX2). A close time (an int64 under 2**53) compares
     exactly."""
     L = s.prm[P_LINES]
     return s.order64[2 * L:2 * L + s.prm[P_PAGES] + 1].view(np.float64)
@@ -502,17 +502,7 @@ def count_odds(s):
     (``inf`` at ``v = P``), computed once: a rule that scores lines by utilisation multiplies by it instead of
     dividing (a vector division is several times slower than a multiplication)."""
     L = s.prm[P_LINES]
-    return s.order64[4 * L + s.prm[P_PAGES] + 1:].view(np.float64)
-
-
-@njit(cache=True, inline="always")
-def slot_close(s):
-    """int64[2L]: the close time (``close_time``) of the line that took each slot, packed after
-    :func:`order_views`' ``watch`` in ``order64``. With slots in close order, a rule that compares lines by
-    their close times and close order reads one array by slot (cost-benefit's age rows are by slot) instead
-    of going from the slot to its line to the line's close time and number, three dependent reads."""
-    L = s.prm[P_LINES]
-    return s.order64[2 * L + s.prm[P_PAGES] + 1:4 * L + s.prm[P_PAGES] + 1]
+    return s.order64[2 * L + s.prm[P_PAGES] + 1:].view(np.float64)
 
 
 @njit(cache=True, inline="always")
@@ -749,14 +739,12 @@ def _slot_compact(s):
     slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = order_views(s)
     slot_line[:] = -1
     slot_bits[:] = 0
-    closed_at = slot_close(s)
     i = 0
     ln = jk.list_front(s.fifo, L)
     while ln != L:
         slot_of[ln] = i
         slot_line[i] = ln
         slot_seq[i] = s.close_seq[ln]
-        closed_at[i] = s.close_time[ln]
         _slot_mark(slot_bits, L, i, s.valid[ln], s.kind[ln] == COLD, s.prm[LIMIT], P)
         i += 1
         ln = jk.list_next(s.fifo, ln)
@@ -788,7 +776,6 @@ def _slot_add(s, ln):
     slot_of[ln] = i
     slot_line[i] = ln
     slot_seq[i] = s.close_seq[ln]
-    slot_close(s)[i] = s.close_time[ln]
     _slot_mark(slot_bits, L, i, s.valid[ln], s.kind[ln] == COLD, s.prm[LIMIT], s.prm[P_PAGES])
 
 

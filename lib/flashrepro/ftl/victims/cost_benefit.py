@@ -53,15 +53,15 @@ HORIZON = 1  # lines' worth of host writes (P each) a watched answer is trusted 
 
 
 @njit(cache=True, inline="always")
-def _overtakes_at(P, v, c, q, vb, cb, qb):
-    """The first clock at which a line with ``v < vb`` valid pages closed at ``c`` (in slot ``q``: slots are in
-    close order) scores at least ``b``'s (``vb``, ``cb``, slot ``qb``), or above it if it closed later: its score
+def _overtakes_at(P, v, c, seq, vb, cb, seqb):
+    """The first clock at which a line with ``v < vb`` valid pages closed at ``c`` (close number ``seq``)
+    scores at least ``b``'s (``vb``, ``cb``, ``seqb``), or above it if it closed later: its score
     ``(t - c) (P - v) / v`` grows faster than b's, so from then on it is ahead."""
     ax = (P - v) * vb  # x's and b's scores, both times v * vb
     ab = (P - vb) * v
     num = ax * c - ab * cb  # x ahead at t  <=>  (ax - ab) t > num  (or == with the earlier close)
     d = ax - ab
-    if q < qb:
+    if seq < seqb:
         return -((-num) // d)
     return num // d + 1
 
@@ -86,17 +86,10 @@ def _thresholds(watch, odds, P, vb, cb, lo, hi, tau):
 
 @njit(cache=True, inline="always")
 def _choose(s, now):
-    """The best line from the earliest-closed line of each valid count, and its watch.
-
-    The rows hold slots, and slots are in close order, so the lines are compared by slot: the close time
-    from :func:`flashrepro.ftl._kernel.slot_close`, ties by the lower slot (the earlier close), and only the
-    winner's slot is turned into its line. (Going from each row's slot to its line and then to the line's
-    close time and number was three dependent reads per row, cache misses after a victim's copies, and
-    most of this function's time.)"""
+    """The best line from the earliest-closed line of each valid count, and its watch."""
     P = s.prm[K.P_PAGES]
-    sc, close_time = s.sc, s.close_time
+    sc, close_time, close_seq = s.sc, s.close_time, s.close_seq
     slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = K.order_views(s)
-    closed_at = K.slot_close(s)
     sc[K.WATCH_OK] = 0
     K.sync_ages(s)
     q = age_head[0]
@@ -106,7 +99,7 @@ def _choose(s, now):
         watch[0] = close_time[b]
         sc[K.WATCH_LINE], sc[K.WATCH_UNTIL], sc[K.WATCH_OK] = b, K.ALWAYS, 1
         return b
-    best = -1  # the best line's slot
+    best = -1
     best_age = 0
     best_inv = 0
     best_val = 1
@@ -125,19 +118,17 @@ def _choose(s, now):
             if best >= 0 and max_age * inv * best_val < best_age * best_inv * v:
                 done = True
                 break
-            q = age_head[v]
-            age = now - closed_at[q]
+            h = slot_line[age_head[v]]
+            age = now - close_time[h]
             ahead = age * inv * best_val
             behind = best_age * best_inv * v
-            if best < 0 or ahead > behind or (ahead == behind and q < best):
-                best, best_age, best_inv, best_val = q, age, inv, v
+            if best < 0 or ahead > behind or (ahead == behind and close_seq[h] < close_seq[best]):
+                best, best_age, best_inv, best_val = h, age, inv, v
         if done:
             break
-    if best < 0:
-        return -1
-    if s.prm[K.BACKGROUND] < 0:  # no background pass asks between two passes: no watch
-        return slot_line[best]
-    vb, cb, qb = best_val, closed_at[best], best
+    if best < 0 or s.prm[K.BACKGROUND] < 0:  # no background pass asks between two passes: no watch
+        return best
+    vb, cb, seqb = best_val, close_time[best], close_seq[best]
     until = now + HORIZON * P
     # the earliest-closed lines with steeper scores (rows 1 .. vb - 1): when the first of them overtakes b. x
     # overtakes b before `until` iff its time t <= until - 1, tested without dividing (t = ceil(num / d), or
@@ -151,14 +142,14 @@ def _choose(s, now):
             if v >= vb:
                 done = True
                 break
-            q = age_head[v]
+            h = slot_line[age_head[v]]
             ax = (P - v) * vb
             ab = (P - vb) * v
             d = ax - ab
-            num = ax * closed_at[q] - ab * cb
+            num = ax * close_time[h] - ab * cb
             lim = (until - 1) * d
-            if num < lim or (num == lim and q < qb):
-                until = _overtakes_at(P, v, closed_at[q], q, vb, cb, qb)
+            if num < lim or (num == lim and close_seq[h] < seqb):
+                until = _overtakes_at(P, v, close_time[h], close_seq[h], vb, cb, seqb)
         if done:
             break
     # watch[v]: a line with v valid pages and close time c overtakes b before `until` only if c <= watch[v]:
@@ -169,9 +160,8 @@ def _choose(s, now):
     odds = K.count_odds(s)
     _thresholds(watch, odds, P, vb, cb, 1, vb, until - 1)
     _thresholds(watch, odds, P, vb, cb, vb, P, now)
-    b = slot_line[best]
-    sc[K.WATCH_LINE], sc[K.WATCH_UNTIL], sc[K.WATCH_OK] = b, until, 1
-    return b
+    sc[K.WATCH_LINE], sc[K.WATCH_UNTIL], sc[K.WATCH_OK] = best, until, 1
+    return best
 
 
 @jk.njit_no_refcount(K.VICTIM_SIG)

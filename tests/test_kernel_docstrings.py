@@ -18,22 +18,26 @@ def compiled_functions(path: Path):
             yield node
 
 
+def undocumented(path: Path, over_lines: int) -> list[str]:
+    """The compiled functions of ``path`` longer than ``over_lines`` lines that have no docstring."""
+    return [f"{n.name} (line {n.lineno})" for n in compiled_functions(path)
+            if n.end_lineno - n.lineno + 1 > over_lines and not ast.get_docstring(n)]
+
+
 @pytest.mark.parametrize("path", sorted(CACHE.glob("*.py")), ids=lambda p: p.name)
 def test_every_compiled_kernel_has_a_docstring(path):
-    missing = [f"{n.name} (line {n.lineno})" for n in compiled_functions(path)
-               if n.end_lineno - n.lineno + 1 > HELPER_LINES and not ast.get_docstring(n)]
+    missing = undocumented(path, HELPER_LINES)
     assert not missing, f"{path.name}: compiled functions without a docstring: {missing}"
 
 
 def test_every_ftl_step_has_a_docstring():
     """The FTL kernel's functions change a device's state in place, each a different part of it: all of them
     say which (the two-line bit helpers apart)."""
-    missing = [f"{n.name} (line {n.lineno})" for n in compiled_functions(FTL_KERNEL)
-               if n.end_lineno - n.lineno + 1 > 3 and not ast.get_docstring(n)]
+    missing = undocumented(FTL_KERNEL, 3)
     assert not missing, f"_kernel.py: compiled functions without a docstring: {missing}"
 
 
 def test_the_check_finds_a_kernel_without_one(tmp_path):
     f = tmp_path / "k.py"
     f.write_text("@njit(cache=True)\ndef _step(a):\n" + "    a += 1\n" * 12 + "    return a\n")
-    assert [n.name for n in compiled_functions(f) if not ast.get_docstring(n)] == ["_step"]
+    assert undocumented(f, HELPER_LINES) == ["_step (line 2)"]

@@ -292,7 +292,8 @@ def test_builtin_policies_are_imported_when_asked_for():
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
     clock, modules, names = out.stdout.strip().splitlines()[-3:]
     assert clock == "True"
-    assert eval(modules) == ["flashrepro.cache.clock", "flashrepro.cache.contract", "flashrepro.cache.lru",
+    assert eval(modules) == ["flashrepro.cache.clock", "flashrepro.cache.contract", "flashrepro.cache.driver",
+                             "flashrepro.cache.lru",
                              "flashrepro.cache.mrc", "flashrepro.cache.registry", "flashrepro.cache.segment",
                              "flashrepro.cache.simulate"]
     assert eval(names) == [n for n in POLICIES if n in ours]

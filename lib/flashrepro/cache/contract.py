@@ -16,11 +16,11 @@ A policy is a class registered with :func:`~flashrepro.cache.registry.register` 
 The Python methods only unpack parameters and call ``@njit`` kernels, which take arrays and scalars.
 
 Counters live in one int64 array; a kernel keeps its tallies in local scalars inside the loop (they stay
-in registers) and adds them to the array when it returns. Indices come from module constants (Numba
-treats them as compile-time constants): the :data:`BASE` slots below, then the policy's own from
-``N_BASE`` on. The three counting lines of every reference (``hits += hit`` ...) are written out in each
-kernel: moved into an inlined helper that returns the tallies as a tuple, they cost LRU 30-45% of its
-speed (measured), so only the per-chunk update (:func:`add_base`) is shared.
+in registers) and adds them to the array when it returns (:func:`add_base`). Indices come from module
+constants (Numba treats them as compile-time constants): the :data:`BASE` slots below, then the policy's
+own from ``N_BASE`` on. The page-granular policies (``lru``, ``fifo``, ``random``, ``clock``) share one
+loop, :func:`flashrepro.cache.driver.page_loop`, into which their hooks are inlined at compile time; the
+others write their own loop.
 
 The device I/O log is an int64 array of rows ``(ref, op, cause, first_unit, n_units, tier)`` written with
 :func:`row`. Before each reference a kernel checks that ``log_rows_per_ref`` rows are free; if not it

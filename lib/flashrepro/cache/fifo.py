@@ -16,6 +16,7 @@ from numba import njit
 
 from .. import jitkit as jk
 from . import contract as C
+from . import driver
 from .registry import Kernel, register
 
 
@@ -28,82 +29,49 @@ class FIFOState(typing.NamedTuple):
     page_frame: np.ndarray  # int32 per unit: its frame, -1 if not resident
     frame_page: np.ndarray  # int32 per frame
     dirty: np.ndarray  # uint8 per frame
-    sc: np.ndarray  # int64: HAND, USED, CAPACITY
+    sc: np.ndarray  # int64: USED, FRAMES, HAND
 
 
-HAND, USED, CAPACITY = 0, 1, 2
+USED, FRAMES = driver.USED, driver.FRAMES
+HAND = driver.OWN  # the frame of the oldest inserted page, once the cache is full
 
 
-@njit(cache=True)
-def _fifo_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
-    """FIFO over one chunk: a hit changes no order; a miss takes a free frame or the one under the hand, the oldest
-    page (written back if dirty), holds the page there (a read miss reads it; a write miss covers the whole page)
-    and moves the hand on; a write makes its frame dirty.
+# The hooks of the per-reference loop (flashrepro.cache.driver): a hit changes nothing but the dirty bit, a page
+# enters the frame it takes (driver.hit_dirty_only, driver.admit_to_frame); the registers are the hand and frames.
+@njit(cache=True, inline="always")
+def _begin(st):
+    """The registers: ``(hand, frames)``."""
+    return st.sc[HAND], st.sc[FRAMES]
 
-    Advances the cache over ``refs`` (a :class:`~flashrepro.traces.trace.RefStream` chunk) from entry ``start``, as
-    :mod:`flashrepro.cache.contract` says of every ``step``: it changes ``page_frame``, ``frame_page``, ``dirty``
-    and ``sc``'s hand and used count; adds the chunk's tallies to ``counters`` (the base counters); with ``do_log``,
-    writes each reference's outcome to ``outcome`` (0 miss, 1 hit) and its device I/O as rows of ``log`` from row
-    ``nlog`` (``ref`` = ``base`` + entry). Returns ``(stop, nlog)``: ``stop`` < the chunk's length when the log had
-    no room for a reference's rows (the driver grows it and calls again from ``stop``)."""
-    unit, event = refs.unit, refs.event
-    page_frame, frame_page, dirty, sc = state
-    capacity = sc[CAPACITY]
-    hand, used = sc[HAND], sc[USED]
-    hits = write_hits = write_refs = dev_reads = dev_write_evict = dirtyings = evictions = 0
-    n = unit.shape[0]
-    stop = n
-    for i in range(start, n):
-        if do_log and nlog + 2 > log.shape[0]:  # no room for this reference's rows: the driver grows the log
-            stop = i
-            break
-        if i + jk.PREFETCH_DISTANCE < n:
-            jk.prefetch(page_frame, unit[i + jk.PREFETCH_DISTANCE])
-        p = unit[i]
-        w = np.uint8(event[i])
-        f = page_frame[p]
-        hit = f >= 0
-        if do_log:
-            outcome[i] = hit
-        hits += hit  # counted branch-free: reads and writes interleave at random
-        write_hits += hit & w
-        write_refs += w
-        if not hit:
-            dev_reads += 1 - w  # a write miss covers the whole page: no read needed
-            if do_log and not w:
-                nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
-            if used < capacity:  # filling: frames in order, so frame 0 is the oldest when the hand starts
-                f = used
-                used += 1
-            else:
-                f = hand  # the oldest inserted page's frame
-                v = frame_page[f]
-                page_frame[v] = -1
-                evictions += 1
-                if dirty[f]:
-                    dev_write_evict += 1
-                    if do_log:
-                        nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, 0)
-                # the new page takes the victim's frame and is now the newest: the next oldest is one on
-                hand += 1
-                if hand == capacity:
-                    hand = 0
-                jk.prefetch(page_frame, frame_page[hand])  # the next victim's entry
-            frame_page[f] = p
-            page_frame[p] = f
-            dirty[f] = 0
-        d = dirty[f]
-        dirty[f] = d | w
-        dirtyings += (d | w) - d
-    sc[HAND], sc[USED] = hand, used
-    C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_evict,
-               dev_write_evict, dirtyings, evictions)
-    return stop, nlog
+
+@njit(cache=True, inline="always")
+def _victim(st, r):
+    """The frame under the hand, the oldest page's (the frames filled in order, so frame 0 is the oldest when the
+    hand starts); the new page will be the newest, so the hand moves on (its next page's entry fetched now)."""
+    hand, frames = r
+    f = hand
+    hand += 1
+    if hand == frames:
+        hand = 0
+    jk.prefetch(st.page_frame, jk.load(st.frame_page, hand))
+    return (hand, frames), f, np.int64(jk.load(st.frame_page, f)), jk.load(st.dirty, f)
+
+
+@njit(cache=True, inline="always")
+def _end(st, r):
+    """Store the hand."""
+    st.sc[HAND] = r[0]
+
+
+_fifo_step = driver.compose("fifo", begin=_begin, hit=driver.hit_dirty_only, victim=_victim,
+                            admit=driver.admit_to_frame, end=_end)
+"""FIFO over one chunk (:func:`flashrepro.cache.driver.page_loop` with the hooks above): a hit changes no order;
+a miss takes a free frame or the one under the hand, the oldest page's."""
 
 
 def fifo_order(state: FIFOState) -> np.ndarray:
     """Frames of the resident pages, oldest inserted first (the order a flush writes them)."""
-    hand, used, capacity = (int(x) for x in state.sc[[HAND, USED, CAPACITY]])
+    hand, used, capacity = (int(x) for x in state.sc[[HAND, USED, FRAMES]])
     return (hand + np.arange(used)) % used if used == capacity and used else np.arange(used)
 
 
@@ -115,12 +83,12 @@ class FIFO(Kernel):
         # a cache larger than the footprint never fills: frames beyond it would never be used
         frames = min(tiers["capacity_pages"], units.n)
         sc = np.zeros(3, np.int64)
-        sc[CAPACITY] = frames
+        sc[FRAMES] = frames
         return FIFOState(np.full(units.n, -1, np.int32), np.full(frames, -1, np.int32), np.zeros(frames, np.uint8),
                          sc)
 
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
-        return _fifo_step(refs, start, state, counters, log, nlog, outcome, base, do_log)
+        return _fifo_step(refs, start, state, counters, log, nlog, outcome, base, do_log or None, None)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         frames = fifo_order(state)

@@ -10,6 +10,7 @@ from numba import njit
 
 from .. import jitkit as jk
 from . import contract as C
+from . import driver
 from .registry import Kernel, register
 
 
@@ -34,7 +35,7 @@ class LRUState(typing.NamedTuple):
     sc: np.ndarray  # int64 scalars: USED, FRAMES
 
 
-USED, FRAMES = 0, 1
+USED, FRAMES = driver.USED, driver.FRAMES
 # A frame's row: its links on the list of frames in use (most recently used first), its page and its dirty bit.
 # One 16-byte row per frame: a hit touches one row, not a cache line of the links and one of the dirty bits
 # (1.3x at 1% capacity on the bench stream, measured).
@@ -73,82 +74,55 @@ def _push_front(node, S, f):
     jk.store(node, W * S + LINKS + 1, f)
 
 
-@njit(cache=True)
-def _lru_step(refs, start, state, counters, log, nlog, outcome, base, do_log, no_read_alloc):
-    """LRU over one chunk: a hit moves its frame to the front of the list; a miss takes a free frame or the back one
-    (written back if dirty) and reads the page (with ``no_read_alloc``, a read miss reads the page without
-    allocating it); a write makes its frame dirty.
+# The hooks of the per-reference loop (flashrepro.cache.driver). The registers are the list's sentinel row.
+@njit(cache=True, inline="always")
+def _begin(st):
+    """The registers: ``(S,)``, the list's sentinel row (= frames)."""
+    return (st.sc[FRAMES],)
 
-    Advances the cache over ``refs`` (a :class:`~flashrepro.traces.trace.RefStream` chunk) from entry ``start``, as
-    :mod:`flashrepro.cache.contract` says of every ``step``: it changes ``page_frame``, the list ``node`` and
-    ``sc``'s used count; adds the chunk's tallies to ``counters`` (the base counters); with ``do_log``, writes each
-    reference's outcome to ``outcome`` (0 miss, 1 hit) and its device I/O as rows of ``log`` from row ``nlog``
-    (``ref`` = ``base`` + entry). Returns ``(stop, nlog)``: ``stop`` < the chunk's length when the log had no room
-    for a reference's rows (the driver grows it and calls again from ``stop``).
 
-    The list links frames, not pages: at a small capacity every list operation stays in a few cache lines, and the
-    only random access per reference is ``page_frame[p]`` (prefetched ahead), as in CLOCK. Every index here is in
-    range by construction, so the hot accesses go through ``jk.load``/``jk.store`` (no negative-index fix-up; see
-    jitkit)."""
-    unit, event = refs.unit, refs.event
-    page_frame, node, sc = state
-    S = sc[FRAMES]  # the list's sentinel row
-    used, frames = sc[USED], sc[FRAMES]
-    hits = write_hits = write_refs = dev_reads = dev_write_evict = dirtyings = evictions = 0
-    n = unit.shape[0]
-    stop = n
-    for i in range(start, n):
-        if do_log and nlog + 2 > log.shape[0]:  # no room for this reference's rows: the driver grows the log
-            stop = i
-            break
-        if i + jk.PREFETCH_DISTANCE < n:
-            jk.prefetch(page_frame, jk.load(unit, i + jk.PREFETCH_DISTANCE))
-        p = jk.load(unit, i)
-        w = np.int32(jk.load(event, i))
-        f = np.int64(jk.load(page_frame, p))
-        hit = f >= 0
-        if do_log:
-            outcome[i] = hit
-        hits += hit  # counted branch-free: reads and writes interleave at random
-        write_hits += hit & w
-        write_refs += w
-        if hit:
-            _unlink(node, f)
-        else:
-            if no_read_alloc is not None:  # (pruned at compile time when None: the default keeps its code)
-                if not w:  # a read that bypasses the cache: read from the device, nothing moves
-                    dev_reads += 1
-                    if do_log:
-                        nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
-                    continue
-            dev_reads += 1 - w  # a write miss covers the whole page: no read needed
-            if do_log and not w:
-                nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
-            if used < frames:
-                f = used
-                used += 1
-            else:
-                f = np.int64(jk.load(node, W * S + LINKS))  # the least recently used page's frame
-                _unlink(node, f)
-                v = np.int64(jk.load(node, W * f + PAGE))
-                jk.store(page_frame, v, -1)
-                evictions += 1
-                dev_write_evict += jk.load(node, W * f + DIRTY)
-                if do_log and jk.load(node, W * f + DIRTY):
-                    nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, 0)
-                # the next victim's entry in page_frame, fetched now
-                jk.prefetch(page_frame, jk.load(node, W * np.int64(jk.load(node, W * S + LINKS)) + PAGE))
-            jk.store(node, W * f + PAGE, p)
-            jk.store(page_frame, p, f)
-            jk.store(node, W * f + DIRTY, 0)
-        _push_front(node, S, f)
-        d = jk.load(node, W * f + DIRTY)
-        jk.store(node, W * f + DIRTY, d | w)
-        dirtyings += (d | w) - d
-    sc[USED] = used
-    C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_evict,
-               dev_write_evict, dirtyings, evictions)
-    return stop, nlog
+@njit(cache=True, inline="always")
+def _hit(st, r, f, w):
+    """Move frame ``f`` to the front of the list; a write makes it dirty."""
+    node = st.node
+    _unlink(node, f)
+    _push_front(node, r[0], f)
+    d = jk.load(node, W * f + DIRTY)
+    jk.store(node, W * f + DIRTY, d | w)
+    return r, (d | w) - d
+
+
+@njit(cache=True, inline="always")
+def _victim(st, r):
+    """The back frame, the least recently used page's, off the list; the next victim's ``page_frame`` entry is
+    fetched now."""
+    node, S = st.node, r[0]
+    f = np.int64(jk.load(node, W * S + LINKS))
+    _unlink(node, f)
+    jk.prefetch(st.page_frame, jk.load(node, W * np.int64(jk.load(node, W * S + LINKS)) + PAGE))
+    return r, f, np.int64(jk.load(node, W * f + PAGE)), jk.load(node, W * f + DIRTY)
+
+
+@njit(cache=True, inline="always")
+def _admit(st, r, f, p, w):
+    """Frame ``f`` holds page ``p`` at the front of the list."""
+    node = st.node
+    jk.store(node, W * f + PAGE, p)
+    jk.store(node, W * f + DIRTY, w)
+    _push_front(node, r[0], f)
+    return r
+
+
+@njit(cache=True, inline="always")
+def _end(st, r):
+    """Nothing to store: the sentinel does not move."""
+
+
+_lru_step = driver.compose("lru", begin=_begin, hit=_hit, victim=_victim, admit=_admit, end=_end)
+"""LRU over one chunk (:func:`flashrepro.cache.driver.page_loop` with the hooks above): a hit moves its frame to the
+front of the list; a miss takes a free frame or the back one. The list links frames, not pages: at a small capacity
+every list operation stays in a few cache lines, and the only random access per reference is ``page_frame[p]``
+(prefetched ahead), as in CLOCK."""
 
 
 @njit(cache=True)

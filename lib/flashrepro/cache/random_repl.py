@@ -17,6 +17,7 @@ from numba import njit
 
 from .. import jitkit as jk
 from . import contract as C
+from . import driver
 from .registry import Kernel, register
 
 
@@ -38,11 +39,11 @@ class RandomState(typing.NamedTuple):
     page_frame: np.ndarray  # int32 per unit: its frame, -1 if not resident
     frame_page: np.ndarray  # int32 per frame
     dirty: np.ndarray  # uint8 per frame
-    sc: np.ndarray  # int64: USED, CAPACITY
+    sc: np.ndarray  # int64: USED, FRAMES
     rng: np.ndarray  # uint64[1]: the splitmix64 state
 
 
-USED, CAPACITY = 0, 1
+USED, FRAMES = driver.USED, driver.FRAMES
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -58,69 +59,35 @@ def _splitmix64(z):
     return z, x ^ (x >> np.uint64(31))
 
 
-@njit(cache=True)
-def _random_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
-    """RANDOM replacement over one chunk: a miss takes a free frame or a frame drawn uniformly from the seeded stream
-    ``rng`` (written back if dirty) and holds the page there (a read miss reads it); a write makes its frame dirty.
+# The hooks of the per-reference loop (flashrepro.cache.driver): a hit changes nothing but the dirty bit, a page
+# enters the frame it takes (driver.hit_dirty_only, driver.admit_to_frame); the registers are the stream's state
+# and the frames.
+@njit(cache=True, inline="always")
+def _begin(st):
+    """The registers: ``(z, frames)``, the splitmix64 state and the frames as uint64."""
+    return st.rng[0], np.uint64(st.sc[FRAMES])
 
-    Advances the cache over ``refs`` (a :class:`~flashrepro.traces.trace.RefStream` chunk) from entry ``start``, as
-    :mod:`flashrepro.cache.contract` says of every ``step``: it changes ``page_frame``, ``frame_page``, ``dirty``,
-    ``sc``'s used count and the stream's state ``rng[0]``; adds the chunk's tallies to ``counters`` (the base
-    counters); with ``do_log``, writes each reference's outcome to ``outcome`` (0 miss, 1 hit) and its device I/O as
-    rows of ``log`` from row ``nlog`` (``ref`` = ``base`` + entry). Returns ``(stop, nlog)``: ``stop`` < the chunk's
-    length when the log had no room for a reference's rows (the driver grows it and calls again from ``stop``)."""
-    unit, event = refs.unit, refs.event
-    page_frame, frame_page, dirty, sc, rng = state
-    capacity = sc[CAPACITY]
-    used = sc[USED]
-    frames = np.uint64(capacity)
-    z = rng[0]  # the stream's state in a register; stored back when the call returns
-    hits = write_hits = write_refs = dev_reads = dev_write_evict = dirtyings = evictions = 0
-    n = unit.shape[0]
-    stop = n
-    for i in range(start, n):
-        if do_log and nlog + 2 > log.shape[0]:  # no room for this reference's rows: the driver grows the log
-            stop = i
-            break
-        if i + jk.PREFETCH_DISTANCE < n:
-            jk.prefetch(page_frame, unit[i + jk.PREFETCH_DISTANCE])
-        p = unit[i]
-        w = np.uint8(event[i])
-        f = page_frame[p]
-        hit = f >= 0
-        if do_log:
-            outcome[i] = hit
-        hits += hit  # counted branch-free: reads and writes interleave at random
-        write_hits += hit & w
-        write_refs += w
-        if not hit:
-            dev_reads += 1 - w  # a write miss covers the whole page: no read needed
-            if do_log and not w:
-                nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
-            if used < capacity:
-                f = used
-                used += 1
-            else:
-                z, r = _splitmix64(z)
-                f = np.int64(r % frames)  # (modulo bias below frames / 2**64: at most 2**-33 here)
-                v = frame_page[f]
-                page_frame[v] = -1
-                evictions += 1
-                if dirty[f]:
-                    dev_write_evict += 1
-                    if do_log:
-                        nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, 0)
-            frame_page[f] = p
-            page_frame[p] = f
-            dirty[f] = 0
-        d = dirty[f]
-        dirty[f] = d | w
-        dirtyings += (d | w) - d
-    sc[USED] = used
-    rng[0] = z
-    C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_evict,
-               dev_write_evict, dirtyings, evictions)
-    return stop, nlog
+
+@njit(cache=True, inline="always")
+def _victim(st, r):
+    """A frame drawn uniformly from the stream: ``draw % frames`` (modulo bias below frames / 2**64: at most
+    2**-33 here)."""
+    z, frames = r
+    z, x = _splitmix64(z)
+    f = np.int64(x % frames)
+    return (z, frames), f, np.int64(jk.load(st.frame_page, f)), jk.load(st.dirty, f)
+
+
+@njit(cache=True, inline="always")
+def _end(st, r):
+    """Store the stream's state."""
+    st.rng[0] = r[0]
+
+
+_random_step = driver.compose("random", begin=_begin, hit=driver.hit_dirty_only, victim=_victim,
+                              admit=driver.admit_to_frame, end=_end)
+"""RANDOM over one chunk (:func:`flashrepro.cache.driver.page_loop` with the hooks above): a miss takes a free
+frame or one drawn uniformly from the seeded stream ``rng``."""
 
 
 @register("random", RandomParams)
@@ -131,12 +98,12 @@ class Random(Kernel):
         # a cache larger than the footprint never fills: frames beyond it would never be used
         frames = min(tiers["capacity_pages"], units.n)
         sc = np.zeros(2, np.int64)
-        sc[CAPACITY] = frames
+        sc[FRAMES] = frames
         return RandomState(np.full(units.n, -1, np.int32), np.full(frames, -1, np.int32), np.zeros(frames, np.uint8),
                            sc, np.array([params.seed], np.uint64))
 
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
-        return _random_step(refs, start, state, counters, log, nlog, outcome, base, do_log)
+        return _random_step(refs, start, state, counters, log, nlog, outcome, base, do_log or None, None)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         frames = np.arange(state.sc[USED])  # frame order: the order the reference keeps its slots in

@@ -1,0 +1,174 @@
+"""The per-reference loop of a page-granular cache policy, written once, and the hooks a policy supplies.
+
+A policy that decides only *which* page to evict (``lru``, ``fifo``, ``random``, ``clock``) is its state and
+five hooks; :func:`compose` builds its ``step`` (the contract of :mod:`flashrepro.cache.contract`) from
+:func:`page_loop` with the hooks inlined, so the loop below is the only place that does what every such
+policy does: the log's room check, the lookahead prefetch, hit or miss, the tallies, a device read on a
+read miss (none on a write miss: it covers the whole page), a free frame while the cache fills, the
+victim's write-back when it is dirty, the page table ``page_frame``, and the per-chunk counter update.
+
+The policy's state is a ``NamedTuple`` with at least ``page_frame`` (int32 per unit: the frame holding it,
+-1 if not resident) and ``sc`` (int64 scalars: ``sc[USED]`` frames in use, ``sc[FRAMES]`` frames, the
+policy's own scalars from ``OWN`` on). Its hooks, :data:`HOOKS`, are ``@njit(inline="always")`` functions
+with the signatures of the stand-ins below; ``r``, the policy's *registers*, is a tuple of scalars that
+stays in CPU registers across a chunk (a hand, a random stream's state, a list's sentinel).
+
+The hooks are *composed at compile time*: :func:`compose` makes a copy of :func:`page_loop` whose globals
+name the policy's hooks (the same code object, so tracebacks and the line numbers Numba reports are this
+file's) and compiles it with Numba's IR inlining of every hook. Numba caches it per policy (its
+qualified name is the policy's): a closure over the hooks would be compiled again in every process. The
+package's JIT cache folder is keyed by the source of this file and of every policy's module
+(:mod:`flashrepro.jitcache`), so an edit to a hook is never served a stale compiled loop.
+"""
+
+from __future__ import annotations
+
+import types as pytypes
+
+import numpy as np
+from numba import njit
+
+from .. import jitkit as jk
+from . import contract as C
+
+USED, FRAMES = 0, 1  # sc[USED]: frames in use (filled in order 0, 1, ...), sc[FRAMES]: frames of the cache
+OWN = 2  # a policy's own scalars in sc start here
+HOOKS = ("begin", "hit", "victim", "admit", "end")
+
+
+# The hooks' contract. These stand-ins are what page_loop's names mean until compose gives it a policy's.
+def begin(st):
+    """``r``: the policy's registers, read from its state ``st`` at the start of a chunk."""
+    raise NotImplementedError("a policy's hook (compose)")
+
+
+def hit(st, r, f, w):
+    """A reference to the page in frame ``f`` (``w`` = 1 for a write): update the policy's order and the
+    frame's dirty bit. Returns ``(r, dirtied)``, ``dirtied`` = 1 if a clean page became dirty."""
+    raise NotImplementedError("a policy's hook (compose)")
+
+
+def victim(st, r):
+    """Every frame is in use and a page must come in: take a frame off the policy's order. Returns ``(r, f,
+    page, dirty)``, the frame, the page it held and its dirty bit (the loop unmaps the page and writes it back
+    if dirty)."""
+    raise NotImplementedError("a policy's hook (compose)")
+
+
+def admit(st, r, f, p, w):
+    """Frame ``f`` (a free one, or the victim's) now holds page ``p``: clean, or dirty if ``w``. Returns ``r``."""
+    raise NotImplementedError("a policy's hook (compose)")
+
+
+def end(st, r):
+    """Store the registers ``r`` back into ``st`` at the end of a chunk."""
+    raise NotImplementedError("a policy's hook (compose)")
+
+
+def page_loop(refs, start, st, counters, log, nlog, outcome, base, do_log, no_read_alloc):
+    """A page-granular policy over one chunk, from entry ``start`` of ``refs`` (a
+    :class:`~flashrepro.traces.trace.RefStream`), with the policy's hooks (see the module docstring).
+
+    A hit calls ``hit``. A miss reads the page from the device if it is a read (a write covers the whole
+    page), takes the next free frame while the cache fills and otherwise empties the ``victim``'s frame (a
+    device write if its page was dirty), and ``admit``\\ s the page. With ``no_read_alloc`` (not None) a read
+    miss is read from the device and not allocated. ``do_log`` and ``no_read_alloc`` are None or a value, so
+    each combination is its own specialisation, compiled without the other's branches.
+
+    Changes ``page_frame``, ``sc[USED]`` and what the hooks change; adds the base counters to ``counters``;
+    with ``do_log``, writes each reference's outcome (``C.MISS``, ``C.HIT``) to ``outcome`` and its device
+    I/O as rows of ``log`` from row ``nlog`` (``ref`` = ``base`` + entry). Returns ``(stop, nlog)``: ``stop``
+    < the chunk's length when the log had no room for a reference's two rows (the simulator grows it and
+    calls again from ``stop``). Every index is in range by construction, so the hot accesses go through
+    ``jk.load``/``jk.store`` (no negative-index fix-up)."""
+    unit, event = refs.unit, refs.event
+    page_frame, sc = st.page_frame, st.sc
+    used, frames = sc[USED], sc[FRAMES]
+    r = begin(st)
+    hits = write_hits = write_refs = dev_reads = dev_write_evict = dirtyings = evictions = 0
+    n = unit.shape[0]
+    stop = n
+    for i in range(start, n):
+        if do_log and nlog + 2 > log.shape[0]:  # no room for this reference's rows: the simulator grows the log
+            stop = i
+            break
+        if i + jk.PREFETCH_DISTANCE < n:
+            jk.prefetch(page_frame, jk.load(unit, i + jk.PREFETCH_DISTANCE))
+        p = jk.load(unit, i)
+        w = np.uint8(jk.load(event, i))
+        f = np.int64(jk.load(page_frame, p))
+        resident = f >= 0
+        if do_log:
+            outcome[i] = resident
+        hits += resident  # counted branch-free: reads and writes interleave at random
+        write_hits += resident & w
+        write_refs += w
+        if resident:
+            r, dirtied = hit(st, r, f, w)
+            dirtyings += dirtied
+            continue
+        if no_read_alloc is not None and not w:  # a read that bypasses the cache: nothing moves
+            dev_reads += 1
+            if do_log:
+                nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
+            continue
+        dev_reads += 1 - w  # a write miss covers the whole page: no read needed
+        if do_log and not w:
+            nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
+        if used < frames:  # filling: frames in order
+            f = used
+            used += 1
+        else:
+            r, f, v, dirty = victim(st, r)
+            jk.store(page_frame, v, -1)
+            evictions += 1
+            dev_write_evict += dirty
+            if do_log and dirty:
+                nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, 0)
+        jk.store(page_frame, p, f)
+        r = admit(st, r, f, p, w)
+        dirtyings += w
+    sc[USED] = used
+    end(st, r)
+    C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_evict,
+               dev_write_evict, dirtyings, evictions)
+    return stop, nlog
+
+
+def compose(name: str, **hooks):
+    """The step kernel of policy ``name``: :func:`page_loop` with ``hooks`` (every name in :data:`HOOKS`, each
+    an ``@njit(inline="always")`` function), compiled once per argument types, and cached on disk as
+    ``<name>_step`` if every hook is defined in the package (a policy of the user's own is compiled in each
+    process instead)."""
+    if sorted(hooks) != sorted(HOOKS):
+        raise TypeError(f"{name}: compose needs the hooks {HOOKS}, got {tuple(hooks)}")
+    for k, h in hooks.items():
+        if getattr(h, "targetoptions", {}).get("inline") != "always":
+            raise TypeError(f"{name}: hook {k} must be an @njit(inline='always') function, got {h!r}")
+    scope = dict(page_loop.__globals__, **hooks)
+    fn = pytypes.FunctionType(page_loop.__code__, scope, f"{name}_step", page_loop.__defaults__)
+    fn.__qualname__ = f"{name}_step"  # Numba's cache file is named after it: one per policy
+    fn.__doc__ = page_loop.__doc__
+    fn.__module__ = __name__
+    # cached only when every hook is the package's own: the cache folder's key covers the package's source, not a
+    # user's file, whose edited hooks would otherwise be served the loop compiled from the old ones
+    ours = all(h.py_func.__module__.partition(".")[0] == __name__.partition(".")[0] for h in hooks.values())
+    return njit(cache=ours, _nrt=False)(fn)
+
+
+# Hooks for a state that keeps each frame's page in ``frame_page`` (int32 per frame) and its dirty bit in ``dirty``
+# (uint8 per frame), for a policy whose hit changes no order (fifo, random).
+@njit(cache=True, inline="always")
+def hit_dirty_only(st, r, f, w):
+    """A hit changes no order: a write makes frame ``f`` dirty."""
+    d = jk.load(st.dirty, f)
+    jk.store(st.dirty, f, d | w)
+    return r, (d | w) - d
+
+
+@njit(cache=True, inline="always")
+def admit_to_frame(st, r, f, p, w):
+    """Frame ``f`` holds page ``p``, dirty if ``w``; no order to update."""
+    jk.store(st.frame_page, f, p)
+    jk.store(st.dirty, f, w)
+    return r

@@ -1,0 +1,95 @@
+"""The per-reference loop written once (flashrepro.cache.driver): how it composes a policy's hooks, and that each
+composed policy is its own cached kernel. What the composed kernels compute is checked reference by reference
+against tests/reference.py in test_kernels.py and test_fifo_random.py."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from numba import njit
+
+from flashrepro.cache import clock, driver, fifo, lru, random_repl, simulate
+from flashrepro.cache import contract as C
+from flashrepro.traces import synthetic
+from flashrepro.traces.trace import RefStream
+
+
+@njit(inline="always")
+def _begin(st):
+    return (st.sc[driver.FRAMES],)
+
+
+@njit(inline="always")
+def _end(st, r):
+    pass
+
+
+@njit(inline="always")
+def _victim_last(st, r):  # MRU's victim in a toy: always the last frame (a cache that keeps its first pages)
+    f = r[0] - 1
+    return r, f, np.int64(st.frame_page[f]), st.dirty[f]
+
+
+def test_compose_refuses_a_missing_or_plain_hook():
+    with pytest.raises(TypeError, match="needs the hooks"):
+        driver.compose("toy", begin=_begin, hit=driver.hit_dirty_only, victim=_victim_last, admit=driver.admit_to_frame)
+    with pytest.raises(TypeError, match="hook end must be an @njit\\(inline='always'\\)"):
+        driver.compose("toy", begin=_begin, hit=driver.hit_dirty_only, victim=_victim_last,
+                       admit=driver.admit_to_frame, end=lambda st, r: None)
+
+
+def test_a_toy_policy_from_hooks_keeps_its_first_pages():
+    """Five hooks make a policy: with the last frame always the victim, the first frames - 1 pages stay."""
+    import typing
+
+    class Toy(typing.NamedTuple):
+        page_frame: np.ndarray
+        frame_page: np.ndarray
+        dirty: np.ndarray
+        sc: np.ndarray
+
+    step = driver.compose("toy", begin=_begin, hit=driver.hit_dirty_only, victim=_victim_last,
+                          admit=driver.admit_to_frame, end=_end)
+    units = np.array([0, 1, 2, 3, 0, 1, 4, 0, 3], np.int64)
+    writes = np.array([0, 1, 0, 0, 0, 0, 1, 1, 0], np.int8)
+    n = len(units)
+    refs = RefStream(units, writes, np.zeros(n), np.full(n, -1, np.int32), np.ones(n, np.int64))
+    st = Toy(np.full(5, -1, np.int32), np.full(3, -1, np.int32), np.zeros(3, np.uint8), np.array([0, 3], np.int64))
+    counters = np.zeros(32, np.int64)
+    log, outcome = np.zeros((64, 6), np.int64), np.zeros(len(units), np.int8)
+    stop, nlog = step(refs, 0, st, counters, log, 0, outcome, 100, True, None)
+    assert stop == len(units)
+    # frames 0 and 1 keep pages 0 and 1; the last frame takes 2, then 3, then 4 (dirty: written back for 3), then 3
+    assert outcome.tolist() == [0, 0, 0, 0, 1, 1, 0, 1, 0]
+    assert st.frame_page.tolist() == [0, 1, 3] and st.sc[driver.USED] == 3
+    assert st.page_frame.tolist() == [0, 1, -1, 2, -1]
+    assert step.py_func.__qualname__ == "toy_step" and not step.targetoptions.get("cache")  # not the package's
+    rows = [[100, C.IO_READ, C.DEMAND, 0, 1], [102, C.IO_READ, C.DEMAND, 2, 1], [103, C.IO_READ, C.DEMAND, 3, 1],
+            [108, C.IO_READ, C.DEMAND, 3, 1], [108, C.IO_WRITE, C.EVICTION, 4, 1]]  # the read, then the write-back
+    assert log[:nlog, :5].tolist() == rows
+    assert counters[C.EVICTIONS] == 3 and counters[C.DEV_WRITES_EVICT] == 1 and counters[C.HITS] == 3
+
+
+def test_each_policy_is_its_own_cached_kernel():
+    """compose names each loop after its policy, so Numba's cache holds one file per policy (a shared name would
+    hand one policy another's compiled loop); in a new process every composed kernel comes from the cache."""
+    kernels = (lru._lru_step, fifo._fifo_step, clock._clock_step, random_repl._random_step)
+    names = {k.py_func.__qualname__ for k in kernels}
+    assert names == {"fifo_step", "lru_step", "clock_step", "random_step"}
+    tr = synthetic.zipf(200, 2000, 0.9, seed=3, write_fraction=0.3)
+    for pol in ("lru", "fifo", "random", "clock"):
+        simulate(tr, pol, 20)  # compiled (or loaded) here, so the process below finds them in the cache
+    probe = ("from flashrepro.cache import simulate, lru, fifo, clock, random_repl\n"
+             "from flashrepro.traces import synthetic\n"
+             "tr = synthetic.zipf(200, 2000, 0.9, seed=3, write_fraction=0.3)\n"
+             "for pol in ('lru', 'fifo', 'random', 'clock'):\n    simulate(tr, pol, 20)\n"
+             "ks = [lru._lru_step, fifo._fifo_step, clock._clock_step, random_repl._random_step]\n"
+             "print(sum(k.stats.cache_hits.total() for k in ks), sum(k.stats.cache_misses.total() for k in ks))")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
+    hits, misses = map(int, out.stdout.split()[-2:])
+    assert misses == 0 and hits >= 4

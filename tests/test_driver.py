@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from flashrepro.cache import clock, driver, fifo, lru, random_repl, simulate
+from flashrepro.cache import cflru, clock, driver, fifo, lru, random_repl, simulate
 from flashrepro.cache import contract as C
 from flashrepro.traces import synthetic
 from flashrepro.traces.trace import RefStream
@@ -77,19 +77,19 @@ def test_a_toy_policy_from_hooks_keeps_its_first_pages():
 def test_each_policy_is_its_own_cached_kernel():
     """compose names each loop after its policy, so Numba's cache holds one file per policy (a shared name would
     hand one policy another's compiled loop); in a new process every composed kernel comes from the cache."""
-    kernels = (lru._lru_step, fifo._fifo_step, clock._clock_step, random_repl._random_step)
+    kernels = (lru._lru_step, fifo._fifo_step, clock._clock_step, random_repl._random_step, cflru._cflru_step)
     names = {k.py_func.__qualname__ for k in kernels}
-    assert names == {"fifo_step", "lru_step", "clock_step", "random_step"}
+    assert names == {"fifo_step", "lru_step", "clock_step", "random_step", "cflru_step"}
     tr = synthetic.zipf(200, 2000, 0.9, seed=3, write_fraction=0.3)
-    for pol in ("lru", "fifo", "random", "clock"):
+    for pol in ("lru", "fifo", "random", "clock", "cflru"):
         simulate(tr, pol, 20)  # compiled (or loaded) here, so the process below finds them in the cache
-    probe = ("from flashrepro.cache import simulate, lru, fifo, clock, random_repl\n"
+    probe = ("from flashrepro.cache import simulate, lru, fifo, clock, random_repl, cflru\n"
              "from flashrepro.traces import synthetic\n"
              "tr = synthetic.zipf(200, 2000, 0.9, seed=3, write_fraction=0.3)\n"
-             "for pol in ('lru', 'fifo', 'random', 'clock'):\n    simulate(tr, pol, 20)\n"
-             "ks = [lru._lru_step, fifo._fifo_step, clock._clock_step, random_repl._random_step]\n"
+             "for pol in ('lru', 'fifo', 'random', 'clock', 'cflru'):\n    simulate(tr, pol, 20)\n"
+             "ks = [lru._lru_step, fifo._fifo_step, clock._clock_step, random_repl._random_step, cflru._cflru_step]\n"
              "print(sum(k.stats.cache_hits.total() for k in ks), sum(k.stats.cache_misses.total() for k in ks))")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
     hits, misses = map(int, out.stdout.split()[-2:])
-    assert misses == 0 and hits >= 4
+    assert misses == 0 and hits >= 5

@@ -20,6 +20,7 @@ from numba import njit
 
 from .. import jitkit as jk
 from . import contract as C
+from . import driver
 from .registry import Kernel, register
 
 
@@ -45,10 +46,11 @@ class CFLRUParams:
 class CFLRUState(typing.NamedTuple):
     page_frame: np.ndarray  # int32 per unit: the frame holding it, -1 if not resident
     node: np.ndarray  # a row of W int32 per frame (jitkit records, sentinel row = frames): see the slots below
-    sc: np.ndarray  # int64: SIZE, FRAMES, WINDOW, WFRONT (most recent window frame, -1: none), WCOUNT
+    sc: np.ndarray  # int64: USED, FRAMES, WINDOW, WFRONT (most recent window frame, -1: none), WCOUNT
 
 
-SIZE, FRAMES, WINDOW, WFRONT, WCOUNT = range(5)
+USED, FRAMES = driver.USED, driver.FRAMES
+WINDOW, WFRONT, WCOUNT = range(driver.OWN, driver.OWN + 3)
 # A frame's row: its links on the list of all resident pages (most recent at the front) and on the list of the
 # clean ones (same order), its dirty and "in the window" flags and its page. One 32-byte row per frame: a move
 # touches one row instead of a cache line in each of six arrays (1.6x faster than separate arrays, measured).
@@ -74,84 +76,84 @@ def _leave(node, S, x, wfront, wcount):
     return wfront, wcount
 
 
-@njit(cache=True)
-def _cflru_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
-    """CFLRU over one chunk: as LRU, but a miss with a full cache evicts the least recently used clean page of the
-    clean-first window if it holds one, else the LRU page (then dirty, written back).
+@njit(cache=True, inline="always")
+def _enter(node, S, f, w, window, wfront, wcount):
+    """Frame ``f`` to the front of the list of all pages, into the window while the window is not full (then
+    every page is in it), and, if it stays clean, to the front of the clean list; a write makes it dirty.
+    Returns ``(wfront, wcount, dirtied)``."""
+    jk.rec_push_front(node, W, S, f, ALL)
+    if wcount < window:  # the window is not full only while every page is in it: f joins, most recent
+        node[W * f + INWIN] = 1
+        wcount += 1
+        wfront = f
+    dirtied = 0
+    if w and node[W * f + DIRTY] == 0:
+        node[W * f + DIRTY] = 1
+        dirtied = 1
+    elif node[W * f + DIRTY] == 0:
+        jk.rec_push_front(node, W, S, f, CLEAN)
+    return wfront, wcount, dirtied
 
-    Advances the cache over ``refs`` (a :class:`~flashrepro.traces.trace.RefStream` chunk) from entry ``start``, as
-    :mod:`flashrepro.cache.contract` says of every ``step``: it changes ``page_frame``, the frames' rows ``node``
-    (both lists and the window flags) and ``sc``'s size, window front and window count; adds the chunk's tallies to
-    ``counters`` (the base counters); with ``do_log``, writes each reference's outcome to ``outcome`` (0 miss, 1
-    hit) and its device I/O as rows of ``log`` from row ``nlog`` (``ref`` = ``base`` + entry). Returns ``(stop,
-    nlog)``: ``stop`` < the chunk's length when the log had no room for a reference's rows (the driver grows it and
-    calls again from ``stop``).
 
-    The lists link frames, not pages (as in ``lru``): the one random access per reference, ``page_frame[p]``, is
-    prefetched ahead, and the rest stays in the frames' rows (see ``W``)."""
-    unit, event = refs.unit, refs.event
-    page_frame, node, sc = state
-    size, frames, window, wfront, wcount = sc[SIZE], sc[FRAMES], sc[WINDOW], sc[WFRONT], sc[WCOUNT]
-    S = frames
-    hits = write_hits = write_refs = dev_reads = dev_write_evict = dirtyings = evictions = 0
-    n = unit.shape[0]
-    stop = n
-    for i in range(start, n):
-        if do_log and nlog + 2 > log.shape[0]:  # no room for this reference's rows: the driver grows the log
-            stop = i
-            break
-        if i + jk.PREFETCH_DISTANCE < n:
-            jk.prefetch(page_frame, unit[i + jk.PREFETCH_DISTANCE])
-        p = unit[i]
-        w = np.uint8(event[i])
-        f = page_frame[p]
-        hit = f >= 0
-        if do_log:
-            outcome[i] = hit
-        hits += hit
-        write_hits += hit & w
-        write_refs += w
-        if hit:
-            wfront, wcount = _leave(node, S, f, wfront, wcount)
-            if node[W * f + DIRTY] == 0:
-                jk.rec_unlink(node, W, f, CLEAN)
-        else:
-            dev_reads += 1 - w
-            if do_log and not w:
-                nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
-            if size == frames:
-                c = jk.rec_back(node, W, S, CLEAN)  # the least recently used clean page
-                f = c if c != S and node[W * c + INWIN] else jk.rec_back(node, W, S, ALL)
-                wfront, wcount = _leave(node, S, f, wfront, wcount)
-                evictions += 1
-                v = node[W * f + PAGE]
-                page_frame[v] = -1
-                if node[W * f + DIRTY]:
-                    node[W * f + DIRTY] = 0
-                    dev_write_evict += 1
-                    if do_log:
-                        nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, 0)
-                else:
-                    jk.rec_unlink(node, W, f, CLEAN)
-            else:
-                f = size
-                size += 1
-            node[W * f + PAGE] = p  # p takes the victim's frame (clean, out of the window)
-            page_frame[p] = f
-        jk.rec_push_front(node, W, S, f, ALL)
-        if wcount < window:  # the window is not full only while every page is in it: p joins, most recent
-            node[W * f + INWIN] = 1
-            wcount += 1
-            wfront = f
-        if w and node[W * f + DIRTY] == 0:
-            node[W * f + DIRTY] = 1
-            dirtyings += 1
-        elif node[W * f + DIRTY] == 0:
-            jk.rec_push_front(node, W, S, f, CLEAN)
-    sc[SIZE], sc[WFRONT], sc[WCOUNT] = size, wfront, wcount
-    C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_evict,
-               dev_write_evict, dirtyings, evictions)
-    return stop, nlog
+# The hooks of the per-reference loop (flashrepro.cache.driver). The registers: the lists' sentinel row, the
+# window's size, its most recent frame and its page count.
+@njit(cache=True, inline="always")
+def _begin(st):
+    """The registers: ``(S, window, wfront, wcount)``."""
+    sc = st.sc
+    return sc[FRAMES], sc[WINDOW], sc[WFRONT], sc[WCOUNT]
+
+
+@njit(cache=True, inline="always")
+def _hit(st, r, f, w):
+    """Frame ``f`` leaves both lists and re-enters at their fronts (:func:`_enter`)."""
+    node = st.node
+    S, window, wfront, wcount = r
+    wfront, wcount = _leave(node, S, f, wfront, wcount)
+    if node[W * f + DIRTY] == 0:
+        jk.rec_unlink(node, W, f, CLEAN)
+    wfront, wcount, dirtied = _enter(node, S, f, w, window, wfront, wcount)
+    return (S, window, wfront, wcount), dirtied
+
+
+@njit(cache=True, inline="always")
+def _victim(st, r):
+    """The least recently used clean page if it is in the window, else the LRU page (then dirty), off both lists;
+    its frame is left clean."""
+    node = st.node
+    S, window, wfront, wcount = r
+    c = jk.rec_back(node, W, S, CLEAN)
+    f = c if c != S and node[W * c + INWIN] else jk.rec_back(node, W, S, ALL)
+    wfront, wcount = _leave(node, S, f, wfront, wcount)
+    d = node[W * f + DIRTY]
+    if d:
+        node[W * f + DIRTY] = 0
+    else:
+        jk.rec_unlink(node, W, f, CLEAN)
+    return (S, window, wfront, wcount), np.int64(f), np.int64(node[W * f + PAGE]), d
+
+
+@njit(cache=True, inline="always")
+def _admit(st, r, f, p, w):
+    """Frame ``f`` (clean, on no list) holds page ``p`` and enters at the fronts (:func:`_enter`)."""
+    node = st.node
+    S, window, wfront, wcount = r
+    node[W * f + PAGE] = p
+    wfront, wcount, _ = _enter(node, S, f, w, window, wfront, wcount)
+    return S, window, wfront, wcount
+
+
+@njit(cache=True, inline="always")
+def _end(st, r):
+    """Store the window's front and count."""
+    st.sc[WFRONT], st.sc[WCOUNT] = r[2], r[3]
+
+
+_cflru_step = driver.compose("cflru", begin=_begin, hit=_hit, victim=_victim, admit=_admit, end=_end)
+"""CFLRU over one chunk (:func:`flashrepro.cache.driver.page_loop` with the hooks above): as LRU, but a miss with a
+full cache evicts the least recently used clean page of the clean-first window if it holds one, else the LRU page.
+The lists link frames, not pages (as in ``lru``): the one random access per reference, ``page_frame[p]``, is
+prefetched ahead, and the rest stays in the frames' rows (see ``W``)."""
 
 
 @register("cflru", CFLRUParams)
@@ -173,10 +175,10 @@ class CFLRU(Kernel):
 
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
         # do_log or None: a run without the log gets a specialisation compiled without its branches
-        return _cflru_step(refs, start, state, counters, log, nlog, outcome, base, do_log or None)
+        return _cflru_step(refs, start, state, counters, log, nlog, outcome, base, do_log or None, None)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         node = state.node
-        frames = jk.rec_back_to_front(node, W, state.sc[FRAMES], ALL, state.sc[SIZE])
+        frames = jk.rec_back_to_front(node, W, state.sc[FRAMES], ALL, state.sc[USED])
         return C.end_of_trace(node[W * frames + PAGE].astype(np.int64), node[W * frames + DIRTY], flush_at_end,
                               counters, log, nlog, do_log, last_ref, 0)

@@ -1,6 +1,6 @@
 """The per-reference loop of a page-granular cache policy, written once, and the hooks a policy supplies.
 
-A policy that decides only *which* page to evict (``lru``, ``fifo``, ``random``, ``clock``) is its state and
+A policy that decides only *which* page to evict (``lru``, ``fifo``, ``random``, ``clock``, ``cflru``) is its state and
 five hooks; :func:`compose` builds its ``step`` (the contract of :mod:`flashrepro.cache.contract`) from
 :func:`page_loop` with the hooks inlined, so the loop below is the only place that does what every such
 policy does: the log's room check, the lookahead prefetch, hit or miss, the tallies, a device read on a

@@ -347,8 +347,8 @@ def sample_least_valid(cands, n, valid, rng, d):
 def draw_closed(fifo, L, rng):
     """A closed line drawn uniformly: ``r % L`` drawn again until the line is on the FIFO of closed lines
     (``fifo``, the state's), or -1 (and no draw) when the FIFO is empty. ``random-all``'s first victim, and the
-    mechanism's background probe for it (``prm[SAMPLE_DRAWS] == SAMPLE_CLOSED``), which has the same steps
-    written out (tests/test_ftl.py compares both with the reference under FEMU's trigger)."""
+    mechanism's background probe for it (``prm[SAMPLE_DRAWS] == SAMPLE_CLOSED``), which calls it
+    through :func:`_bg_draw`."""
     if fifo[2 * L + 1] == L:  # jitkit's list_front: no closed line
         return -1
     while True:
@@ -441,17 +441,6 @@ def _heap_remove(s, ln):
             _heap_up(heap, hpos, valid, i)
         else:
             _heap_down(heap, hpos, valid, n, i)
-
-
-@njit(cache=True, inline="always")
-def _heap_lost_page(s, ln, v):
-    """A closed line went down to ``v`` valid pages (FEMU's mark_page_invalid): it moves up (not in
-    ``HEAP_STALE``), or joins the heap when it was full."""
-    if s.hpos[ln] > 0:
-        if s.prm[HEAP] == HEAP_KEPT:
-            _heap_up(s.heap, s.hpos, s.valid, s.hpos[ln])
-    elif v == s.prm[P_PAGES] - 1:
-        _heap_insert(s, ln)
 
 
 @njit(cache=True, inline="always")
@@ -825,33 +814,6 @@ def slot_first_from(slot_bits, L, which, start, last):
 
 
 @jk.njit_no_refcount
-def _closed_lost_page(s, ln, v):
-    """The close-ordered structures after closed line ``ln`` lost a page and holds ``v`` valid: its age list
-    (logged, see :func:`sync_ages`), its slot's bitsets, and the watch. :func:`_host_write_to` calls it;
-    :func:`write_chunk`'s host loop has the same steps written out (a call there, or an inlined helper
-    taking the arrays, cost about 30 ns a write in reference counts and argument copies: measured on
-    fifo under paper 4's trigger)."""
-    L = s.prm[P_LINES]
-    P = s.prm[P_PAGES]
-    sc = s.sc
-    slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = order_views(s)
-    if s.prm[AGE_LISTS] and age_v[ln] == v + 1:  # it was filed under its count until now: log it
-        if sc[N_AGE_LOG] == age_log.shape[0]:
-            sync_ages(s)
-        age_log[sc[N_AGE_LOG]] = ln
-        sc[N_AGE_LOG] += 1
-    if s.prm[SLOTS] and (v == s.prm[LIMIT] or v == P - 1):
-        n0, n1, _ = _dims(2 * L)
-        if v == s.prm[LIMIT]:
-            jk.bits_add(slot_bitset(slot_bits, L, SLOT_UNDER_COLD if s.kind[ln] == COLD else SLOT_UNDER), n0, n1,
-                        slot_of[ln])
-        if v == P - 1:
-            jk.bits_add(slot_bitset(slot_bits, L, SLOT_HAS_INVALID), n0, n1, slot_of[ln])
-    if s.prm[WATCH] and s.close_time[ln] <= watch[v]:
-        sc[WATCH_OK] = 0
-
-
-@jk.njit_no_refcount
 def _open_line(s, k):
     """The next free line (the free queue's head) opens as frontier ``k``'s line at offset 0; returns it. A
     device with no free line left raises: its logical space does not fit the geometry."""
@@ -1143,10 +1105,7 @@ def _background_skips(sc, stable, watching, now):
     registered with ``stable_skip`` (``stable``, from ``prm[STABLE_SKIP]``: its choice moves only with
     those events) or it ``watches`` (``prm[WATCH]``) and its watched answer still holds at clock ``now``
     (2R's scan was O(lines), cost-benefit's is O(valid counts), and FEMU's background rule asks after every
-    write).
-
-    It takes ``sc``, not the state: most writes skip, and touching the state's fields in the host loop
-    costs a reference-count update per array field, which made FEMU's trigger twice as slow."""
+    write)."""
     if sc[N_BG_OK] == 0:
         return True
     if sc[BG_SKIP_GEN] != sc[BG_GEN]:
@@ -1195,8 +1154,8 @@ def _host_write_to(s, pick, k, lpn, clock, log_victims, eager):
     fills. The caller has stored the host path's registers in ``sc``. Returns ``(pages GC copied, 1 if
     the page's old copy was in a cold line, 1 if this is the page's first write)``."""
     sc = s.sc
-    P = s.prm[P_PAGES]
-    L = s.prm[P_LINES]
+    h = _host_path(s)
+    P, W = h.P, h.W
     copies = 0
     if sc[FRONT_LINE + k] < 0 and not eager:
         sc[CLOCK] = clock
@@ -1204,31 +1163,10 @@ def _host_write_to(s, pick, k, lpn, clock, log_victims, eager):
     returned = 0
     first = 0
     old = s.l2p[lpn]
-    W = (P + 63) // 64
     bits = page_bits(s)
     if old >= 0:
-        ln = old // P
-        off = old - ln * P
-        bits[ln * W + (off >> 6)] &= ~_bit(off)
-        v = s.valid[ln] - 1
-        s.valid[ln] = v
-        returned = 1 if s.kind[ln] == COLD else 0
-        s.entered[ln] = sc[TICK]
+        returned = _old_copy_invalid(s, h, order_views(s), bits, old, sc[TICK])
         sc[TICK] += 1
-        if s.prm[EAGER_BUCKETS] and s.status[ln] == CLOSED:
-            jk.list_unlink(s.buckets, ln)
-            jk.list_push_back(s.buckets, L + v, ln)
-            if v < sc[BMIN]:
-                sc[BMIN] = v
-        if v == P - 1:
-            _cand_add(s, ln)
-        if s.prm[HEAP] and s.status[ln] == CLOSED:
-            _heap_lost_page(s, ln, v)
-        if s.prm[BACKGROUND] >= 0 and v == _bg_valid_max(s) and s.status[ln] == CLOSED:
-            sc[N_BG_OK] += 1
-            sc[BG_GEN] += 1
-        if s.status[ln] == CLOSED:
-            _closed_lost_page(s, ln, v)
         if eager:
             s.l2p[lpn] = -1  # the old copy is invalid before GC runs below
     else:
@@ -1255,6 +1193,273 @@ def _host_write_to(s, pick, k, lpn, clock, log_victims, eager):
     return copies, returned, first
 
 
+class HostPath(NamedTuple):
+    """What :func:`write_chunk`'s host path reads from ``prm`` on every write, read once per chunk
+    (:func:`_host_path`) and passed to its steps, so that the steps keep them in registers."""
+
+    P: int  # pages per line
+    L: int  # lines
+    W: int  # words per line of page_bits
+    magic: int  # old // P as (old * magic) >> shift
+    shift: int
+    reserve: int  # prm[RESERVE], prm[FORCED], prm[BACKGROUND], prm[BG_MIN_INVALID]
+    forced: int
+    background: int
+    bg_min: int
+    bg_need: int  # invalid pages a background victim needs: max(1, bg_min)
+    bg_max: int  # the valid count at which a closed line becomes a background victim (-1: no background GC)
+    trigger: int  # max(forced, background): -1 under the reserve rule alone, one test per write
+    eager: bool  # prm[EAGER_BUCKETS]: the bucket lists follow every change
+    heap: bool  # prm[HEAP]: FEMU's victim heap, moved on every lost page if heap_kept
+    heap_kept: bool
+    eager_host: bool  # prm[HOST_EAGER]: FEMU's write pointer
+    stable: bool  # prm[STABLE_SKIP]
+    sample_d: int  # prm[SAMPLE_DRAWS]: > 0, sample_least_valid of this many draws; SAMPLE_CLOSED, draw_closed
+    age_on: bool  # prm[AGE_LISTS], prm[SLOTS], prm[WATCH]
+    slot_on: bool
+    watch_on: bool
+    limit: int  # prm[LIMIT]
+
+
+@njit(cache=True, inline="always")
+def _host_path(s):
+    """The chunk's :class:`HostPath`."""
+    prm = s.prm
+    P, L, forced, background, bg_min = prm[P_PAGES], prm[P_LINES], prm[FORCED], prm[BACKGROUND], prm[BG_MIN_INVALID]
+    return HostPath(P, L, (P + 63) // 64, prm[DIV_MAGIC], prm[DIV_SHIFT], prm[RESERVE], forced, background, bg_min,
+                    max(1, bg_min), _bg_valid_max(s) if background >= 0 else -1, max(forced, background),
+                    prm[EAGER_BUCKETS] != 0, prm[HEAP] != 0, prm[HEAP] == HEAP_KEPT, prm[HOST_EAGER] != 0,
+                    prm[STABLE_SKIP] != 0, prm[SAMPLE_DRAWS], prm[AGE_LISTS] != 0, prm[SLOTS] != 0, prm[WATCH] != 0,
+                    prm[LIMIT])
+
+
+@njit(cache=True, inline="always")
+def _bg_draw(s, h):
+    """The first victim of a sampling rule's background pass, drawn here instead of by the rule (no call):
+    :func:`sample_least_valid` of ``h.sample_d`` draws, or (``SAMPLE_CLOSED``) :func:`draw_closed`; -1 if
+    none. Changes the rule's random stream ``rng``."""
+    if h.sample_d > 0:
+        return sample_least_valid(s.cands, s.sc[N_CANDS], s.valid, s.rng, h.sample_d)
+    return draw_closed(s.fifo, h.L, s.rng)
+
+
+@njit(cache=True, inline="always")
+def _gc_at_write(s, pick, h, i, now, tick, fl, fo, log_copies, log_victims, do_log):
+    """FEMU's GC around host write ``i`` at clock ``now`` (free lines are at or under ``h.trigger``): the
+    background pass after write ``i - 1``, unless it is skipped (:func:`_background_skips`; or a watched answer
+    or a sampling rule's draw with too few invalid pages, which also marks the refusal in ``sc[BG_SKIP_GEN]``),
+    then the forced passes before write ``i``. ``tick, fl, fo`` are the host path's registers: stored in ``sc``
+    before any pass and read back after it (copies may fill the host's line). Returns ``(tick, fl, fo,
+    skipped)``."""
+    sc = s.sc
+    bg = i > 0 and sc[FREE_COUNT] <= h.background
+    bg_victim = -2
+    skipped = 0
+    if bg and _background_skips(sc, h.stable, h.watch_on, now):
+        skipped = 1
+        bg = False
+    elif bg and h.watch_on and watch_holds(sc, now):  # a watching rule's answer while its watch holds is the
+        # watched line (what its pick returns): read here, without a call
+        bg_victim = sc[WATCH_LINE]
+    elif bg and h.sample_d != 0:  # a sampling rule's draw, here: no call, no read of a state field
+        bg_victim = _bg_draw(s, h)
+    if bg and bg_victim != -2 and (bg_victim < 0 or h.P - s.valid[bg_victim] < h.bg_need):
+        skipped = 1
+        sc[BG_SKIP_GEN] = sc[BG_GEN]
+        bg = False
+    if bg or sc[FREE_COUNT] <= h.forced:  # most writes skip both: the registers stay put
+        sc[CLOCK], sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = now, tick, fl, fo
+        if bg:
+            _background_pass(s, pick, h.bg_min, bg_victim, log_victims, log_copies, i - 1, do_log)
+        if sc[FREE_COUNT] <= h.forced:
+            c = _gc_until(s, pick, h.forced, True, log_victims)
+            if do_log:
+                log_copies[i] += c
+        tick, fl, fo = sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF]
+    return tick, fl, fo, skipped
+
+
+@njit(cache=True, inline="always")
+def _host_takes_line(s, pick, h, i, now, tick, fo, log_copies, log_victims, do_log):
+    """The host frontier has no line before write ``i`` (lazy pointer): the reserve rule's GC, then the next free
+    line unless GC copies opened one. Returns the registers ``(tick, fl, fo)``."""
+    sc = s.sc
+    sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = tick, -1, fo
+    if sc[FREE_COUNT] <= h.reserve:
+        sc[CLOCK] = now
+        c = _gc_until(s, pick, h.reserve, False, log_victims)
+        if do_log:
+            log_copies[i] += c
+    fl = sc[FRONT_LINE]  # greedy GC copies may have opened it
+    if fl < 0:
+        fl = _open_line(s, 0)
+    return sc[TICK], fl, sc[FRONT_OFF]
+
+
+@njit(cache=True, inline="always")
+def _ordered_lost_page(s, h, ov, ln, v):
+    """The close-ordered structures after closed line ``ln`` lost a page and holds ``v`` valid (``ov``:
+    :func:`order_views`): its age row, logged the first time it leaves its count (:func:`sync_ages` files it);
+    its slot in the slot bitsets it now belongs to (at most ``h.limit`` valid, an invalid page); and the watch,
+    ended if the line could overtake the watched answer."""
+    slot_of, _, age_v, age_log, _, _, watch, slot_bits, _, _ = ov
+    sc = s.sc
+    if h.age_on and age_v[ln] == v + 1:  # it was under its count until now: log it
+        if sc[N_AGE_LOG] == age_log.shape[0]:
+            sync_ages(s)
+        age_log[sc[N_AGE_LOG]] = ln
+        sc[N_AGE_LOG] += 1
+    if h.slot_on and (v == h.limit or v == h.P - 1):
+        n0, n1, _ = _dims(2 * h.L)
+        if v == h.limit:
+            jk.bits_add(slot_bitset(slot_bits, h.L, SLOT_UNDER_COLD if s.kind[ln] == COLD else SLOT_UNDER), n0, n1,
+                        slot_of[ln])
+        if v == h.P - 1:
+            jk.bits_add(slot_bitset(slot_bits, h.L, SLOT_HAS_INVALID), n0, n1, slot_of[ln])
+    if h.watch_on and s.close_time[ln] <= watch[v]:
+        sc[WATCH_OK] = 0
+
+
+@njit(cache=True, inline="always")
+def _old_copy_invalid(s, h, ov, pbits, old, tick):
+    """A host write makes its logical page's old copy, physical page ``old``, invalid: its bit in ``pbits``
+    (:func:`page_bits`), its line's valid count and bucket stamp (``entered``: ``tick``), and what follows that
+    count for the victim rule: the bucket lists (``h.eager``), the candidates (the line's first invalid page),
+    FEMU's heap (``h.heap``), the background victims' tally, and for a closed line the close-ordered structures
+    (:func:`_ordered_lost_page`). The hot accesses use ``jk.load``/``jk.store``: every index is in range (a
+    physical page from the mapping, its line). Returns 1 if the old copy was in a cold line."""
+    sc, valid = s.sc, s.valid
+    ln = (old * h.magic) >> h.shift  # old // P
+    off = old - ln * h.P
+    wi = ln * h.W + (off >> 6)
+    jk.store(pbits, wi, jk.load(pbits, wi) & ~_bit(off))
+    v = jk.load(valid, ln) - 1
+    jk.store(valid, ln, v)
+    jk.store(s.entered, ln, tick)  # for an open line, closing stamps it again
+    closed = jk.load(s.status, ln) == CLOSED
+    if h.eager and closed:
+        jk.list_unlink(s.buckets, ln)
+        jk.list_push_back(s.buckets, h.L + v, ln)
+        if v < sc[BMIN]:
+            sc[BMIN] = v
+    if v == h.P - 1:  # only a closed line holds P valid pages: its first invalid page
+        _cand_add(s, ln)
+    if h.heap and closed:  # FEMU's mark_page_invalid
+        if s.hpos[ln] > 0:
+            if h.heap_kept:
+                _heap_up(s.heap, s.hpos, valid, s.hpos[ln])
+        elif v == h.P - 1:
+            _heap_insert(s, ln)
+    if v == h.bg_max and closed:
+        sc[N_BG_OK] += 1
+        sc[BG_GEN] += 1
+    if (h.age_on or h.slot_on or h.watch_on) and closed:
+        _ordered_lost_page(s, h, ov, ln, v)
+    return 1 if jk.load(s.kind, ln) == COLD else 0
+
+
+@njit(cache=True, inline="always")
+def _place(s, pick, h, i, now, lpn, tick, fl, fo, pbits, log_copies, log_victims, do_log):
+    """Host write ``i`` of logical page ``lpn`` at clock ``now`` takes page ``fo`` of the host's line ``fl``
+    (mapping, valid bit, valid count). A line it fills closes (at clock ``now + 1``), and with FEMU's write
+    pointer (``h.eager_host``) the next line is taken at once, after the reserve rule's GC. Returns the
+    registers ``(tick, fl, fo)``."""
+    ppn = fl * h.P + fo
+    jk.store(s.p2l, ppn, lpn)
+    jk.store(s.l2p, lpn, ppn)
+    wf = fl * h.W + (fo >> 6)
+    jk.store(pbits, wf, jk.load(pbits, wf) | _bit(fo))
+    jk.store(s.valid, fl, jk.load(s.valid, fl) + 1)
+    fo += 1
+    if fo == h.P:
+        sc = s.sc
+        sc[CLOCK], sc[TICK] = now + 1, tick
+        _close_line(s, fl)
+        fl = -1
+        fo = 0
+        if h.eager_host:
+            sc[FRONT_LINE], sc[FRONT_OFF] = fl, fo
+            c = _host_needs_line(s, pick, 0, log_victims)
+            if do_log:
+                log_copies[i] += c
+            fl, fo = sc[FRONT_LINE], sc[FRONT_OFF]
+        tick = sc[TICK]
+    return tick, fl, fo
+
+
+@njit(cache=True, inline="always")
+def _chunk_end(s, pick, h, n, clock0, log_copies, log_victims, do_log):
+    """After the chunk's ``n`` writes (from clock ``clock0``): FEMU's background pass after the last one, then
+    the clock. Returns 1 if that pass was skipped without asking the rule, else 0."""
+    sc = s.sc
+    skipped = 0
+    if n > 0 and sc[FREE_COUNT] <= h.background:
+        sc[CLOCK] = clock0 + n
+        if _background_skips(sc, h.stable, h.watch_on, clock0 + n):
+            skipped = 1
+        else:
+            _background_pass(s, pick, h.bg_min, -2, log_victims, log_copies, n - 1, do_log)
+    sc[CLOCK] = clock0 + n
+    return skipped
+
+
+@jk.njit_no_refcount
+def _host_writes(lpns, s, pick, log_copies, log_victims, kinds):
+    """:func:`write_chunk`'s host loop (its arguments). Each write: GC around it under FEMU's thresholds
+    (:func:`_gc_at_write`), a line for the host frontier if it has none (:func:`_host_takes_line`; a tagged
+    write or FEMU's pointer with no line: :func:`_host_write_to`), its old copy made invalid
+    (:func:`_old_copy_invalid`), the page placed (:func:`_place`). The steps are inlined and this function is
+    compiled without reference counting, so they cost nothing over one written-out loop (a step that takes
+    the state, or an array of it, costs a reference-count update per array with it). The host frontier's
+    line, offset and the bucket stamp stay in registers (``tick, fl, fo``), stored in ``sc`` before any call
+    that reads them. Adds the host writes, the returns from cold lines, the first writes and the skipped
+    background passes to the counters."""
+    n = lpns.shape[0]
+    h = _host_path(s)
+    sc, l2p = s.sc, s.l2p
+    pbits, ov = page_bits(s), order_views(s)
+    do_log = log_copies.shape[0] == n
+    tagged = kinds.shape[0] == n
+    if do_log:
+        log_copies[:] = 0  # GC adds to a write's slot
+    clock0 = sc[CLOCK]
+    skipped = returned = first = 0
+    tick, fl, fo = sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF]
+    for i in range(n):
+        if i + PREFETCH < n:
+            prefetch(l2p, jk.load(lpns, i + PREFETCH))
+        if sc[FREE_COUNT] <= h.trigger:
+            tick, fl, fo, sk = _gc_at_write(s, pick, h, i, clock0 + i, tick, fl, fo, log_copies, log_victims, do_log)
+            skipped += sk
+        if (tagged and kinds[i] != 0) or (fl < 0 and h.eager_host):  # a tagged write to another frontier, or
+            # FEMU's write pointer found no line (GC copies filled the host's when none was free)
+            sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = tick, fl, fo
+            k = kinds[i] if tagged else 0
+            c, r, f1 = _host_write_to(s, pick, k, lpns[i], clock0 + i, log_victims, h.eager_host and k == 0)
+            if do_log:
+                log_copies[i] += c
+            returned += r
+            first += f1
+            tick, fl, fo = sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF]
+            continue
+        if fl < 0:
+            tick, fl, fo = _host_takes_line(s, pick, h, i, clock0 + i, tick, fo, log_copies, log_victims, do_log)
+        lpn = jk.load(lpns, i)
+        old = jk.load(l2p, lpn)
+        if old >= 0:
+            returned += _old_copy_invalid(s, h, ov, pbits, old, tick)
+            tick += 1
+        else:
+            first += 1
+        tick, fl, fo = _place(s, pick, h, i, clock0 + i, lpn, tick, fl, fo, pbits, log_copies, log_victims, do_log)
+    sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = tick, fl, fo
+    skipped += _chunk_end(s, pick, h, n, clock0, log_copies, log_victims, do_log)
+    s.counters[HOST] += n
+    s.counters[RETURNED] += returned
+    s.counters[FIRST_WRITES] += first
+    s.counters[SKIPPED_BACKGROUND] += skipped
+
+
 @njit(types.void(types.int32[::1], STATE_T, types.FunctionType(VICTIM_SIG), types.int32[::1], types.int32[::1],
                  types.int8[::1]), cache=True, nogil=True)
 def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
@@ -1278,200 +1483,12 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
         If it has one slot per write, write ``i`` goes to frontier ``kinds[i]`` (0 = the host frontier,
         as without it; 1 or 2 = that frontier, with the reserve rule applied when it needs a line): a
         placement oracle's tags (:mod:`flashrepro.ftl.oracle`). Otherwise unused.
+
+    The writes go through :func:`_host_writes`; then the structures the host loop keeps lazily are brought up
+    to date (the bucket lists, :func:`rebuild_buckets`, unless kept eagerly; the age rows, :func:`sync_ages`).
     """
-    n = lpns.shape[0]
-    P = s.prm[P_PAGES]
-    L = s.prm[P_LINES]
-    reserve = s.prm[RESERVE]
-    forced = s.prm[FORCED]
-    background = s.prm[BACKGROUND]
-    bg_min = s.prm[BG_MIN_INVALID]
-    eager = s.prm[EAGER_BUCKETS] != 0
-    magic = s.prm[DIV_MAGIC]
-    shift = s.prm[DIV_SHIFT]
-    l2p, p2l, valid, kind, status, buckets, entered, sc = (s.l2p, s.p2l, s.valid, s.kind, s.status, s.buckets,
-                                                           s.entered, s.sc)
-    heap_a, hpos = s.heap, s.hpos
-    pbits = page_bits(s)
-    W = (P + 63) // 64
-    do_log = log_copies.shape[0] == n
-    tagged = kinds.shape[0] == n
-    if do_log:
-        log_copies[:] = 0  # GC adds to a write's slot
-    trigger = max(forced, background)  # -1 under the reserve rule alone: one test per write
-    heap = s.prm[HEAP] != 0
-    heap_kept = s.prm[HEAP] == HEAP_KEPT
-    eager_host = s.prm[HOST_EAGER] != 0
-    bg_max = _bg_valid_max(s) if background >= 0 else -1  # the valid count at which a line becomes a bg victim
-    stable = s.prm[STABLE_SKIP] != 0
-    sample_d = s.prm[SAMPLE_DRAWS]  # > 0: the rule's first victim is sample_least_valid of this many draws;
-    # SAMPLE_CLOSED: draw_closed
-    bg_need = max(1, bg_min)  # invalid pages a background victim needs
-    cands, rng, fifo = s.cands, s.rng, s.fifo
-    age_on, slot_on, watch_on = s.prm[AGE_LISTS] != 0, s.prm[SLOTS] != 0, s.prm[WATCH] != 0
-    ordered = age_on or slot_on or watch_on  # a rule reads the close-ordered structures
-    limit = s.prm[LIMIT]
-    close_time = s.close_time
-    slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = order_views(s)
-    skipped = 0  # background passes skipped without asking the rule
-    clock0 = sc[CLOCK]
-    returned = 0
-    first = 0
-    tick = sc[TICK]  # these three stay in registers; sc is brought up to date before each call
-    fl = sc[FRONT_LINE]  # the host frontier
-    fo = sc[FRONT_OFF]
-    for i in range(n):
-        if i + PREFETCH < n:
-            prefetch(l2p, jk.load(lpns, i + PREFETCH))
-        if sc[FREE_COUNT] <= trigger:
-            bg = i > 0 and sc[FREE_COUNT] <= background  # the background pass after write i - 1
-            bg_victim = -2
-            if bg and _background_skips(sc, stable, watch_on, clock0 + i):
-                skipped += 1
-                bg = False
-            if bg and watch_on and watch_holds(sc, clock0 + i):  # a watching rule's answer
-                # while its watch holds is the watched line (what its pick returns): read here, without a call
-                bg_victim = sc[WATCH_LINE]
-                if P - valid[bg_victim] < bg_need:
-                    skipped += 1
-                    sc[BG_SKIP_GEN] = sc[BG_GEN]
-                    bg = False
-            elif bg and sample_d != 0:  # a sampling rule's draw, here: no call, no read of a state field
-                if sample_d > 0:
-                    bg_victim = sample_least_valid(cands, sc[N_CANDS], valid, rng, sample_d)
-                elif fifo[2 * L + 1] != L:  # draw_closed, written out (called here, a helper with a loop cost
-                    # reference counts on every probe: 15 ns a write, measured on random under FEMU's trigger)
-                    while True:
-                        bg_victim = draw_below(rng, L)
-                        if fifo[2 * bg_victim] >= 0:
-                            break
-                else:
-                    bg_victim = -1
-                if bg_victim < 0 or P - valid[bg_victim] < bg_need:
-                    skipped += 1
-                    sc[BG_SKIP_GEN] = sc[BG_GEN]
-                    bg = False
-            if bg or sc[FREE_COUNT] <= forced:  # most writes skip both: the registers stay put
-                sc[CLOCK], sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = clock0 + i, tick, fl, fo
-                if bg:
-                    _background_pass(s, pick, bg_min, bg_victim, log_victims, log_copies, i - 1, do_log)
-                if sc[FREE_COUNT] <= forced:
-                    c = _gc_until(s, pick, forced, True, log_victims)
-                    if do_log:
-                        log_copies[i] += c
-                tick, fl, fo = sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF]  # copies may have filled the frontier
-        if (tagged and kinds[i] != 0) or (fl < 0 and eager_host):  # a tagged write to another frontier, or
-            # FEMU's write pointer found no line (GC copies filled the host's when none was free)
-            sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = tick, fl, fo
-            k = kinds[i] if tagged else 0
-            c, r, f1 = _host_write_to(s, pick, k, lpns[i], clock0 + i, log_victims, eager_host and k == 0)
-            if do_log:
-                log_copies[i] += c
-            returned += r
-            first += f1
-            tick, fl, fo = sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF]
-            continue
-        if fl < 0:
-            sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = tick, fl, fo
-            if sc[FREE_COUNT] <= reserve:
-                sc[CLOCK] = clock0 + i
-                c = _gc_until(s, pick, reserve, False, log_victims)
-                if do_log:
-                    log_copies[i] += c
-            fl = sc[FRONT_LINE]  # greedy GC copies may have opened it
-            if fl < 0:
-                fl = _open_line(s, 0)
-            tick, fo = sc[TICK], sc[FRONT_OFF]
-        # the host path's hot accesses use jk.load and jk.store: every index is in range (a logical page the
-        # wrapper checked, a physical page from the mapping, its line), so Numba's fix-up for negative ones goes
-        lpn = jk.load(lpns, i)
-        old = jk.load(l2p, lpn)
-        if old >= 0:
-            ln = (old * magic) >> shift  # old // P
-            off = old - ln * P
-            wi = ln * W + (off >> 6)
-            jk.store(pbits, wi, jk.load(pbits, wi) & ~_bit(off))  # the old copy is invalid
-            v = jk.load(valid, ln) - 1
-            jk.store(valid, ln, v)
-            returned += jk.load(kind, ln) == COLD
-            jk.store(entered, ln, tick)  # for an open line, closing stamps it again
-            tick += 1
-            closed = jk.load(status, ln) == CLOSED
-            if eager and closed:
-                jk.list_unlink(buckets, ln)
-                jk.list_push_back(buckets, L + v, ln)
-                if v < sc[BMIN]:
-                    sc[BMIN] = v
-            if v == P - 1:  # only a closed line holds P valid pages: its first invalid page
-                _cand_add(s, ln)
-            if heap and closed:  # FEMU's mark_page_invalid
-                if hpos[ln] > 0:
-                    if heap_kept:  # _heap_up, written out: called here it cost 12 ns a write in reference counts
-                        j = hpos[ln]
-                        while j > 1:
-                            up = heap_a[j >> 1]
-                            if valid[up] <= v:
-                                break
-                            heap_a[j] = up
-                            hpos[up] = j
-                            j >>= 1
-                        heap_a[j] = ln
-                        hpos[ln] = j
-                elif v == P - 1:
-                    _heap_insert(s, ln)
-            if v == bg_max and closed:
-                sc[N_BG_OK] += 1
-                sc[BG_GEN] += 1
-            if ordered and closed:  # _closed_lost_page, written out (see there)
-                if age_on and age_v[ln] == v + 1:  # it was under its count until now: log it (sync_ages)
-                    if sc[N_AGE_LOG] == age_log.shape[0]:
-                        sync_ages(s)
-                    age_log[sc[N_AGE_LOG]] = ln
-                    sc[N_AGE_LOG] += 1
-                if slot_on and (v == limit or v == P - 1):
-                    sn0, sn1, sn2 = _dims(2 * L)
-                    sw = sn0 + sn1 + sn2
-                    if v == limit:
-                        jk.bits_add(slot_bits[(SLOT_UNDER_COLD if kind[ln] == COLD else SLOT_UNDER) * sw:], sn0, sn1,
-                                    slot_of[ln])
-                    if v == P - 1:
-                        jk.bits_add(slot_bits[SLOT_HAS_INVALID * sw:], sn0, sn1, slot_of[ln])
-                if watch_on and close_time[ln] <= watch[v]:
-                    sc[WATCH_OK] = 0
-        else:
-            first += 1
-        ppn = fl * P + fo
-        jk.store(p2l, ppn, lpn)
-        jk.store(l2p, lpn, ppn)
-        wf = fl * W + (fo >> 6)
-        jk.store(pbits, wf, jk.load(pbits, wf) | _bit(fo))
-        jk.store(valid, fl, jk.load(valid, fl) + 1)
-        fo += 1
-        if fo == P:
-            sc[CLOCK], sc[TICK] = clock0 + i + 1, tick
-            _close_line(s, fl)
-            fl = -1
-            fo = 0
-            if eager_host:  # FEMU's write pointer: the next line now, after the reserve rule's GC
-                sc[FRONT_LINE], sc[FRONT_OFF] = fl, fo
-                c = _host_needs_line(s, pick, 0, log_victims)
-                if do_log:
-                    log_copies[i] += c
-                fl, fo = sc[FRONT_LINE], sc[FRONT_OFF]
-            tick = sc[TICK]
-    sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = tick, fl, fo
-    if n > 0 and sc[FREE_COUNT] <= background:  # the background pass after the last write
-        sc[CLOCK] = clock0 + n
-        if _background_skips(sc, stable, watch_on, clock0 + n):
-            skipped += 1
-        else:
-            _background_pass(s, pick, bg_min, -2, log_victims, log_copies, n - 1, do_log)
-    sc[CLOCK] = clock0 + n
-    s.counters[HOST] += n
-    s.counters[RETURNED] += returned
-    s.counters[FIRST_WRITES] += first
-    s.counters[SKIPPED_BACKGROUND] += skipped
-    if not eager:
+    _host_writes(lpns, s, pick, log_copies, log_victims, kinds)
+    if s.prm[EAGER_BUCKETS] == 0:
         rebuild_buckets(s)
-    if age_on:
+    if s.prm[AGE_LISTS]:
         sync_ages(s)

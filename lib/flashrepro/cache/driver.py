@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import types as pytypes
 
+import numba
 import numpy as np
 from numba import njit
 
@@ -142,8 +143,8 @@ def compose(name: str, **hooks):
     process instead)."""
     if sorted(hooks) != sorted(HOOKS):
         raise TypeError(f"{name}: compose needs the hooks {HOOKS}, got {tuple(hooks)}")
-    for k, h in hooks.items():
-        if getattr(h, "targetoptions", {}).get("inline") != "always":
+    for k, h in hooks.items():  # (with NUMBA_DISABLE_JIT, njit returns the function itself: the loop runs in Python)
+        if not numba.config.DISABLE_JIT and getattr(h, "targetoptions", {}).get("inline") != "always":
             raise TypeError(f"{name}: hook {k} must be an @njit(inline='always') function, got {h!r}")
     scope = dict(page_loop.__globals__, **hooks)
     fn = pytypes.FunctionType(page_loop.__code__, scope, f"{name}_step", page_loop.__defaults__)
@@ -152,7 +153,8 @@ def compose(name: str, **hooks):
     fn.__module__ = __name__
     # cached only when every hook is the package's own: the cache folder's key covers the package's source, not a
     # user's file, whose edited hooks would otherwise be served the loop compiled from the old ones
-    ours = all(h.py_func.__module__.partition(".")[0] == __name__.partition(".")[0] for h in hooks.values())
+    top = __name__.partition(".")[0]
+    ours = all(getattr(h, "py_func", h).__module__.partition(".")[0] == top for h in hooks.values())
     return njit(cache=ours, _nrt=False)(fn)
 
 

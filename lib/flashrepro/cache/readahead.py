@@ -54,27 +54,84 @@ USED, FRAMES, LAST_END, WINDOW, MINW, MAXW = range(6)
 PF_HITS, PREFETCHED, PF_EVICTED = range(C.N_BASE, C.N_BASE + 3)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _ra_window(u0, last_end, window, minw, maxw):
+    """The read-ahead window, in pages, after a read that starts at unit ``u0``: opened at ``minw`` or doubled up
+    to ``maxw`` when the read continues the previous one (it starts at ``last_end``), else closed (0)."""
+    if u0 == last_end:
+        return minw if window == 0 else min(2 * window, maxw)
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _ra_take(page_frame, frame_page, link, dirty, pf, used, frames, p, demand):
+    """Page ``p``, not resident, takes a free frame or the least recently used one (its page unmapped) and enters
+    at the front of the list, clean, flagged prefetched unless ``demand``. Returns ``(frame, used, the victim's
+    page or -1, its dirty bit, its prefetch flag)``.
+
+    It takes the state's arrays, not the state: the same helper taking the state tuple, inlined here, indexed
+    out of bounds (``NUMBA_BOUNDSCHECK=1``; a segmentation fault without it), with or without reference
+    counting. Not understood; the driver's hooks and the FTL's steps take the state and are exact against
+    their references."""
+    S = frame_page.shape[0]  # the list's sentinel
+    victim = -1
+    victim_dirty = victim_pf = np.uint8(0)
+    if used < frames:
+        g = used
+        n_used = used + 1
+    else:  # evict the least recently used page
+        n_used = used
+        g = jk.list_back(link, S)
+        jk.list_unlink(link, g)
+        victim = frame_page[g]
+        page_frame[victim] = -1
+        victim_dirty, victim_pf = dirty[g], pf[g]
+    frame_page[g] = p
+    page_frame[p] = g
+    dirty[g] = 0
+    pf[g] = 0 if demand else 1
+    jk.list_push_front(link, S, g)
+    return g, n_used, victim, victim_dirty, victim_pf
+
+
+@njit(cache=True, inline="always")
+def _ra_reads(log, nlog, ref, run_start, end, ra_first, ra_n, do_log):
+    """The device reads a request ending at ``end`` leaves after its pages: its last run of missing demanded
+    pages (from ``run_start``, -1: none) and the window's ``ra_n`` pages from ``ra_first``, in one request when
+    they touch. Writes their log rows from ``nlog`` (``do_log``). Returns ``(pages read, requests, nlog)``."""
+    if run_start >= 0 and ra_n > 0:  # the demand's last run touches the window: one request
+        if do_log:
+            nlog = C.row(log, nlog, ref, C.IO_READ, C.PREFETCH, run_start, end - run_start + ra_n, 0)
+        return end - run_start + ra_n, 1, nlog
+    pages = reqs = 0
+    if run_start >= 0:
+        pages, reqs = end - run_start, 1
+        if do_log:
+            nlog = C.row(log, nlog, ref, C.IO_READ, C.DEMAND, run_start, end - run_start, 0)
+    if ra_n > 0:
+        pages, reqs = pages + ra_n, reqs + 1
+        if do_log:
+            nlog = C.row(log, nlog, ref, C.IO_READ, C.PREFETCH, ra_first, ra_n, 0)
+    return pages, reqs, nlog
+
+
+@jk.njit_no_refcount
 def _ra_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
     """LRU with Linux-style sequential read-ahead over one chunk of requests (``count`` pages each). A read that
-    starts where the previous read ended opens or doubles the read-ahead window (``MINW`` up to ``MAXW`` pages),
-    any other read closes it; the request's pages, then the window's pages up to the first one already
-    resident, are each made most recently used in turn. A miss takes a free frame or the LRU frame (written
-    back if dirty); the missing demanded pages are read in runs, and the last run joins the window's pages in
-    one prefetch request when they touch; prefetched pages are flagged until referenced.
+    continues the previous one opens or doubles the read-ahead window (:func:`_ra_window`), any other read closes
+    it; the request's pages, then the window's pages up to the first one already resident, are each made most
+    recently used in turn (a miss: :func:`_ra_take`, the victim written back if dirty). The missing demanded
+    pages are read in runs, the last run joined with the window's pages when they touch (:func:`_ra_reads`);
+    prefetched pages are flagged until referenced.
 
     It changes ``page_frame``, ``frame_page``, the list ``link``, ``dirty``, the prefetch flags ``pf`` and
     ``sc``'s used count, last read end and window; adds the base counters and the prefetch ones to
     ``counters``; with ``do_log``, writes each demanded page's outcome (``C.MISS``, ``C.HIT``,
     ``C.PREFETCH_HIT``) and the device I/O rows from ``nlog``. Returns ``(stop, nlog)`` as every step does
-    (:mod:`flashrepro.cache.contract`).
-
-    LRU over frames, as in ``lru``: the list operations stay in the frames' arrays (a few cache lines at a
-    small capacity) and the one random access per page, ``page_frame[p]``, is prefetched ahead."""
+    (:mod:`flashrepro.cache.contract`)."""
     unit, event, count = refs.unit, refs.event, refs.count
     page_frame, frame_page, link, dirty, pf, sc = state
     n_units = page_frame.shape[0]
-    S = frame_page.shape[0]  # the list's sentinel
     used, frames, last_end, window, minw, maxw = sc[USED], sc[FRAMES], sc[LAST_END], sc[WINDOW], sc[MINW], sc[MAXW]
     nrefs = hits = write_hits = write_refs = dev_reads = dev_read_reqs = dev_write_evict = dirtyings = evictions = 0
     pf_hits = prefetched = pf_evicted = 0
@@ -88,96 +145,54 @@ def _ra_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
             break
         if i + jk.PREFETCH_DISTANCE < n:
             jk.prefetch(page_frame, unit[i + jk.PREFETCH_DISTANCE])
-        u0 = unit[i]
-        w = event[i] == Event.WRITE
-        ref = base + i
+        u0, w, ref = unit[i], event[i] == Event.WRITE, base + i
         nrefs += r
-        if w:
-            write_refs += r
+        write_refs += r if w else 0
         end = u0 + r
         if not w:  # read-ahead only when this read continues the previous one; the window is read after it
-            if u0 == last_end:
-                window = minw if window == 0 else min(2 * window, maxw)
-            else:
-                window = 0
+            window = _ra_window(u0, last_end, window, minw, maxw)
             last_end = end
-        # the request's pages, then (a read) its read-ahead window, each made most recently used in turn
-        run_start = -1  # the current run of missing demanded pages, read as one request
-        ra_first = -1
+        run_start = ra_first = -1  # the current run of missing demanded pages, read as one request
         ra_n = 0
         for p in range(u0, end if w else end + window):
             demand = p < end
             f = page_frame[p] if p < n_units else -2
             if not demand and f != -1:
                 break  # read ahead up to the first page already in memory (or the end of the unit space)
-            if demand:
-                hit = f >= 0
-                pfh = hit and pf[f] == 1
-                if do_log:
-                    outcome[i + p - u0] = C.PREFETCH_HIT if pfh else (C.HIT if hit else C.MISS)
-            else:
-                hit = pfh = False
+            hit = demand and f >= 0
             if hit:
+                pfh = pf[f]
+                if do_log:
+                    outcome[i + p - u0] = C.PREFETCH_HIT if pfh else C.HIT
                 hits += 1
                 pf_hits += pfh
-                if w:
-                    write_hits += 1
+                write_hits += 1 if w else 0
                 pf[f] = 0
                 jk.list_unlink(link, f)
+                jk.list_push_front(link, frame_page.shape[0], f)
             else:
-                if used < frames:
-                    f = used
-                    used += 1
-                else:  # evict the least recently used page
-                    f = jk.list_back(link, S)
-                    jk.list_unlink(link, f)
-                    v = frame_page[f]
-                    page_frame[v] = -1
-                    evictions += 1
-                    pf_evicted += pf[f]
-                    if dirty[f]:
-                        dev_write_evict += 1
-                        if do_log:
-                            nlog = C.row(log, nlog, ref, C.IO_WRITE, C.EVICTION, v, 1, 0)
-                frame_page[f] = p
-                page_frame[p] = f
-                dirty[f] = 0
-                pf[f] = 0 if demand else 1
-            jk.list_push_front(link, S, f)
+                if do_log and demand:
+                    outcome[i + p - u0] = C.MISS
+                f, used, v, vd, vpf = _ra_take(page_frame, frame_page, link, dirty, pf, used, frames, p, demand)
+                if v >= 0:
+                    evictions, pf_evicted, dev_write_evict = evictions + 1, pf_evicted + vpf, dev_write_evict + vd
+                    if do_log and vd:
+                        nlog = C.row(log, nlog, ref, C.IO_WRITE, C.EVICTION, v, 1, 0)
             if not demand:
-                if ra_first < 0:
-                    ra_first = p
-                ra_n += 1
-                continue
-            if not w and not hit:
-                if run_start < 0:
-                    run_start = p
+                ra_first, ra_n = p if ra_first < 0 else ra_first, ra_n + 1
+            elif not w and not hit:
+                run_start = p if run_start < 0 else run_start
             elif run_start >= 0:
-                dev_reads += p - run_start
-                dev_read_reqs += 1
+                dev_reads, dev_read_reqs = dev_reads + p - run_start, dev_read_reqs + 1
                 if do_log:
                     nlog = C.row(log, nlog, ref, C.IO_READ, C.DEMAND, run_start, p - run_start, 0)
                 run_start = -1
-            if w and dirty[f] == 0:
+            if demand and w and dirty[f] == 0:
                 dirty[f] = 1
                 dirtyings += 1
         prefetched += ra_n
-        if run_start >= 0 and ra_n > 0:  # the demand's last run touches the window: one request
-            dev_reads += end - run_start + ra_n
-            dev_read_reqs += 1
-            if do_log:
-                nlog = C.row(log, nlog, ref, C.IO_READ, C.PREFETCH, run_start, end - run_start + ra_n, 0)
-        else:
-            if run_start >= 0:
-                dev_reads += end - run_start
-                dev_read_reqs += 1
-                if do_log:
-                    nlog = C.row(log, nlog, ref, C.IO_READ, C.DEMAND, run_start, end - run_start, 0)
-            if ra_n > 0:
-                dev_reads += ra_n
-                dev_read_reqs += 1
-                if do_log:
-                    nlog = C.row(log, nlog, ref, C.IO_READ, C.PREFETCH, ra_first, ra_n, 0)
+        pages, reqs, nlog = _ra_reads(log, nlog, ref, run_start, end, ra_first, ra_n, do_log)
+        dev_reads, dev_read_reqs = dev_reads + pages, dev_read_reqs + reqs
         i += r
     sc[USED], sc[LAST_END], sc[WINDOW] = used, last_end, window
     C.add_base(counters, nrefs, hits, write_hits, write_refs, dev_reads, dev_read_reqs, dev_write_evict,

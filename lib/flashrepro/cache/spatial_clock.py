@@ -110,25 +110,50 @@ REF, DIRTY = np.uint8(1), np.uint8(2)  # a unit's flag bits
 BULK_CLEANED = C.N_BASE  # counter slot after the base ones
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _bs_evict(words, flags, page, n0, n1, n2, hand, limit):
+    """The cache is full: sweep from ``hand`` over the resident pages in LSN order, clearing reference bits, to the
+    first unreferenced page, the victim ``v``, and take it off the bitmap. A dirty victim is written with up to
+    ``limit`` - 1 following dirty, unreferenced, consecutive pages in one request; those stay, now clean.
+    Returns ``(v, npg, q)``: the pages written (0 for a clean victim) and the rank after the last one (after
+    the victim for a clean one)."""
+    v = jk.bits_next_cyclic(words, n0, n1, n2, hand)
+    while flags[v] & REF:
+        flags[v] &= DIRTY
+        v = jk.bits_next_cyclic(words, n0, n1, n2, v + 1)
+    npg = 0
+    q = v + 1
+    if flags[v] & DIRTY:
+        # Ranks are dense and keep LSN order, so the page exactly one after rank q's page, if it exists at all,
+        # has rank q + 1: a bulk step is an O(1) check, not a search.
+        npg = 1
+        # (cheapest test first: the bitmap is small and cached, page is not)
+        while (npg < limit and q < page.shape[0] and jk.bits_contains(words, q) and flags[q] == DIRTY
+               and page[q] == page[q - 1] + 1):  # (resident, unreferenced and dirty)
+            flags[q] = 0
+            npg += 1
+            q += 1
+        flags[v] = 0
+    jk.bits_remove(words, n0, n1, v)
+    return v, npg, q
+
+
+@jk.njit_no_refcount
 def _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log, insert_referenced, limit,
                    hand_past_bulk, behind_hand):
     """Spatial Clock / BS-CLOCK over one chunk, the hand sweeping the resident pages in LSN order: a hit sets the
-    page's reference bit; a miss with a full cache evicts the first unreferenced page from the hand (clearing bits
-    on the way) and, if it is dirty, writes it with up to ``limit`` - 1 following dirty, unreferenced, consecutive
-    pages in one request (those stay, now clean); the hand then stands as ``hand_past_bulk`` and ``behind_hand``
-    say; the missed page is inserted at its rank.
+    page's reference bit; a miss with a full cache evicts (:func:`_bs_evict`: the first unreferenced page from the
+    hand, with its bulk if dirty), the hand then standing as ``hand_past_bulk`` and ``behind_hand`` say; the
+    missed page is inserted at its rank.
 
     Advances the cache over ``refs`` (a :class:`~flashrepro.traces.trace.RefStream` chunk) from entry ``start``, as
     :mod:`flashrepro.cache.contract` says of every ``step``: it changes the resident bitmap ``words``, the pages'
     ``flags`` and ``sc``'s hand and size; adds the chunk's tallies to ``counters`` (the base counters and the pages
     cleaned by bulk writes); with ``do_log``, writes each reference's outcome to ``outcome`` (0 miss, 1 hit) and its
-    device I/O as rows of ``log`` from row ``nlog`` (``ref`` = ``base`` + entry). Returns ``(stop, nlog)``: ``stop``
-    < the chunk's length when the log had no room for a reference's rows (the driver grows it and calls again from
-    ``stop``)."""
+    device I/O as rows of ``log`` from row ``nlog`` (``ref`` = ``base`` + entry). Returns ``(stop, nlog)``. Compiled
+    without reference counting (it allocates nothing), so the inlined eviction step costs nothing."""
     unit, event = refs.unit, refs.event
     words, flags, page, sc = state
-    n_unique = page.shape[0]
     hand, size, capacity, n0, n1, n2 = sc[HAND], sc[SIZE], sc[CAPACITY], sc[N0], sc[N1], sc[N2]
     init_ref = np.uint8(1 if insert_referenced else 0)
     hits = write_hits = write_refs = dev_reads = dev_write_pages = dev_write_reqs = dirtyings = evictions = 0
@@ -156,33 +181,16 @@ def _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_lo
         else:
             dev_reads += 1 - w
             if size == capacity:
-                v = jk.bits_next_cyclic(words, n0, n1, n2, hand)
-                while flags[v] & REF:
-                    flags[v] &= DIRTY
-                    v = jk.bits_next_cyclic(words, n0, n1, n2, v + 1)
+                v, npg, q = _bs_evict(words, flags, page, n0, n1, n2, hand, limit)
                 evictions += 1
-                nxt = v + 1
-                if flags[v] & DIRTY:
-                    # Ranks are dense and keep LSN order, so the page exactly one after rank q's page, if
-                    # it exists at all, has rank q + 1: a bulk step is an O(1) check, not a search.
-                    npg = 1
-                    q = v + 1
-                    # (cheapest test first: the bitmap is small and cached, page is not)
-                    while (npg < limit and q < n_unique and jk.bits_contains(words, q) and flags[q] == DIRTY
-                           and page[q] == page[q - 1] + 1):  # (resident, unreferenced and dirty)
-                        flags[q] = 0
-                        npg += 1
-                        q += 1
-                    flags[v] = 0
-                    if hand_past_bulk:
-                        nxt = q
+                size -= 1
+                if npg > 0:
                     cleaned += npg - 1
                     dev_write_pages += npg
                     dev_write_reqs += 1
                     if do_log:
                         nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, npg, 0)
-                jk.bits_remove(words, n0, n1, v)
-                size -= 1
+                nxt = q if npg > 0 and hand_past_bulk else v + 1
                 # position reading: just past the victim (or the bulk); pointer reading: on the next resident
                 # page from there, which the page about to be inserted cannot move
                 hand = jk.bits_next_cyclic(words, n0, n1, n2, nxt) if behind_hand and size > 0 else nxt

@@ -68,7 +68,7 @@ def end(st, r):
 
 def page_loop(refs, start, st, counters, log, nlog, outcome, base, do_log, no_read_alloc):
     """A page-granular policy over one chunk, from entry ``start`` of ``refs`` (a
-    :class:`~flashrepro.traces.trace.RefStream`), with the policy's hooks (see the module docstring).
+    :class:`~flashrepro.traces.trace.RefStream`), with the policy's hooks (the stand-ins above say what each does).
 
     A hit calls ``hit``. A miss reads the page from the device if it is a read (a write covers the whole
     page), takes the next free frame while the cache fills and otherwise empties the ``victim``'s frame (a

@@ -331,8 +331,8 @@ def sample_least_valid(cands, n, valid, rng, d):
     """The least-valid of ``d`` candidates drawn uniformly with replacement from ``cands[:n]`` (``cands[r %
     n]``), ties to the earliest draw; -1 (and no draw) when ``n == 0``. FEMU's ``random`` (d = 1) and
     ``d-choice`` rules, and the mechanism's background probe for them (``prm[SAMPLE_DRAWS]``): one function,
-    so the two cannot differ. It takes arrays, not the state: the probe runs in the host loop, where each
-    read of a state field is a reference-count update."""
+    so the two cannot differ. It takes arrays, not the state: the rules are compiled with reference counting,
+    where passing the state to an inlined helper costs a reference-count update per array field."""
     if n == 0:
         return -1
     best = cands[draw_below(rng, n)]
@@ -1209,7 +1209,7 @@ class HostPath(NamedTuple):
     bg_need: int  # invalid pages a background victim needs: max(1, bg_min)
     bg_max: int  # the valid count at which a closed line becomes a background victim (-1: no background GC)
     trigger: int  # max(forced, background): -1 under the reserve rule alone, one test per write
-    eager: bool  # prm[EAGER_BUCKETS]: the bucket lists follow every change
+    eager_buckets: bool  # prm[EAGER_BUCKETS]: the bucket lists follow every change
     heap: bool  # prm[HEAP]: FEMU's victim heap, moved on every lost page if heap_kept
     heap_kept: bool
     eager_host: bool  # prm[HOST_EAGER]: FEMU's write pointer
@@ -1324,7 +1324,7 @@ def _ordered_lost_page(s, h, ov, ln, v):
 def _old_copy_invalid(s, h, ov, pbits, old, tick):
     """A host write makes its logical page's old copy, physical page ``old``, invalid: its bit in ``pbits``
     (:func:`page_bits`), its line's valid count and bucket stamp (``entered``: ``tick``), and what follows that
-    count for the victim rule: the bucket lists (``h.eager``), the candidates (the line's first invalid page),
+    count for the victim rule: the bucket lists (``h.eager_buckets``), the candidates (the line's first invalid page),
     FEMU's heap (``h.heap``), the background victims' tally, and for a closed line the close-ordered structures
     (:func:`_ordered_lost_page`). The hot accesses use ``jk.load``/``jk.store``: every index is in range (a
     physical page from the mapping, its line). Returns 1 if the old copy was in a cold line."""
@@ -1337,7 +1337,7 @@ def _old_copy_invalid(s, h, ov, pbits, old, tick):
     jk.store(valid, ln, v)
     jk.store(s.entered, ln, tick)  # for an open line, closing stamps it again
     closed = jk.load(s.status, ln) == CLOSED
-    if h.eager and closed:
+    if h.eager_buckets and closed:
         jk.list_unlink(s.buckets, ln)
         jk.list_push_back(s.buckets, h.L + v, ln)
         if v < sc[BMIN]:
@@ -1409,8 +1409,8 @@ def _host_writes(lpns, s, pick, log_copies, log_victims, kinds):
     (:func:`_gc_at_write`), a line for the host frontier if it has none (:func:`_host_takes_line`; a tagged
     write or FEMU's pointer with no line: :func:`_host_write_to`), its old copy made invalid
     (:func:`_old_copy_invalid`), the page placed (:func:`_place`). The steps are inlined and this function is
-    compiled without reference counting, so they cost nothing over one written-out loop (a step that takes
-    the state, or an array of it, costs a reference-count update per array with it). The host frontier's
+    compiled without reference counting, so they cost nothing over one written-out loop (with reference
+    counting, each call of a step costs an update per array it is passed, the state's included). The host frontier's
     line, offset and the bucket stamp stay in registers (``tick, fl, fo``), stored in ``sc`` before any call
     that reads them. Adds the host writes, the returns from cold lines, the first writes and the skipped
     background passes to the counters."""

@@ -427,20 +427,20 @@ def rlist_init(recs, S):
 
 @njit(cache=True, inline="always")
 def rlist_unlink(recs, x):
-    a = recs[x].prev
-    b = recs[x].next
-    recs[a].next = b
-    recs[b].prev = a
-    recs[x].prev = -1
+    a = recs[np.uint64(x)].prev  # (indices of linked records are never negative: no fix-up for them)
+    b = recs[np.uint64(x)].next
+    recs[np.uint64(a)].next = b
+    recs[np.uint64(b)].prev = a
+    recs[np.uint64(x)].prev = -1
 
 
 @njit(cache=True, inline="always")
 def rlist_push_front(recs, S, x):
-    first = recs[S].next
-    recs[x].prev = S
-    recs[x].next = first
-    recs[first].prev = x
-    recs[S].next = x
+    first = recs[np.uint64(S)].next
+    recs[np.uint64(x)].prev = S
+    recs[np.uint64(x)].next = first
+    recs[np.uint64(first)].prev = x
+    recs[np.uint64(S)].next = x
 
 
 @njit(cache=True)

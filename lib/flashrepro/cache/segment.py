@@ -252,8 +252,11 @@ SEGMENT_COUNTERS = C.BASE + (
 # and decrefs each of its arrays, atomically, which took three quarters of the kernel's time, perf). Most are
 # plain functions, compiled once, which LLVM inlines into the kernel (its LLVM IR calls only _adapt, every
 # update_every hits in B1). Numba inlines the ones that are too large for LLVM and on the path of every miss:
-# _serve, _room_for, _make_room, _settle, _cull_to and _cull, each called from one place but _cull (three).
-# Numba-inlining every step at each of its call sites takes about 24 s to compile (measured); this, about 5.
+# _seg_ref, _serve, _room_for, _make_room, _settle, _cull_to and _cull, each called from one place but _cull
+# (three). Numba-inlining every step at each of its call sites takes about 24 s to compile (measured); this,
+# about 5. Frame records are reached through _fr and the flat arrays through jk.load / jk.store where the index
+# is computed, which skips Numba's fix-up for negative indices: with the per-request tallies moved out of the
+# loop (_seg_step), this took seg_prefetch from about 410 to 260 instructions a reference (callgrind).
 @jk.njit_no_refcount
 def _segment(u, k, k_shift):
     """The segment of unit u: a shift when k is a power of two (every setting the papers use), which saves
@@ -261,12 +264,19 @@ def _segment(u, k, k_shift):
     return u >> k_shift if k_shift >= 0 else u // k
 
 
+@njit(cache=True, inline="always")
+def _fr(st, f):
+    """Frame f's record (f a frame or a sentinel, never -1), indexed without Numba's fix-up for negative
+    indices (a shift, an and and an add per access). Assigning its fields writes the state."""
+    return st.fr[np.uint64(f)]
+
+
 @jk.njit_no_refcount
 def _weight(st, f, lst):
     """What a segment adds to its window's sum: all its blocks in B1, its cached blocks in B2."""
     if lst == L1:
-        return jk.popcount(st.fr[f].present)
-    return jk.popcount(st.fr[f].present & ~st.fr[f].pf)
+        return jk.popcount(_fr(st, f).present)
+    return jk.popcount(_fr(st, f).present & ~_fr(st, f).pf)
 
 
 @jk.njit_no_refcount
@@ -301,43 +311,43 @@ def _log_runs(mask, s, k, log, nlog, ref, op, cause):
 def _take_frame(st, s):
     """A free frame for segment s, whose blocks are about to enter memory (the caller has made room)."""
     st.sc[N_FREE] -= 1
-    f = st.free[st.sc[N_FREE]]
-    st.seg_frame[s] = f
-    st.fr[f].seg = s
+    f = jk.load(st.free, st.sc[N_FREE])
+    jk.store(st.seg_frame, s, f)
+    _fr(st, f).seg = s
     return f
 
 
 @jk.njit_no_refcount
 def _give_frame(st, f):
     """Frame f's segment has no block left in memory (its bitmaps are 0, it is on no list)."""
-    st.seg_frame[st.fr[f].seg] = -1
-    st.free[st.sc[N_FREE]] = f
+    jk.store(st.seg_frame, _fr(st, f).seg, -1)
+    jk.store(st.free, st.sc[N_FREE], f)
     st.sc[N_FREE] += 1
 
 
 @jk.njit_no_refcount
 def _leave(st, f, counters):
     """Take frame f off its list; if it was in its list's window, the next more recent one joins."""
-    lst = st.fr[f].which
+    lst = _fr(st, f).which
     if lst == NO_LIST:
         return
     S = st.dirty.shape[0] + lst - 1
-    if st.fr[f].inw:  # (only adaptive culling keeps windows: B = 0 otherwise)
+    if _fr(st, f).inw:  # (only adaptive culling keeps windows: B = 0 otherwise)
         o = WINDOW_STRIDE * (lst - 1)
-        st.fr[f].inw = 0
+        _fr(st, f).inw = 0
         st.sc[WCOUNT + o] -= 1
-        st.sc[WSUM + o] -= st.fr[f].wt
-        y = st.fr[st.sc[WFRONT + o]].prev  # more recent than the front (f == front: than f)
+        st.sc[WSUM + o] -= _fr(st, f).wt
+        y = _fr(st, st.sc[WFRONT + o]).prev  # more recent than the front (f == front: than f)
         if y != S:
-            st.fr[y].inw = 1
+            _fr(st, y).inw = 1
             st.sc[WCOUNT + o] += 1
-            st.sc[WSUM + o] += st.fr[y].wt
+            st.sc[WSUM + o] += _fr(st, y).wt
             st.sc[WFRONT + o] = y
         elif f == st.sc[WFRONT + o]:  # nothing more recent: the window holds the whole list
-            st.sc[WFRONT + o] = st.fr[f].next if st.sc[WCOUNT + o] > 0 else -1
+            st.sc[WFRONT + o] = _fr(st, f).next if st.sc[WCOUNT + o] > 0 else -1
     jk.rlist_unlink(st.fr, f)
-    st.fr[f].which = NO_LIST
-    st.sc[N_L1 + lst - 1] -= 1
+    _fr(st, f).which = NO_LIST
+    jk.store(st.sc, N_L1 + lst - L1, jk.load(st.sc, N_L1 + lst - L1) - 1)  # (lst is L1 or L2)
     counters[LIST_OPS] += 1
 
 
@@ -346,33 +356,34 @@ def _join(st, f, lst, counters):
     """Put frame f at the MRU end of list ``lst`` (L1 or L2); it joins the window while that is not full."""
     S = st.dirty.shape[0] + lst - 1
     jk.rlist_push_front(st.fr, S, f)
-    st.fr[f].which = lst
+    _fr(st, f).which = lst
     o = WINDOW_STRIDE * (lst - 1)
     if st.sc[B] > 0:  # (only adaptive culling keeps windows) a segment's blocks change only off the lists
-        st.fr[f].wt = _weight(st, f, lst)
+        _fr(st, f).wt = _weight(st, f, lst)
     if st.sc[WCOUNT + o] < st.sc[B]:  # not full only while the window holds the whole list
-        st.fr[f].inw = 1
+        _fr(st, f).inw = 1
         st.sc[WCOUNT + o] += 1
-        st.sc[WSUM + o] += st.fr[f].wt
+        st.sc[WSUM + o] += _fr(st, f).wt
         st.sc[WFRONT + o] = f
-    st.sc[N_L1 + lst - 1] += 1
+    jk.store(st.sc, N_L1 + lst - L1, jk.load(st.sc, N_L1 + lst - L1) + 1)
     counters[LIST_OPS] += 1
 
 
 @jk.njit_no_refcount
 def _evict(st, f, counters, log, nlog, do_log, ref):
     """Evict frame f's segment (already off its list): write back its dirty blocks, free its memory."""
-    d = st.dirty[f]
+    d = jk.load(st.dirty, f)
     if d:
         counters[C.DEV_WRITES_EVICT] += jk.popcount(d)
         counters[C.DEV_WRITE_REQS] += _runs(d)  # one device write per contiguous dirty run
         if do_log:
-            nlog = _log_runs(d, np.int64(st.fr[f].seg), st.sc[K], log, nlog, ref, C.IO_WRITE, C.EVICTION)
-    held = jk.popcount(st.fr[f].present)
+            nlog = _log_runs(d, np.int64(_fr(st, f).seg), st.sc[K], log, nlog, ref, C.IO_WRITE, C.EVICTION)
+    held = jk.popcount(_fr(st, f).present)
     counters[C.EVICTIONS] += held
-    counters[PF_EVICTED] += jk.popcount(st.fr[f].pf)
+    counters[PF_EVICTED] += jk.popcount(_fr(st, f).pf)
     st.sc[USED] -= held
-    st.fr[f].present = st.fr[f].pf = st.dirty[f] = 0
+    _fr(st, f).present = _fr(st, f).pf = 0
+    jk.store(st.dirty, f, 0)
     _give_frame(st, f)
     return nlog
 
@@ -381,13 +392,13 @@ def _evict(st, f, counters, log, nlog, do_log, ref):
 def _cull(st, f, counters):
     """Frame f's segment leaves L1 for L2's MRU end without its unrequested prefetched blocks."""
     _leave(st, f, counters)
-    drop = st.fr[f].pf
+    drop = _fr(st, f).pf
     n = jk.popcount(drop)
     counters[CULLED] += n
     st.sc[USED] -= n
-    st.fr[f].present &= ~drop
-    st.fr[f].pf = 0
-    if st.fr[f].present:
+    _fr(st, f).present &= ~drop
+    _fr(st, f).pf = 0
+    if _fr(st, f).present:
         _join(st, f, L2, counters)
     else:  # only prefetched blocks (never dirty: a write takes its blocks out of pf): it leaves memory
         _give_frame(st, f)
@@ -398,7 +409,7 @@ def _cull_to(st, extra, counters):
     """Cull L1's LRU segments while L1 with ``extra`` more segments would exceed N1."""
     F = st.dirty.shape[0]
     while st.sc[N_L1] > 0 and st.sc[N_L1] + extra > st.fsc[N1]:
-        _cull(st, st.fr[F].prev, counters)
+        _cull(st, _fr(st, F).prev, counters)
 
 
 @njit(cache=True, inline="always")
@@ -411,9 +422,9 @@ def _make_room(st, need, to_l1, culling, counters, log, nlog, do_log, ref):
         n_l1, n_l2 = st.sc[N_L1], st.sc[N_L2]
         if n_l1 > 0 and ((st.sc[SHORT_ONLY] and n_l1 + to_l1 > st.fsc[N1])  # L1 back to N1 before L2 gives up
                          or (n_l2 == 0 and culling)):  # into L2, to be evicted from there next
-            _cull(st, st.fr[F].prev, counters)
+            _cull(st, _fr(st, F).prev, counters)
         elif n_l1 > 0 or n_l2 > 0:
-            v = st.fr[F + 1].prev if n_l2 > 0 else st.fr[F].prev
+            v = _fr(st, F + 1).prev if n_l2 > 0 else _fr(st, F).prev
             _leave(st, v, counters)
             nlog = _evict(st, v, counters, log, nlog, do_log, ref)
         else:
@@ -512,7 +523,7 @@ def _write_in(st, s, f, req, missing):
     it had none), ``dirty`` and USED. Returns ``(frame, blocks newly dirtied)``."""
     if f < 0:
         f = _take_frame(st, s)
-    st.fr[f].present |= missing
+    _fr(st, f).present |= missing
     st.sc[USED] += jk.popcount(missing)
     dirtied = jk.popcount(req & ~st.dirty[f])
     st.dirty[f] |= req
@@ -540,8 +551,8 @@ def _read_in(st, s, f, had, req, missing, mode, k, counters, log, nlog, do_log, 
             nlog = C.row(log, nlog, at, C.IO_READ, C.PREFETCH, s * k, k, 0)
     if f < 0:
         f = _take_frame(st, s)
-    st.fr[f].pf |= new & ~req
-    st.fr[f].present |= new
+    _fr(st, f).pf |= new & ~req
+    _fr(st, f).present |= new
     st.sc[USED] += jk.popcount(new)
     return f, nlog
 
@@ -572,14 +583,14 @@ def _serve(st, s, f, lst, had, req, w, mode, k, counters, log, nlog, do_log, at)
     its feedback last. Returns ``(nlog, blocks newly dirtied)``."""
     adaptive = mode == MODE_ADAPTIVE
     b1_hits = b1_pf = np.uint64(0)  # this step's hits in B1, for _adapt with update_at="hit"
-    if adaptive and lst != NO_LIST and st.fr[f].inw and (not w or st.sc[FEED_WRITES] != 0):
+    if adaptive and lst != NO_LIST and _fr(st, f).inw and (not w or st.sc[FEED_WRITES] != 0):
         # the marginal utilities count read hits (the paper's hit rates are about reads)
-        b1_hits, b1_pf = _window_hits(st, f, lst, req & had, req & st.fr[f].pf, counters)
+        b1_hits, b1_pf = _window_hits(st, f, lst, req & had, req & _fr(st, f).pf, counters)
     missing = req & ~had
     dirtied = 0
     if f >= 0:
         _leave(st, f, counters)  # (off its list while its blocks change: the window sums follow)
-        st.fr[f].pf &= ~req
+        _fr(st, f).pf &= ~req
     if not missing:  # a hit on every block: the segment moves to the MRU end of its own list
         if w:
             dirtied = jk.popcount(req & ~st.dirty[f])
@@ -597,67 +608,78 @@ def _serve(st, s, f, lst, had, req, w, mode, k, counters, log, nlog, do_log, at)
     return nlog, dirtied
 
 
+@njit(cache=True, inline="always")
+def _seg_ref(st, s, req, w, mode, k, counters, log, nlog, do_log, outcome, o0, at):
+    """One request's blocks ``req`` of segment s, read or written (``w``): counts its hits (per list, prefetch
+    hits, write hits; the request's totals are summed by :func:`_seg_step`), with ``do_log`` writes each
+    block's outcome at ``outcome[o0 + b]``, and serves it (:func:`_serve`). Returns ``nlog``."""
+    f = jk.load(st.seg_frame, s)
+    lst, had, pf_hit = NO_LIST, np.uint64(0), np.uint64(0)  # none of its blocks in memory
+    if f >= 0:
+        lst, had, pf_hit = _fr(st, f).which, _fr(st, f).present, req & _fr(st, f).pf
+        nh = jk.popcount(req & had)
+        if nh:  # (a segment with blocks in memory is on L1 or L2)
+            jk.store(counters, L1_HITS + lst - L1, jk.load(counters, L1_HITS + lst - L1) + nh)
+            if w:
+                counters[C.WRITE_HITS] += nh
+        if pf_hit:
+            counters[PF_HITS] += jk.popcount(pf_hit)
+    if do_log:
+        m = req
+        while m:
+            bit = m & (~m + ONE)
+            m &= m - ONE
+            outcome[o0 + jk.popcount(bit - ONE)] = C.PREFETCH_HIT if pf_hit & bit else (C.HIT if had & bit else C.MISS)
+    nlog, dirtied = _serve(st, s, f, lst, had, req, w, mode, k, counters, log, nlog, do_log, at)
+    counters[C.DIRTYINGS] += dirtied
+    return nlog
+
+
 @jk.njit_no_refcount
 def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
     """The segment policies (seg_lru, seg_prefetch, seg_cull_fixed, seg_cull_adaptive: ``sc[MODE]``) over the
     requests of ``refs`` from entry ``start``, until the chunk ends or the I/O log lacks room for a request's
-    rows. A request is split at segment boundaries; each segment's blocks are counted here (hits, prefetch
-    hits, per list) and served by :func:`_serve`. Changes every array of ``state``; adds to ``counters``; with
-    ``do_log`` writes ``outcome`` (miss, hit, prefetch hit) and log rows from ``nlog``. Returns the entry it
-    stopped at and ``nlog``."""
+    rows. A request is split at segment boundaries; each segment's blocks are counted and served by
+    :func:`_seg_ref`. Changes every array of ``state``; adds to ``counters``; with ``do_log`` writes
+    ``outcome`` (miss, hit, prefetch hit) and log rows from ``nlog``. Returns the entry it stopped at and
+    ``nlog``."""
     st = state
     unit, event, count = refs.unit, refs.event, refs.count
     k, k_shift, mode = st.sc[K], st.sc[K_SHIFT], st.sc[MODE]
-    # what every request adds to, kept in registers and added to the counters at the end
-    n_refs = n_hits = n_write_refs = n_write_hits = n_pf_hits = n_l1_hits = n_l2_hits = n_dirtyings = 0
+    hits_before = counters[L1_HITS] + counters[L2_HITS]
     n = unit.shape[0]
     i = start
     while i < n:
         if i + jk.PREFETCH_DISTANCE < n:
-            jk.prefetch(st.seg_frame, _segment(unit[i + jk.PREFETCH_DISTANCE], k, k_shift))
-        u0 = unit[i]
-        r = count[i]  # the request's pages: units u0 .. u0 + r - 1, all in this chunk
+            jk.prefetch(st.seg_frame, _segment(jk.load(unit, i + jk.PREFETCH_DISTANCE), k, k_shift))
+        u0 = jk.load(unit, i)
+        r = jk.load(count, i)  # the request's pages: units u0 .. u0 + r - 1, all in this chunk
         # at most a read or a write-back per run of blocks, for each segment touched or evicted
         if do_log and nlog + (r + 2 * k + r // k + 2) * (k // 2 + 1) > log.shape[0]:
             break  # the driver grows the log (doubling until this request fits)
-        w = event[i] == Event.WRITE
-        s_first = _segment(u0, k, k_shift)
-        s_last = s_first if u0 - s_first * k + r <= k else _segment(u0 + r - 1, k, k_shift)
-        for s in range(s_first, s_last + 1):
-            lo = max(u0, s * k) - s * k
-            hi = min(u0 + r, (s + 1) * k) - s * k
+        w = jk.load(event, i) == Event.WRITE
+        s = _segment(u0, k, k_shift)
+        lo = u0 - s * k  # the request's first block in segment s
+        o0 = i - lo  # outcome[o0 + b] is block b of segment s
+        left = r
+        while True:
+            hi = min(lo + left, k)
             req = ((ONE << np.uint64(hi - lo)) - ONE) << np.uint64(lo) if hi - lo < 64 else ~np.uint64(0)
-            f = st.seg_frame[s]
-            lst, had, pf_hit = NO_LIST, np.uint64(0), np.uint64(0)  # none of its blocks in memory
-            if f >= 0:
-                lst, had, pf_hit = st.fr[f].which, st.fr[f].present, req & st.fr[f].pf
-            nh = jk.popcount(req & had)
-            n_refs += hi - lo
-            n_hits += nh
-            n_pf_hits += jk.popcount(pf_hit)
-            if w:
-                n_write_refs += hi - lo
-                n_write_hits += nh
-            if lst == L1:
-                n_l1_hits += nh
-            elif lst == L2:
-                n_l2_hits += nh
-            at = base + i + s * k + lo - u0  # the reference that reaches this segment: its I/O is logged there
-            if do_log:
-                for b in range(lo, hi):
-                    bit = ONE << np.uint64(b)
-                    outcome[i + s * k + b - u0] = C.PREFETCH_HIT if pf_hit & bit else (C.HIT if had & bit else C.MISS)
-            nlog, dirtied = _serve(st, s, f, lst, had, req, w, mode, k, counters, log, nlog, do_log, at)
-            n_dirtyings += dirtied
+            # the reference that reaches this segment: its I/O is logged there
+            nlog = _seg_ref(st, s, req, w, mode, k, counters, log, nlog, do_log, outcome, o0, base + o0 + lo)
+            left -= hi - lo
+            if left == 0:
+                break
+            o0 += k
+            s += 1
+            lo = 0
         i += r
-    counters[C.REFS] += n_refs
-    counters[C.HITS] += n_hits
+    n_write_refs = 0
+    for j in range(start, i):  # (an entry is a reference to one unit)
+        n_write_refs += jk.load(event, j) == Event.WRITE
+    counters[C.REFS] += i - start
     counters[C.WRITE_REFS] += n_write_refs
-    counters[C.WRITE_HITS] += n_write_hits
-    counters[PF_HITS] += n_pf_hits
-    counters[L1_HITS] += n_l1_hits
-    counters[L2_HITS] += n_l2_hits
-    counters[C.DIRTYINGS] += n_dirtyings
+    counters[C.HITS] += counters[L1_HITS] + counters[L2_HITS] - hits_before
     return i, nlog
 
 

@@ -115,14 +115,49 @@ def _ra_reads(log, nlog, ref, run_start, end, ra_first, ra_n, do_log):
     return pages, reqs, nlog
 
 
+@njit(cache=True, inline="always")
+def _ra_page(page_frame, frame_page, link, dirty, pf, counters, log, nlog, outcome, used, frames, f, p, demand, w,
+             o, ref, do_log):
+    """Page ``p`` (frame ``f``, -1 if not resident) of a request (``demand``) or of its read-ahead window, made
+    most recently used: a demanded hit clears the page's prefetch flag and moves its frame to the front; any
+    other page takes a frame (:func:`_ra_take`, the victim's write-back logged); a demanded write dirties it.
+    With ``do_log`` a demanded page's outcome goes to ``outcome[o]``. Adds the hits, prefetch hits, write hits,
+    evictions, write-backs and dirtyings to ``counters``. Returns ``(hit, used, nlog)``."""
+    hit = demand and f >= 0
+    if hit:
+        pfh = pf[f]
+        if do_log:
+            outcome[o] = C.PREFETCH_HIT if pfh else C.HIT
+        counters[C.HITS] += 1
+        counters[PF_HITS] += pfh
+        counters[C.WRITE_HITS] += w  # (no branch on a write: reads and writes mix at random)
+        pf[f] = 0
+        jk.list_unlink(link, f)
+        jk.list_push_front(link, frame_page.shape[0], f)
+    else:
+        if do_log and demand:
+            outcome[o] = C.MISS
+        f, used, v, vd, vpf = _ra_take(page_frame, frame_page, link, dirty, pf, used, frames, p, demand)
+        if v >= 0:
+            counters[C.EVICTIONS] += 1
+            counters[PF_EVICTED] += vpf
+            counters[C.DEV_WRITES_EVICT] += vd
+            counters[C.DEV_WRITE_REQS] += vd
+            if do_log and vd:
+                nlog = C.row(log, nlog, ref, C.IO_WRITE, C.EVICTION, v, 1, 0)
+    if demand and w and dirty[f] == 0:
+        dirty[f] = 1
+        counters[C.DIRTYINGS] += 1
+    return hit, used, nlog
+
+
 @jk.njit_no_refcount
 def _ra_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
     """LRU with Linux-style sequential read-ahead over one chunk of requests (``count`` pages each). A read that
     continues the previous one opens or doubles the read-ahead window (:func:`_ra_window`), any other read closes
     it; the request's pages, then the window's pages up to the first one already resident, are each made most
-    recently used in turn (a miss: :func:`_ra_take`, the victim written back if dirty). The missing demanded
-    pages are read in runs, the last run joined with the window's pages when they touch (:func:`_ra_reads`);
-    prefetched pages are flagged until referenced.
+    recently used in turn (:func:`_ra_page`). The missing demanded pages are read in runs, the last run joined
+    with the window's pages when they touch (:func:`_ra_reads`); prefetched pages are flagged until referenced.
 
     It changes ``page_frame``, ``frame_page``, the list ``link``, ``dirty``, the prefetch flags ``pf`` and
     ``sc``'s used count, last read end and window; adds the base counters and the prefetch ones to
@@ -133,21 +168,16 @@ def _ra_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
     page_frame, frame_page, link, dirty, pf, sc = state
     n_units = page_frame.shape[0]
     used, frames, last_end, window, minw, maxw = sc[USED], sc[FRAMES], sc[LAST_END], sc[WINDOW], sc[MINW], sc[MAXW]
-    nrefs = hits = write_hits = write_refs = dev_reads = dev_read_reqs = dev_write_evict = dirtyings = evictions = 0
-    pf_hits = prefetched = pf_evicted = 0
+    dev_reads = dev_read_reqs = prefetched = 0
     n = unit.shape[0]
     i = start
-    stop = n
     while i < n:
         r = count[i]
         if do_log and nlog + 2 * (r + maxw) + 2 > log.shape[0]:
-            stop = i
             break
         if i + jk.PREFETCH_DISTANCE < n:
             jk.prefetch(page_frame, unit[i + jk.PREFETCH_DISTANCE])
         u0, w, ref = unit[i], event[i] == Event.WRITE, base + i
-        nrefs += r
-        write_refs += r if w else 0
         end = u0 + r
         if not w:  # read-ahead only when this read continues the previous one; the window is read after it
             window = _ra_window(u0, last_end, window, minw, maxw)
@@ -159,25 +189,8 @@ def _ra_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
             f = page_frame[p] if p < n_units else -2
             if not demand and f != -1:
                 break  # read ahead up to the first page already in memory (or the end of the unit space)
-            hit = demand and f >= 0
-            if hit:
-                pfh = pf[f]
-                if do_log:
-                    outcome[i + p - u0] = C.PREFETCH_HIT if pfh else C.HIT
-                hits += 1
-                pf_hits += pfh
-                write_hits += 1 if w else 0
-                pf[f] = 0
-                jk.list_unlink(link, f)
-                jk.list_push_front(link, frame_page.shape[0], f)
-            else:
-                if do_log and demand:
-                    outcome[i + p - u0] = C.MISS
-                f, used, v, vd, vpf = _ra_take(page_frame, frame_page, link, dirty, pf, used, frames, p, demand)
-                if v >= 0:
-                    evictions, pf_evicted, dev_write_evict = evictions + 1, pf_evicted + vpf, dev_write_evict + vd
-                    if do_log and vd:
-                        nlog = C.row(log, nlog, ref, C.IO_WRITE, C.EVICTION, v, 1, 0)
+            hit, used, nlog = _ra_page(page_frame, frame_page, link, dirty, pf, counters, log, nlog, outcome, used,
+                                       frames, f, p, demand, w, i + p - u0, ref, do_log)
             if not demand:
                 ra_first, ra_n = p if ra_first < 0 else ra_first, ra_n + 1
             elif not w and not hit:
@@ -187,20 +200,20 @@ def _ra_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
                 if do_log:
                     nlog = C.row(log, nlog, ref, C.IO_READ, C.DEMAND, run_start, p - run_start, 0)
                 run_start = -1
-            if demand and w and dirty[f] == 0:
-                dirty[f] = 1
-                dirtyings += 1
         prefetched += ra_n
         pages, reqs, nlog = _ra_reads(log, nlog, ref, run_start, end, ra_first, ra_n, do_log)
         dev_reads, dev_read_reqs = dev_reads + pages, dev_read_reqs + reqs
         i += r
     sc[USED], sc[LAST_END], sc[WINDOW] = used, last_end, window
-    C.add_base(counters, nrefs, hits, write_hits, write_refs, dev_reads, dev_read_reqs, dev_write_evict,
-               dev_write_evict, dirtyings, evictions)
-    counters[PF_HITS] += pf_hits
+    write_refs = 0
+    for j in range(start, i):  # (an entry is a reference to one page)
+        write_refs += event[j] == Event.WRITE
+    counters[C.REFS] += i - start
+    counters[C.WRITE_REFS] += write_refs
+    counters[C.DEV_READS] += dev_reads
+    counters[C.DEV_READ_REQS] += dev_read_reqs
     counters[PREFETCHED] += prefetched
-    counters[PF_EVICTED] += pf_evicted
-    return stop, nlog
+    return i, nlog
 
 
 @register("linux_readahead", ReadaheadParams)

@@ -426,21 +426,29 @@ def rlist_init(recs, S):
 
 
 @njit(cache=True, inline="always")
+def record(recs, i):
+    """Record ``i`` of a structured array, ``i`` known to be in ``[0, len(recs))`` (a node or a sentinel, never
+    -1): indexed as unsigned, without Numba's fix-up for negative indices (a shift, an and and an add per
+    access). Assigning its fields writes the array."""
+    return recs[np.uint64(i)]
+
+
+@njit(cache=True, inline="always")
 def rlist_unlink(recs, x):
-    a = recs[np.uint64(x)].prev  # (indices of linked records are never negative: no fix-up for them)
-    b = recs[np.uint64(x)].next
-    recs[np.uint64(a)].next = b
-    recs[np.uint64(b)].prev = a
-    recs[np.uint64(x)].prev = -1
+    a = record(recs, x).prev
+    b = record(recs, x).next
+    record(recs, a).next = b
+    record(recs, b).prev = a
+    record(recs, x).prev = -1
 
 
 @njit(cache=True, inline="always")
 def rlist_push_front(recs, S, x):
-    first = recs[np.uint64(S)].next
-    recs[np.uint64(x)].prev = S
-    recs[np.uint64(x)].next = first
-    recs[np.uint64(first)].prev = x
-    recs[np.uint64(S)].next = x
+    first = record(recs, S).next
+    record(recs, x).prev = S
+    record(recs, x).next = first
+    record(recs, first).prev = x
+    record(recs, S).next = x
 
 
 @njit(cache=True)

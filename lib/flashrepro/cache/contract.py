@@ -37,6 +37,8 @@ import dataclasses
 import numpy as np
 from numba import njit
 
+from ..traces.trace import Event
+
 # --- the device I/O log ---------------------------------------------------------------------------------
 IO_READ, IO_WRITE = 0, 1
 # Why a device I/O (or a move between tiers) happened (the I/O log's `cause` column).
@@ -228,6 +230,17 @@ def add_base(counters, n, hits, write_hits, write_refs, dev_reads, dev_read_reqs
     counters[DEV_WRITE_REQS] += dev_write_reqs
     counters[DIRTYINGS] += dirtyings
     counters[EVICTIONS] += evictions
+
+
+@njit(cache=True, inline="always")
+def add_refs(counters, event, start, stop):
+    """Add the references of stream entries ``start .. stop - 1`` (an entry is a reference to one unit) and the
+    write references among them: for a step that counts them after its loop rather than in it."""
+    writes = 0
+    for j in range(start, stop):
+        writes += event[j] == Event.WRITE
+    counters[REFS] += stop - start
+    counters[WRITE_REFS] += writes
 
 
 def end_of_trace(order, order_dirty, flush_at_end, counters, log, nlog, do_log, last_ref, tier):

@@ -205,11 +205,7 @@ def _ra_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
         dev_reads, dev_read_reqs = dev_reads + pages, dev_read_reqs + reqs
         i += r
     sc[USED], sc[LAST_END], sc[WINDOW] = used, last_end, window
-    write_refs = 0
-    for j in range(start, i):  # (an entry is a reference to one page)
-        write_refs += event[j] == Event.WRITE
-    counters[C.REFS] += i - start
-    counters[C.WRITE_REFS] += write_refs
+    C.add_refs(counters, event, start, i)
     counters[C.DEV_READS] += dev_reads
     counters[C.DEV_READ_REQS] += dev_read_reqs
     counters[PREFETCHED] += prefetched

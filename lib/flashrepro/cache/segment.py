@@ -266,9 +266,8 @@ def _segment(u, k, k_shift):
 
 @njit(cache=True, inline="always")
 def _fr(st, f):
-    """Frame f's record (f a frame or a sentinel, never -1), indexed without Numba's fix-up for negative
-    indices (a shift, an and and an add per access). Assigning its fields writes the state."""
-    return st.fr[np.uint64(f)]
+    """Frame f's record (f a frame or a sentinel, never -1): :func:`jitkit.record`."""
+    return jk.record(st.fr, f)
 
 
 @jk.njit_no_refcount
@@ -674,11 +673,7 @@ def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
             s += 1
             lo = 0
         i += r
-    n_write_refs = 0
-    for j in range(start, i):  # (an entry is a reference to one unit)
-        n_write_refs += jk.load(event, j) == Event.WRITE
-    counters[C.REFS] += i - start
-    counters[C.WRITE_REFS] += n_write_refs
+    C.add_refs(counters, event, start, i)
     counters[C.HITS] += counters[L1_HITS] + counters[L2_HITS] - hits_before
     return i, nlog
 

@@ -21,9 +21,9 @@ from flashrepro.ftl import _kernel as K
 def cost_benefit(s, first):
     """The largest ``age * (P - v) / (2 v)`` over the closed lines with an invalid page, in close order, a
     line replacing the best only if strictly larger; an empty line at once."""
-    L = s.prm[K.P_LINES]
-    P = s.prm[K.P_PAGES]
-    now = s.sc[K.CLOCK]
+    L = s.prm[0].lines
+    P = s.prm[0].pages
+    now = s.sc[0].clock
     best = -1
     best_age = 0
     best_inv = 0
@@ -45,8 +45,8 @@ def cost_benefit(s, first):
 @njit(K.VICTIM_SIG)
 def fifo(s, first):
     """The earliest-closed line with an invalid page."""
-    L = s.prm[K.P_LINES]
-    P = s.prm[K.P_PAGES]
+    L = s.prm[0].lines
+    P = s.prm[0].pages
     ln = jk.list_front(s.fifo, L)
     while ln != L:
         if s.valid[ln] < P:
@@ -57,26 +57,26 @@ def fifo(s, first):
 
 @njit
 def _scan(s, region, first, fifo_fallback):
-    L = s.prm[K.P_LINES]
+    L = s.prm[0].lines
     fifo_, close_seq, valid, kind = s.fifo, s.close_seq, s.valid, s.kind
-    cutoff = s.sc[K.SEQ] - s.prm[K.RECENT]
-    limit = s.prm[K.LIMIT]
+    cutoff = s.sc[0].seq - s.prm[0].rule[K.RECENT]
+    limit = s.prm[0].limit
     head = jk.list_front(fifo_, L)
     if head == L or close_seq[head] > cutoff:
         return -1
-    ln = s.sc[K.CURSOR]
+    ln = s.sc[0].cursor
     if ln < 0 or ln == L or close_seq[ln] > cutoff:
         ln = head
     begin = ln
     best = -1
-    best_v = s.prm[K.P_PAGES] + 1
+    best_v = s.prm[0].pages + 1
     while True:
         v = valid[ln]
         if first or (kind[ln] == K.COLD) == (region == 1):
             if v <= limit:
                 return ln
             if fifo_fallback:
-                if best < 0 and v < s.prm[K.P_PAGES]:
+                if best < 0 and v < s.prm[0].pages:
                     best_v = v
                     best = ln
             elif v < best_v:
@@ -94,7 +94,7 @@ def _scan(s, region, first, fifo_fallback):
 
 @njit
 def _least_valid_closed(s):
-    L = s.prm[K.P_LINES]
+    L = s.prm[0].lines
     best = -1
     best_v = 1 << 40
     ln = jk.list_front(s.fifo, L)
@@ -111,24 +111,24 @@ def fifo_threshold(s, first):
     """2R's scan: from the cursor over the eligible prefix, cyclically, the first line under the limit;
     the fallbacks and the global fallback as ``victims/fifo_threshold.py`` states them."""
     if not first:
-        return _scan(s, s.sc[K.REGION], False, False)
-    P = s.prm[K.P_PAGES]
-    mode = s.prm[K.FALLBACK]
+        return _scan(s, s.sc[0].region, False, False)
+    P = s.prm[0].pages
+    mode = s.prm[0].rule[K.FALLBACK]
     found = _scan(s, 0, True, mode == 1)
     if found < -1:
         if mode == 2:
             victim = -1
         else:
             victim = -2 - found
-            s.sc[K.PICK_NOTE] = K.FALLBACKS
+            s.sc[0].pick_note = K.FALLBACKS
     else:
         victim = found
     if victim < 0 or s.valid[victim] == P:
         victim = _least_valid_closed(s)
-        s.sc[K.PICK_NOTE] = K.GLOBAL_FALLBACKS
+        s.sc[0].pick_note = K.GLOBAL_FALLBACKS
         if victim < 0 or s.valid[victim] == P:
             return -1
-    s.sc[K.REGION] = 1 if s.kind[victim] == K.COLD else 0
+    s.sc[0].region = 1 if s.kind[victim] == K.COLD else 0
     return victim
 
 

@@ -56,7 +56,7 @@ def run_pair(policy, trigger, g, w, chunks=7):
         for part in np.array_split(w, chunks):
             f.write(part, copies[pos:pos + len(part)], victims)
             pos += len(part)
-        logs.append((victims[:min(len(w), int(f.state.sc[K.NLOG_V]))].tolist(), copies.tolist()))
+        logs.append((victims[:min(len(w), int(f.state.sc[0].nlog_v))].tolist(), copies.tolist()))
     return new, old, logs
 
 
@@ -117,14 +117,14 @@ def test_cost_benefit_watch_holds_while_it_says_so(P, L, fill, seed, n, choosy):
         f.write(part)
         f.check()
         s = f.state
-        now = int(s.sc[K.CLOCK])
-        if not s.sc[K.WATCH_OK] or now >= s.sc[K.WATCH_UNTIL]:
+        now = int(s.sc[0].clock)
+        if not s.sc[0].watch_ok or now >= s.sc[0].watch_until:
             continue
-        b = int(s.sc[K.WATCH_LINE])
+        b = int(s.sc[0].watch_line)
         watch = K.unpack_order(s)["watch"]
         closed = np.flatnonzero(s.status == K.CLOSED)
         cands = [int(x) for x in closed if s.valid[x] < P]
-        until = int(s.sc[K.WATCH_UNTIL])
+        until = int(s.sc[0].watch_until)
         assert _best(s, P, now, cands) == b
         assert _best(s, P, until - 1, cands) == b
         for x in closed:

@@ -15,16 +15,16 @@ from flashrepro.ftl import _kernel as K
 from flashrepro.ftl.victims import Param, fifo_threshold, register, unregister
 from flashrepro.ftl.victims._registry import at_least
 
-SKIP = K.RULE_PRM  # the toy rule's slot
+SKIP = 0  # the toy rule's slot of prm.rule
 
 
 @njit(K.VICTIM_SIG)
 def _skip_pick(s, first):
-    """The ``prm[SKIP]``-th earliest-closed line with an invalid page (the last such line if there are fewer):
+    """The ``prm.rule[SKIP]``-th earliest-closed line with an invalid page (the last such line if there are fewer):
     with 0, FEMU's fifo."""
-    L = s.prm[K.P_LINES]
-    P = s.prm[K.P_PAGES]
-    left = s.prm[SKIP]
+    L = s.prm[0].lines
+    P = s.prm[0].pages
+    left = s.prm[0].rule[SKIP]
     found = -1
     ln = jk.list_front(s.fifo, L)
     while ln != L:
@@ -38,8 +38,8 @@ def _skip_pick(s, first):
 
 
 def _skip_configure(params, geometry, prm):
-    prm[SKIP] = params.toy_skip
-    prm[K.STABLE_SKIP] = params.toy_skip == 0  # FEMU's fifo is stable; the others need not be
+    prm.rule[SKIP] = params.toy_skip
+    prm.stable_skip = params.toy_skip == 0  # FEMU's fifo is stable; the others need not be
 
 
 @pytest.fixture
@@ -65,7 +65,7 @@ def _victims(policy, trigger, seed=0):
     ftl.write(np.concatenate([np.arange(g.logical_pages, dtype=np.int32), _writes(seed, 6000, g.logical_pages)]),
               None, log)
     ftl.check()
-    return log[:int(ftl.state.sc[K.NLOG_V])].tolist(), ftl.counters
+    return log[:int(ftl.state.sc[0].nlog_v)].tolist(), ftl.counters
 
 
 @pytest.mark.parametrize("trigger", ["reserve", "femu"])
@@ -80,7 +80,7 @@ def test_a_rule_registered_here_runs_with_its_own_setting(toy_rule, trigger):
     fifo = POLICIES["fifo"].with_(stop="valid")
     assert _victims(base.with_(stop="valid"), trigger) == _victims(fifo, trigger)
     assert _victims(skip2, trigger)[0] != _victims(base, trigger)[0]
-    assert FTL(Geometry(16, 40, 480), skip2, trigger).prm[SKIP] == 2
+    assert FTL(Geometry(16, 40, 480), skip2, trigger).prm.rule[SKIP] == 2
     with pytest.raises(ValueError, match="toy_skip must be an integer >= 0, got -1"):
         base.with_(toy_skip=-1)
 
@@ -102,11 +102,11 @@ def test_device_has_no_branch_on_a_rule_name():
 
 def test_a_hook_may_write_only_its_block_and_the_settable_slots():
     def bad(params, geometry, prm):
-        prm[K.STOP] = 7
+        prm.stop = 7
 
     register("toy-bad", _skip_pick, "writes the stop rule", params=(Param("toy_bad", 0),), configure=bad)
     try:
-        with pytest.raises(RuntimeError, match=f"configure wrote prm\\[{K.STOP}\\]"):
+        with pytest.raises(RuntimeError, match="configure wrote prm.stop,? outside"):
             FTL(Geometry(16, 40, 480), Policy("bad", "toy-bad"))
     finally:
         unregister("toy-bad")
@@ -149,6 +149,6 @@ def test_policy_keywords_and_settings_as_before():
 def test_the_kernel_names_fifo_thresholds_slots_as_the_rule_does():
     assert (K.RECENT, K.FALLBACK) == (fifo_threshold.RECENT, fifo_threshold.FALLBACK)
     f = FTL(Geometry(16, 40, 480), POLICIES["2r++"].with_(fallback="fifo", recent_fraction=0.25, cursor="resume"))
-    assert (f.prm[K.RECENT], f.prm[K.FALLBACK], f.prm[K.CURSOR_RESUME], f.prm[K.STABLE_SKIP]) == (10, 1, 1, 0)
-    assert f.prm[K.LIMIT] == 6  # strictly under 0.4 x 16
-    assert FTL(Geometry(16, 40, 480), "greedy").prm[K.LIMIT] == -1
+    assert (f.prm.rule[K.RECENT], f.prm.rule[K.FALLBACK], f.prm.cursor_resume, f.prm.stable_skip) == (10, 1, 1, 0)
+    assert f.prm.limit == 6  # strictly under 0.4 x 16
+    assert FTL(Geometry(16, 40, 480), "greedy").prm.limit == -1

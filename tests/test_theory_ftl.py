@@ -161,7 +161,7 @@ def compare(g, w, policy, trigger):
         ref.write(int(lpn))
     ftl.check()
     assert log.tolist() == ref.copies_before
-    assert victims[:int(ftl.state.sc[K.NLOG_V])].tolist() == ref.victims
+    assert victims[:int(ftl.state.sc[0].nlog_v)].tolist() == ref.victims
     assert ftl.counters == ref.counters() and ftl.state.erase_count.tolist() == ref.erases
     return ftl, ref
 
@@ -228,7 +228,7 @@ def test_random_all_invariants(P, L, fill, seed, n, stop, select, reserve, eager
     assert c["victims"] == c["erases"] == len(ref.valid_at_pick)
     assert int(ftl.copies().sum()) == sum(ref.valid_at_pick)  # each victim's valid pages copied once
     assert ftl.state.valid.sum() == len(np.unique(w))
-    assert ftl.state.sc[K.FREE_COUNT] >= reserve
+    assert ftl.state.sc[0].free_count >= reserve
     assert n == 0 or ftl.waf() >= 1
 
 

@@ -23,38 +23,38 @@ victim's valid pages to the frontier ``copy_dest[kind]``.
 
 * ``fifo``: the closed lines in close order (write completion), oldest at the front.
 * ``buckets``: the closed lines by valid count ``v`` (list ``L + v``), each bucket in the order its
-  lines took that count (``entered[line]``, a stamp from the event counter ``sc[TICK]``, set when the
-  line closes and whenever a host write takes a page from it); ``sc[BMIN]`` is a lower bound on the
+  lines took that count (``entered[line]``, a stamp from the event counter ``sc.tick``, set when the
+  line closes and whenever a host write takes a page from it); ``sc.bmin`` is a lower bound on the
   smallest non-empty bucket. Moving a line between buckets on every host write costs a third of the
   host path's time, so the lists follow each change only when the victim rule reads them
-  (``prm[EAGER_BUCKETS]``, from the rule's registration); otherwise only the stamps do, and
+  (``prm.eager_buckets``, from the rule's registration); otherwise only the stamps do, and
   :func:`rebuild_buckets` restores the lists from ``(valid, entered)`` at the end of every
   :func:`write_chunk` (and whenever a rule calls it). Either way the lists are exact whenever
   anything reads them.
-* ``cands[:sc[N_CANDS]]``: the *candidates*, closed lines with at least one invalid page (FEMU's victim
+* ``cands[:sc.n_cands]``: the *candidates*, closed lines with at least one invalid page (FEMU's victim
   queue; fully valid lines sit apart), as an array set: a line is appended when it closes with an
   invalid page or when a closed full line loses its first page, and removed by moving the last one
   into its slot. Uniform sampling is ``cands[r % n]``.
-* ``close_seq`` (close number) and ``close_time`` (the host-write clock ``sc[CLOCK]`` when the line
+* ``close_seq`` (close number) and ``close_time`` (the host-write clock ``sc.clock`` when the line
   closed: host writes since the device was created, never reset).
-* ``sc[CURSOR]``: the closed line after the last victim in close order, where 2R's scan resumes: the
-  FIFO sentinel ``L`` (the head) if the victim was the newest closed line, or with ``prm[CURSOR_RESUME]``
+* ``sc.cursor``: the closed line after the last victim in close order, where 2R's scan resumes: the
+  FIFO sentinel ``L`` (the head) if the victim was the newest closed line, or with ``prm.cursor_resume``
   -1 until the next line closes, which then becomes the cursor.
-* ``heap[1:sc[HEAP_SIZE] + 1]``: with ``prm[HEAP]`` (a rule registered ``reads_heap``), FEMU's victim
+* ``heap[1:sc.heap_size + 1]``: with ``prm.heap`` (a rule registered ``reads_heap``), FEMU's victim
   priority queue (``victim_line_pq``, ``hw/femu/lib/pqueue.c``): a binary min-heap on valid counts of
   the candidates, ``hpos[line]`` a line's slot (0 = not in it), with pqueue's exact moves (a line is
   inserted when it closes with an invalid page or when a closed full line loses its first page, bubbles
   up whenever it loses a page, and leaves by pqueue's pop), so ties fall as they do in FEMU.
-  ``prm[HEAP] == HEAP_STALE`` is FEMU before its commit fe007e336 (2021-10-04): a line that loses a page
+  ``prm.heap == HEAP_STALE`` is FEMU before its commit fe007e336 (2021-10-04): a line that loses a page
   keeps its slot (its count drops in place), so the root need not be the least valid line.
-* *Slots* (``prm[SLOTS]``, a rule registered ``reads_slots``): each closed line takes the next slot when it
+* *Slots* (``prm.slots``, a rule registered ``reads_slots``): each closed line takes the next slot when it
   closes (``slot_of``, ``slot_line``, ``slot_seq``; ``2L`` slots, renumbered in close order when they run
   out, at most once per ``L`` closes), so slots are in close order and a set of closed lines is a bitset
-  over them (``slot_bits``): the lines at most ``prm[LIMIT]`` valid (a limit the rule's settings give; -1
+  over them (``slot_bits``): the lines at most ``prm.limit`` valid (a limit the rule's settings give; -1
   when the rule sets none), in the normal and the cold region, and the lines with an invalid page. "The
   first such line after this one in close order" is then a search of a few words instead of a walk of the
   FIFO (2R's scan, FEMU's fifo).
-* *Age rows* (``prm[AGE_LISTS]``, ``reads_ages``): per valid count ``v < P`` a bitset over the slots of
+* *Age rows* (``prm.age_lists``, ``reads_ages``): per valid count ``v < P`` a bitset over the slots of
   the closed lines with ``v`` valid pages (``age_slots``), so each count's lines are in close order; its
   first slot (``age_head[v]``: the earliest-closed such line) and whether it has any (``age_bits``).
   Moving a line on every lost page would cost the host loop about 25 ns a write, so the host loop only
@@ -62,16 +62,16 @@ victim's valid pages to the frontier ``copy_dest[kind]``.
   filed under) and :func:`sync_ages` files the logged lines when a rule reads the rows and at the end of
   every :func:`write_chunk`. Cost-benefit reads the earliest-closed line of each count. (2R's least-valid
   fallbacks do not: one vectorized pass over the lines per pass costs less than this upkeep.)
-* *The watch* (``prm[WATCH]``, ``watches``): a rule may publish an answer ``sc[WATCH_LINE]`` that holds
-  while ``sc[CLOCK] < sc[WATCH_UNTIL]`` unless a line could overtake it, which it states per valid count
-  as a close time (``watch[v]``): the mechanism clears ``sc[WATCH_OK]`` when a closed line with ``v``
+* *The watch* (``prm.watch``, ``watches``): a rule may publish an answer ``sc.watch_line`` that holds
+  while ``sc.clock < sc.watch_until`` unless a line could overtake it, which it states per valid count
+  as a close time (``watch[v]``): the mechanism clears ``sc.watch_ok`` when a closed line with ``v``
   valid pages and close time ``<= watch[v]`` closes or loses a page, or when the answer is taken as a
   victim. Cost-benefit publishes one; a refused background pass then stays refused while it holds.
 
 **Garbage collection.** A *GC pass* asks the victim rule for a first victim, then, until the stop rule
 holds ("one" victim, the victims' valid pages exceed a line, their invalid pages reach a line, or
 ``max_victims``), for follow-up victims. Each victim is taken off every structure (*detached*), its
-valid pages are copied, and it is erased and queued as free. With ``prm[SELECT_UPFRONT]`` (paper 4's
+valid pages are copied, and it is erased and queued as free. With ``prm.select_upfront`` (paper 4's
 reading: "희생 블록을 여러 개 선정한 후 ... 병합", victims are all chosen, then copied) every victim of
 the pass is detached before the first copy, so lines the copies close cannot change the choice;
 otherwise (*interleaved*) each follow-up is chosen after the previous victim was copied and erased.
@@ -86,13 +86,13 @@ Passes are triggered by up to three rules (``prm``, from :class:`flashrepro.ftl.
   and counts a skip (FEMU's ``should_gc`` and ``select_victim_line(force=false)``; -1 = off). Under
   FEMU's thresholds this asks after nearly every write, so the mechanism skips asking when the answer
   cannot have changed since it was refused (:func:`_background_skips`: a ``stable_skip`` rule, or a
-  watched answer) and draws a sampling rule's victim itself (``prm[SAMPLE_DRAWS]``,
+  watched answer) and draws a sampling rule's victim itself (``prm.sample_draws``,
   :func:`sample_least_valid`, or with ``SAMPLE_CLOSED`` random-all's :func:`draw_closed`) instead of calling it.
 
 A victim with ``v`` valid pages opens at most one copy line and frees one, so GC never needs more than
 one free line at a time; the Python wrapper refuses triggers that keep none free.
 
-**The host's write pointer.** With ``prm[HOST_EAGER]`` the host frontier takes its next line as soon as
+**The host's write pointer.** With ``prm.host_eager`` the host frontier takes its next line as soon as
 its line fills, by a host write (after the reserve rule's GC) or by GC copies that share it (if a line
 is free then): FEMU's ``ssd_advance_write_pointer`` and Fig. 7's GET_NEW_BLOCK(), so FEMU's thresholds
 count that line as taken. Otherwise (*lazy*) the next host write takes it, the reserve rule's GC running
@@ -124,43 +124,77 @@ FREE, OPEN, CLOSED = 0, 1, 2
 N_KINDS = 3  # normal (2R++ bits 00), normal second chance (01), cold (10)
 COLD = 2
 
-# prm (int64 parameters), in three parts. The mechanism's own: the geometry, the stop rule, the trigger, the
-# host pointer. What the mechanism keeps or skips for the victim rule, from the rule's registration
-# (flashrepro.ftl.victims.VictimRule.fill_prm), of which RULE_SETTABLE may be set by the rule's configure hook
-# from its settings: LIMIT, the valid count at or under which a closed line is in the slot bitsets SLOT_UNDER
-# and SLOT_UNDER_COLD (-1: none is); CURSOR_RESUME; STABLE_SKIP; SAMPLE_DRAWS. Last, the rule's own block
-# prm[RULE_PRM:RULE_PRM + N_RULE_PRM], which the mechanism never reads: a device has one rule, so every
-# rule numbers its slots from RULE_PRM, in its own file.
-(P_PAGES, P_LINES, STOP, MAX_VICTIMS, RESERVE, FORCED, BACKGROUND, BG_MIN_INVALID, DIV_MAGIC, DIV_SHIFT,
- SELECT_UPFRONT, HOST_EAGER, EAGER_BUCKETS, HEAP, AGE_LISTS, SLOTS, WATCH, LIMIT, CURSOR_RESUME, STABLE_SKIP,
- SAMPLE_DRAWS) = range(21)
-RULE_SETTABLE = (LIMIT, CURSOR_RESUME, STABLE_SKIP, SAMPLE_DRAWS)
-RULE_PRM = 21
-N_RULE_PRM = 8
-N_PRM = RULE_PRM + N_RULE_PRM
-# fifo_threshold's two slots, as victims/fifo_threshold.py numbers them, named here for the walk-based rules of
-# tests/scan_rules_ftl.py that stand in for it
-RECENT, FALLBACK = RULE_PRM, RULE_PRM + 1
+# The parameters and the scalar state are records (NumPy structured scalars, Numba Records), read and written by
+# field name: prm.pages, sc.free_count. The state holds each as a one-element record array (every field of the
+# state is an array) and a kernel takes the record as ``s.sc[0]``, a reference into it.
+#
+# prm: the parameters, in three parts. The mechanism's own: the geometry, the stop rule, the trigger, the host
+# pointer. What the mechanism keeps or skips for the victim rule, from the rule's registration
+# (flashrepro.ftl.victims.VictimRule.fill_prm), of which the RULE_SETTABLE fields may be set by the rule's
+# configure hook from its settings. Last, the rule's own block ``rule``, which the mechanism never reads: a device
+# has one rule, so every rule numbers its slots of ``rule`` from 0, in its own file.
+_I8 = np.int64
+PRM_DTYPE = np.dtype([
+    ("pages", _I8), ("lines", _I8),  # pages per line, lines
+    ("stop", _I8),  # the pass's stop rule: STOP_VALID, STOP_INVALID or STOP_ONE
+    ("max_victims", _I8),  # victims per pass at most
+    ("reserve", _I8), ("forced", _I8), ("background", _I8),  # the trigger's free-line thresholds (-1 = off)
+    ("bg_min_invalid", _I8),  # invalid pages a background pass's first victim needs
+    ("div_magic", _I8), ("div_shift", _I8),  # ppn // pages as a multiply and a shift (division_magic)
+    ("select_upfront", _I8),  # 1: every victim of a pass is chosen before the first copy
+    ("host_eager", _I8),  # 1: the host frontier takes its next line as soon as its line fills (FEMU)
+    ("eager_buckets", _I8),  # 1: the bucket lists follow every change (the rule reads them)
+    ("heap", _I8),  # 0, HEAP_KEPT or HEAP_STALE: FEMU's victim heap
+    ("age_lists", _I8), ("slots", _I8), ("watch", _I8),  # the age rows, the slots, the watch are kept
+    ("limit", _I8),  # the valid count at or under which a closed line is in SLOT_UNDER(_COLD) (-1: none is)
+    ("cursor_resume", _I8),  # 1: after the newest line was a victim, resume at the next line to close
+    ("stable_skip", _I8),  # 1: a refused background pass stays refused until a line closes, is erased or qualifies
+    ("sample_draws", _I8),  # the mechanism draws the rule's first victim: d draws, SAMPLE_CLOSED, or 0 = no
+    ("rule", _I8, (8,)),  # the victim rule's own parameters
+], align=True)
+RULE_SETTABLE = ("limit", "cursor_resume", "stable_skip", "sample_draws")
+N_RULE_PRM = PRM_DTYPE["rule"].shape[0]
+# fifo_threshold's two slots of prm.rule, as victims/fifo_threshold.py numbers them, named here for the walk-based
+# rules of tests/scan_rules_ftl.py that stand in for it
+RECENT, FALLBACK = 0, 1
 STOP_VALID, STOP_INVALID, STOP_ONE = 0, 1, 2  # more than a line of valid / a line of invalid / one victim
 
-# sc (int64 scalar state kept between chunks)
-FREE_HEAD, FREE_COUNT, SEQ, CURSOR, BMIN, N_CLOSED, NLOG_V, CLOCK, N_CANDS, REGION, TICK = range(11)
-FRONT_LINE = 11  # 11, 12, 13: open line per kind (-1 = none)
-FRONT_OFF = 14  # 14, 15, 16
-PICK_NOTE = 17  # set by a victim rule: how it chose the last first victim (0 = its rule, else FALLBACKS/GLOBAL)
-N_BG_OK = 18  # closed lines with at least max(1, BG_MIN_INVALID) invalid pages (kept only with background GC)
-BG_GEN = 19  # events that can change a stable rule's background choice: closes, erases, lines reaching N_BG_OK
-BG_SKIP_GEN = 20  # BG_GEN at the last skipped background pass (-1: none)
-HEAP_SIZE = 21  # lines in the victim heap (prm[HEAP])
-N_SLOTS = 22  # slots handed out (prm[SLOTS]): the next closed line takes slot sc[N_SLOTS]
-WATCH_OK = 23  # 1 while the rule's watched answer sc[WATCH_LINE] holds (prm[WATCH]; see _watch_threat)
-WATCH_LINE = 24  # the watched answer: a closed line
-WATCH_UNTIL = 25  # the watched answer holds while sc[CLOCK] < this
-N_AGE_LOG = 26  # lines in age_log (prm[AGE_LISTS]): closed lines whose row is stale until sync_ages
-N_SC = 27
-CURSOR_PENDING = -1  # sc[CURSOR]: the next line to close (prm[CURSOR_RESUME], after the newest line was a victim)
-SAMPLE_CLOSED = -1  # prm[SAMPLE_DRAWS]: the rule's first victim is draw_closed (random-all)
-HEAP_KEPT, HEAP_STALE = 1, 2  # prm[HEAP]: FEMU's heap moved on every lost page, or (before Oct 2021) not
+# sc: the scalar state kept between chunks
+SC_DTYPE = np.dtype([
+    ("free_head", _I8), ("free_count", _I8),  # the ring of free lines: free_q[free_head:][:free_count]
+    ("seq", _I8),  # lines closed so far (a closed line's close_seq)
+    ("cursor", _I8),  # the closed line after the last victim in close order (L: the head; CURSOR_PENDING)
+    ("bmin", _I8),  # a lower bound on the smallest non-empty valid-count bucket
+    ("n_closed", _I8),  # closed lines
+    ("nlog_v", _I8),  # victims so far (the first len(log_victims) are logged)
+    ("clock", _I8),  # host writes since the device was created
+    ("n_cands", _I8),  # candidates, in cands[:n_cands]
+    ("region", _I8),  # fifo_threshold: the first victim's region (0 normal, 1 cold)
+    ("tick", _I8),  # the event counter that stamps bucket order (entered)
+    ("front_line", _I8, (N_KINDS,)),  # the open line per kind (-1 = none)
+    ("front_off", _I8, (N_KINDS,)),  # its next free offset
+    ("pick_note", _I8),  # set by a victim rule: how it chose the last first victim (0: its rule; FALLBACKS...)
+    ("n_bg_ok", _I8),  # closed lines with at least max(1, bg_min_invalid) invalid pages (kept only with background GC)
+    ("bg_gen", _I8),  # events that can change a stable rule's background choice: closes, erases, lines reaching n_bg_ok
+    ("bg_skip_gen", _I8),  # bg_gen at the last skipped background pass (-1: none)
+    ("heap_size", _I8),  # lines in the victim heap (prm.heap)
+    ("n_slots", _I8),  # slots handed out (prm.slots): the next closed line takes slot n_slots
+    ("watch_ok", _I8),  # 1 while the rule's watched answer watch_line holds (prm.watch; see _watch_threat)
+    ("watch_line", _I8),  # the watched answer: a closed line
+    ("watch_until", _I8),  # the watched answer holds while clock < this
+    ("n_age_log", _I8),  # lines in age_log (prm.age_lists): closed lines whose row is stale until sync_ages
+], align=True)
+
+
+def new_record(dtype: np.dtype) -> np.recarray:
+    """A zeroed one-element record array of ``dtype``: ``r[0]`` is the record, writable by field name (in a
+    kernel too: Numba's ``r[0]`` is a reference into the array)."""
+    return np.zeros(1, dtype).view(np.recarray)
+
+
+CURSOR_PENDING = -1  # sc.cursor: the next line to close (prm.cursor_resume, after the newest line was a victim)
+SAMPLE_CLOSED = -1  # prm.sample_draws: the rule's first victim is draw_closed (random-all)
+HEAP_KEPT, HEAP_STALE = 1, 2  # prm.heap: FEMU's heap moved on every lost page, or (before Oct 2021) not
 FULL_FIRST_VICTIMS = True  # reserve and forced passes take a first victim with no invalid page (copied whole)
 
 # counters
@@ -182,22 +216,22 @@ class FTLState(NamedTuple):
     valid: np.ndarray  # int32[L]: valid pages per line
     kind: np.ndarray  # int8[L]: frontier kind of a line in use (-1 = free)
     status: np.ndarray  # int8[L]: FREE, OPEN or CLOSED
-    free_q: np.ndarray  # int32[L]: ring of free lines from sc[FREE_HEAD], sc[FREE_COUNT] long
+    free_q: np.ndarray  # int32[L]: ring of free lines from sc.free_head, sc.free_count long
     fifo: np.ndarray  # int32 jitkit list: closed lines in close order (sentinel L)
     buckets: np.ndarray  # int32 jitkit list: closed lines by valid count v (sentinel L + v)
-    cands: np.ndarray  # int32[L]: candidates (closed lines with an invalid page) in cands[:sc[N_CANDS]]
+    cands: np.ndarray  # int32[L]: candidates (closed lines with an invalid page) in cands[:sc.n_cands]
     cand_pos: np.ndarray  # int32[L]: a line's slot in cands (-1 = not a candidate)
     close_seq: np.ndarray  # int64[L]: close number of a closed line (1, 2, ...)
-    close_time: np.ndarray  # int64[L]: sc[CLOCK] (host writes so far) when the line closed
-    entered: np.ndarray  # int64[L]: sc[TICK] when a closed line took its valid count (bucket order)
+    close_time: np.ndarray  # int64[L]: sc.clock (host writes so far) when the line closed
+    entered: np.ndarray  # int64[L]: sc.tick when a closed line took its valid count (bucket order)
     erase_count: np.ndarray  # int64[L]
-    sc: np.ndarray  # int64[N_SC]: scalar state
+    sc: np.recarray  # SC_DTYPE[1]: the scalar state, sc[0] (new_record)
     rng: np.ndarray  # uint64[1]: splitmix64 state of the random victim rules
     counters: np.ndarray  # int64[N_COUNTERS]
-    prm: np.ndarray  # int64[N_PRM]: parameters
+    prm: np.recarray  # PRM_DTYPE[1]: the parameters, prm[0] (new_record)
     copy_dest: np.ndarray  # int64[N_KINDS]: destination kind of copies out of each kind
-    pass_victims: np.ndarray  # int32[L]: the victims of the GC pass being selected (prm[SELECT_UPFRONT])
-    heap: np.ndarray  # int32[L + 1]: FEMU's victim heap in heap[1:sc[HEAP_SIZE] + 1] (prm[HEAP])
+    pass_victims: np.ndarray  # int32[L]: the victims of the GC pass being selected (prm.select_upfront)
+    heap: np.ndarray  # int32[L + 1]: FEMU's victim heap in heap[1:sc.heap_size + 1] (prm.heap)
     hpos: np.ndarray  # int32[L]: a line's slot in heap (0 = not in it)
     order: np.ndarray  # int32: slot_of, slot_line, age_v, age_log, age_head (order_views)
     order64: np.ndarray  # int64: slot_seq, watch (order_views), count_odds
@@ -206,9 +240,9 @@ class FTLState(NamedTuple):
 
 
 N_SLOT_BITS = 3
-SLOT_UNDER, SLOT_UNDER_COLD, SLOT_HAS_INVALID = 0, 1, 2  # slots of lines at most prm[LIMIT] valid, by region; any
+SLOT_UNDER, SLOT_UNDER_COLD, SLOT_HAS_INVALID = 0, 1, 2  # slots of lines at most prm.limit valid, by region; any
 NO_WATCH = -(1 << 62)  # watch[v]: no close time is this low (exact as a float too)
-ALWAYS = 1 << 62  # watch[v]: every close time is this low; sc[WATCH_UNTIL]: no end
+ALWAYS = 1 << 62  # watch[v]: every close time is this low; sc.watch_until: no end
 
 
 def _bits_words(n: int) -> int:
@@ -241,8 +275,8 @@ def _order_arrays(L: int, P: int, ages: bool) -> dict:
 
 def unpack_order(state) -> dict[str, np.ndarray]:
     """The views of :func:`order_views` by name, for Python (tests, :meth:`FTL.check`)."""
-    L, P = int(state.prm[P_LINES]), int(state.prm[P_PAGES])
-    i32, i64, u64 = _order_sizes(L, P, bool(state.prm[AGE_LISTS]))
+    L, P = int(state.prm[0].lines), int(state.prm[0].pages)
+    i32, i64, u64 = _order_sizes(L, P, bool(state.prm[0].age_lists))
     out = {}
     for arr, names, sizes in ((state.order, ORDER_NAMES[:5], i32), (state.order64, ORDER_NAMES[5:8], i64),
                               (state.order_bits, ORDER_NAMES[8:], u64)):
@@ -270,20 +304,22 @@ def division_magic(d: int) -> tuple[int, int]:
     return -(-(1 << k) // d), k
 
 
-def new_state(pages_per_line: int, n_lines: int, logical_pages: int, prm: np.ndarray | None = None,
+def new_state(pages_per_line: int, n_lines: int, logical_pages: int, prm: np.record | None = None,
               copy_dest=(0, 0, 0), seed: int = 0) -> FTLState:
-    """Fresh arrays for an empty device: every line free (in index order), nothing mapped."""
+    """Fresh arrays for an empty device: every line free (in index order), nothing mapped. ``prm``: the
+    parameters (a copy is kept), or None for the geometry's alone."""
     P, L = pages_per_line, n_lines
-    sc = np.zeros(N_SC, np.int64)
-    sc[FREE_COUNT] = L
-    sc[CURSOR] = L  # the FIFO sentinel: start at the head
-    sc[BG_SKIP_GEN] = -1
-    sc[FRONT_LINE:FRONT_LINE + N_KINDS] = -1
+    sc = new_record(SC_DTYPE)
+    sc[0].free_count = L
+    sc[0].cursor = L  # the FIFO sentinel: start at the head
+    sc[0].bg_skip_gen = -1
+    sc[0].front_line[:] = -1
     if prm is None:
-        prm = np.zeros(N_PRM, np.int64)
-        prm[P_PAGES], prm[P_LINES] = P, L
-    prm = np.array(prm, np.int64)
-    prm[DIV_MAGIC], prm[DIV_SHIFT] = division_magic(P)
+        prm = new_record(PRM_DTYPE)
+        prm[0].pages, prm[0].lines = P, L
+    else:
+        prm = np.array([prm], PRM_DTYPE).view(np.recarray)
+    prm[0].div_magic, prm[0].div_shift = division_magic(P)
     return FTLState(
         l2p=np.full(logical_pages, -1, np.int32), p2l=np.full(L * P, -1, np.int32),
         valid=np.zeros(L, np.int32), kind=np.full(L, -1, np.int8), status=np.zeros(L, np.int8),
@@ -293,7 +329,7 @@ def new_state(pages_per_line: int, n_lines: int, logical_pages: int, prm: np.nda
         sc=sc, rng=np.array([seed], np.uint64), counters=np.zeros(N_COUNTERS, np.int64), prm=prm,
         copy_dest=np.asarray(copy_dest, np.int64), pass_victims=np.zeros(L, np.int32),
         heap=np.zeros(L + 1, np.int32), hpos=np.zeros(L, np.int32),
-        **_order_arrays(L, P, prm[AGE_LISTS] != 0), copy_buf=np.zeros(P + COPY_PREFETCH, np.int32))
+        **_order_arrays(L, P, prm[0].age_lists != 0), copy_buf=np.zeros(P + COPY_PREFETCH, np.int32))
 
 
 STATE_T = numba.typeof(new_state(2, 8, 4))
@@ -330,7 +366,7 @@ def draw_below(rng, n):
 def sample_least_valid(cands, n, valid, rng, d):
     """The least-valid of ``d`` candidates drawn uniformly with replacement from ``cands[:n]`` (``cands[r %
     n]``), ties to the earliest draw; -1 (and no draw) when ``n == 0``. FEMU's ``random`` (d = 1) and
-    ``d-choice`` rules, and the mechanism's background probe for them (``prm[SAMPLE_DRAWS]``): one function,
+    ``d-choice`` rules, and the mechanism's background probe for them (``prm.sample_draws``): one function,
     so the two cannot differ. It takes arrays, not the state: the rules are compiled with reference counting,
     where passing the state to an inlined helper costs a reference-count update per array field."""
     if n == 0:
@@ -347,7 +383,7 @@ def sample_least_valid(cands, n, valid, rng, d):
 def draw_closed(fifo, L, rng):
     """A closed line drawn uniformly: ``r % L`` drawn again until the line is on the FIFO of closed lines
     (``fifo``, the state's), or -1 (and no draw) when the FIFO is empty. ``random-all``'s first victim, and the
-    mechanism's background probe for it (``prm[SAMPLE_DRAWS] == SAMPLE_CLOSED``), which calls it
+    mechanism's background probe for it (``prm.sample_draws == SAMPLE_CLOSED``), which calls it
     through :func:`_bg_draw`."""
     if fifo[2 * L + 1] == L:  # jitkit's list_front: no closed line
         return -1
@@ -361,10 +397,10 @@ def draw_closed(fifo, L, rng):
 def _cand_add(s, ln):
     """Closed line ``ln`` becomes a candidate (it has an invalid page): appended to ``cands``, its position in
     ``cand_pos``."""
-    n = s.sc[N_CANDS]
+    n = s.sc[0].n_cands
     s.cands[n] = ln
     s.cand_pos[ln] = n
-    s.sc[N_CANDS] = n + 1
+    s.sc[0].n_cands = n + 1
 
 
 @njit(cache=True, inline="always")
@@ -372,12 +408,12 @@ def _cand_remove(s, ln):
     """Line ``ln`` leaves the candidates (a victim) if it is one: the last candidate moves into its place."""
     i = s.cand_pos[ln]
     if i >= 0:
-        n = s.sc[N_CANDS] - 1
+        n = s.sc[0].n_cands - 1
         last = s.cands[n]
         s.cands[i] = last
         s.cand_pos[last] = i
         s.cand_pos[ln] = -1
-        s.sc[N_CANDS] = n
+        s.sc[0].n_cands = n
 
 
 @njit(cache=True, inline="always")
@@ -420,8 +456,8 @@ def _heap_down(heap, hpos, valid, n, i):
 @jk.njit_no_refcount
 def _heap_insert(s, ln):
     """pqueue.c's pqueue_insert: ``ln`` enters the victim heap at the bottom and bubbles up."""
-    n = s.sc[HEAP_SIZE] + 1
-    s.sc[HEAP_SIZE] = n
+    n = s.sc[0].heap_size + 1
+    s.sc[0].heap_size = n
     s.heap[n] = ln
     _heap_up(s.heap, s.hpos, s.valid, n)
 
@@ -432,8 +468,8 @@ def _heap_remove(s, ln):
     pqueue_remove elsewhere (the last line takes ``ln``'s slot and moves up or down from there)."""
     heap, hpos, valid = s.heap, s.hpos, s.valid
     i = hpos[ln]
-    n = s.sc[HEAP_SIZE] - 1
-    s.sc[HEAP_SIZE] = n
+    n = s.sc[0].heap_size - 1
+    s.sc[0].heap_size = n
     hpos[ln] = 0
     if i <= n:
         heap[i] = heap[n + 1]
@@ -452,18 +488,18 @@ def order_views(s):
       (-1 = vacated); ``slot_seq`` int64[2L]: the close number of the line that took a slot (increasing);
       ``slot_bits``: three jitkit bitsets over the slots (:func:`slot_bitset`);
     * ``age_slots``: row ``v < P``, a jitkit bitset over the slots of the closed lines filed under ``v``
-      valid pages (empty unless ``prm[AGE_LISTS]``); ``age_head`` int32[P]: row v's first slot (-1 =
+      valid pages (empty unless ``prm.age_lists``); ``age_head`` int32[P]: row v's first slot (-1 =
       empty); ``age_bits``: bit v set iff row v is not empty; ``age_v`` int32[L]: the count a closed line is
       filed under (-1 = none, P = full: in no row; != valid: stale, logged); ``age_log`` int32[2L]: the
-      logged lines, ``age_log[:sc[N_AGE_LOG]]``;
+      logged lines, ``age_log[:sc.n_age_log]``;
     * ``watch`` float64[P + 1] (:func:`watch_view`): a line with v valid pages and close time <= watch[v]
-      ends ``sc[WATCH_OK]``.
+      ends ``sc.watch_ok``.
 
     Three arrays rather than ten: every array of the state costs each call that passes the state, about
     2 ns an array (ten more made greedy and fifo 5-10% slower under paper 4's trigger, measured: PR
     notes)."""
-    L = s.prm[P_LINES]
-    P = s.prm[P_PAGES]
+    L = s.prm[0].lines
+    P = s.prm[0].pages
     o, o64, ob = s.order, s.order64, s.order_bits
     w = _bits_words_jit(2 * L)
     na = (P + 63) // 64
@@ -481,8 +517,8 @@ def watch_view(s):
     instructions: AVX2 has none that turns a double into an int64, and converting ``P`` thresholds one by
     one cost cost-benefit 8 us a choice at ``P = 2048`` (AMD EPYC, AVX2). A close time (an int64 under 2**53) compares
     exactly."""
-    L = s.prm[P_LINES]
-    return s.order64[2 * L:2 * L + s.prm[P_PAGES] + 1].view(np.float64)
+    L = s.prm[0].lines
+    return s.order64[2 * L:2 * L + s.prm[0].pages + 1].view(np.float64)
 
 
 @njit(cache=True, inline="always")
@@ -490,15 +526,15 @@ def count_odds(s):
     """float64[P + 1]: ``v / (P - v)``, the valid over the invalid pages of a line with ``v`` valid pages
     (``inf`` at ``v = P``), computed once: a rule that scores lines by utilisation multiplies by it instead of
     dividing (a vector division is several times slower than a multiplication)."""
-    L = s.prm[P_LINES]
-    return s.order64[2 * L + s.prm[P_PAGES] + 1:].view(np.float64)
+    L = s.prm[0].lines
+    return s.order64[2 * L + s.prm[0].pages + 1:].view(np.float64)
 
 
 @njit(cache=True, inline="always")
 def page_bits(s):
     """The valid-page bitmap, the first ``L * W`` words of ``order_bits`` (``W = ceil(P / 64)``): bit ``off & 63``
     of word ``line * W + off // 64`` is set iff page ``off`` of ``line`` is valid (``l2p[p2l[ppn]] == ppn``)."""
-    return s.order_bits[:s.prm[P_LINES] * ((s.prm[P_PAGES] + 63) // 64)]
+    return s.order_bits[:s.prm[0].lines * ((s.prm[0].pages + 63) // 64)]
 
 
 @njit(cache=True, inline="always")
@@ -507,7 +543,7 @@ def _bits_words_jit(n):
     return n0 + n1 + n2
 
 
-# --- close-ordered structures: age lists (prm[AGE_LISTS]), slots (prm[SLOTS]), the watch (prm[WATCH]) ------
+# --- close-ordered structures: age lists (prm.age_lists), slots (prm.slots), the watch (prm.watch) ------
 @njit(cache=True, inline="always")
 def _dims(n):
     """Words per level of a jitkit bitset over ranks 0..n-1."""
@@ -603,7 +639,7 @@ def _age_move_in(age_slots, age_head, age_bits, age_v, slot_of, L, P, ln, v):
 def _age_move(s, ln, v):
     """:func:`_age_move_in` on the state (a line closes or becomes a victim)."""
     slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = order_views(s)
-    _age_move_in(age_slots, age_head, age_bits, age_v, slot_of, s.prm[P_LINES], s.prm[P_PAGES], ln, v)
+    _age_move_in(age_slots, age_head, age_bits, age_v, slot_of, s.prm[0].lines, s.prm[0].pages, ln, v)
 
 
 @jk.njit_no_refcount
@@ -613,13 +649,13 @@ def sync_ages(s):
     reads); the rules that read the rows call this first, and :func:`write_chunk` at its end."""
     slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = order_views(s)
     valid = s.valid
-    L = s.prm[P_LINES]
-    P = s.prm[P_PAGES]
+    L = s.prm[0].lines
+    P = s.prm[0].pages
     log = age_log
     n0, n1, n2 = _dims(2 * L)
     wd = n0 + n1 + n2
     # _age_move_in for a line whose count dropped, written out
-    for i in range(s.sc[N_AGE_LOG]):
+    for i in range(s.sc[0].n_age_log):
         ln = log[i]
         old = age_v[ln]
         v = valid[ln]
@@ -672,7 +708,7 @@ def sync_ages(s):
             age_head[v] = slot
             age_bits[v >> 6] |= _bit(v)
         age_v[ln] = v
-    s.sc[N_AGE_LOG] = 0
+    s.sc[0].n_age_log = 0
 
 
 @njit(cache=True, inline="always")
@@ -723,8 +759,8 @@ def _slot_mark(slot_bits, L, slot, v, cold, limit, P):
 def _slot_compact(s):
     """Renumber the closed lines' slots 0, 1, ... in close order (when every slot was handed out: at most
     once per ``L`` closes, as there are ``2L`` slots and at most ``L`` closed lines)."""
-    L = s.prm[P_LINES]
-    P = s.prm[P_PAGES]
+    L = s.prm[0].lines
+    P = s.prm[0].pages
     slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = order_views(s)
     slot_line[:] = -1
     slot_bits[:] = 0
@@ -734,11 +770,11 @@ def _slot_compact(s):
         slot_of[ln] = i
         slot_line[i] = ln
         slot_seq[i] = s.close_seq[ln]
-        _slot_mark(slot_bits, L, i, s.valid[ln], s.kind[ln] == COLD, s.prm[LIMIT], P)
+        _slot_mark(slot_bits, L, i, s.valid[ln], s.kind[ln] == COLD, s.prm[0].limit, P)
         i += 1
         ln = jk.list_next(s.fifo, ln)
-    s.sc[N_SLOTS] = i
-    if s.prm[AGE_LISTS]:  # the rows, at the new slots (a stale line stays under its old count, logged)
+    s.sc[0].n_slots = i
+    if s.prm[0].age_lists:  # the rows, at the new slots (a stale line stays under its old count, logged)
         age_slots[:] = 0
         age_head[:] = -1
         n0, n1, n2 = _dims(2 * L)
@@ -755,23 +791,23 @@ def _slot_compact(s):
 @jk.njit_no_refcount
 def _slot_add(s, ln):
     """A line just closed (it is at the back of the FIFO): the next slot."""
-    L = s.prm[P_LINES]
-    if s.sc[N_SLOTS] == 2 * L:
+    L = s.prm[0].lines
+    if s.sc[0].n_slots == 2 * L:
         _slot_compact(s)  # ln included: it is on the FIFO already
         return
-    i = s.sc[N_SLOTS]
-    s.sc[N_SLOTS] = i + 1
+    i = s.sc[0].n_slots
+    s.sc[0].n_slots = i + 1
     slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = order_views(s)
     slot_of[ln] = i
     slot_line[i] = ln
     slot_seq[i] = s.close_seq[ln]
-    _slot_mark(slot_bits, L, i, s.valid[ln], s.kind[ln] == COLD, s.prm[LIMIT], s.prm[P_PAGES])
+    _slot_mark(slot_bits, L, i, s.valid[ln], s.kind[ln] == COLD, s.prm[0].limit, s.prm[0].pages)
 
 
 @jk.njit_no_refcount
 def _slot_remove(s, ln):
     """Line ``ln`` leaves its slot (a victim): the slot is vacated and cleared from every slot bitset."""
-    L = s.prm[P_LINES]
+    L = s.prm[0].lines
     slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = order_views(s)
     i = slot_of[ln]
     slot_of[ln] = -1
@@ -784,7 +820,7 @@ def _slot_remove(s, ln):
 @njit(cache=True, inline="always")
 def slot_last_closed_by(slot_seq, n_slots, seq):
     """The last slot whose line closed at or before close number ``seq`` (-1 if none), of the state's
-    ``slot_seq`` and ``sc[N_SLOTS]``: the eligible prefix of the FIFO is slots 0 .. this one (binary search;
+    ``slot_seq`` and ``sc.n_slots``: the eligible prefix of the FIFO is slots 0 .. this one (binary search;
     ``slot_seq`` increases)."""
     lo = 0
     hi = n_slots  # answer in [lo - 1, hi - 1]
@@ -817,69 +853,69 @@ def slot_first_from(slot_bits, L, which, start, last):
 def _open_line(s, k):
     """The next free line (the free queue's head) opens as frontier ``k``'s line at offset 0; returns it. A
     device with no free line left raises: its logical space does not fit the geometry."""
-    sc = s.sc
-    L = s.prm[P_LINES]
-    if sc[FREE_COUNT] == 0:
+    sc = s.sc[0]
+    L = s.prm[0].lines
+    if sc.free_count == 0:
         raise RuntimeError("FTL has no free line left: the logical space does not fit the geometry")
-    ln = s.free_q[sc[FREE_HEAD]]
-    sc[FREE_HEAD] = (sc[FREE_HEAD] + 1) % L
-    sc[FREE_COUNT] -= 1
+    ln = s.free_q[sc.free_head]
+    sc.free_head = (sc.free_head + 1) % L
+    sc.free_count -= 1
     s.status[ln] = OPEN
     s.kind[ln] = k
-    sc[FRONT_LINE + k] = ln
-    sc[FRONT_OFF + k] = 0
+    sc.front_line[k] = ln
+    sc.front_off[k] = 0
     return ln
 
 
 @jk.njit_no_refcount
 def _close_line(s, ln):
     """A full line joins the FIFO, its valid-count bucket and, with an invalid page, the candidates."""
-    sc = s.sc
-    L = s.prm[P_LINES]
+    sc = s.sc[0]
+    L = s.prm[0].lines
     s.status[ln] = CLOSED
-    sc[SEQ] += 1
-    s.close_seq[ln] = sc[SEQ]
-    s.close_time[ln] = sc[CLOCK]
-    sc[N_CLOSED] += 1
+    sc.seq += 1
+    s.close_seq[ln] = sc.seq
+    s.close_time[ln] = sc.clock
+    sc.n_closed += 1
     jk.list_push_back(s.fifo, L, ln)
     v = s.valid[ln]
-    s.entered[ln] = sc[TICK]
-    sc[TICK] += 1
-    if s.prm[EAGER_BUCKETS]:
+    s.entered[ln] = sc.tick
+    sc.tick += 1
+    if s.prm[0].eager_buckets:
         jk.list_push_back(s.buckets, L + v, ln)
-        if v < sc[BMIN]:
-            sc[BMIN] = v
-    if v < s.prm[P_PAGES]:
+        if v < sc.bmin:
+            sc.bmin = v
+    if v < s.prm[0].pages:
         _cand_add(s, ln)
-        if s.prm[HEAP]:
+        if s.prm[0].heap:
             _heap_insert(s, ln)
     if v <= _bg_valid_max(s):
-        sc[N_BG_OK] += 1
-    sc[BG_GEN] += 1
-    if sc[CURSOR] == CURSOR_PENDING:
-        sc[CURSOR] = ln
-    if s.prm[SLOTS]:
+        sc.n_bg_ok += 1
+    sc.bg_gen += 1
+    if sc.cursor == CURSOR_PENDING:
+        sc.cursor = ln
+    if s.prm[0].slots:
         _slot_add(s, ln)
-    if s.prm[AGE_LISTS]:
+    if s.prm[0].age_lists:
         _age_move(s, ln, v)
-    if s.prm[WATCH] and sc[CLOCK] <= watch_view(s)[v]:
-        sc[WATCH_OK] = 0
+    if s.prm[0].watch and sc.clock <= watch_view(s)[v]:
+        sc.watch_ok = 0
 
 
 @njit(cache=True, inline="always")
 def _bg_valid_max(s):
     """The most valid pages a line may hold and still be a background victim (-1 without background GC)."""
-    if s.prm[BACKGROUND] < 0:
+    if s.prm[0].background < 0:
         return -1
-    return s.prm[P_PAGES] - max(1, s.prm[BG_MIN_INVALID])
+    return s.prm[0].pages - max(1, s.prm[0].bg_min_invalid)
 
 
 @njit(cache=True)
 def rebuild_buckets(s):
-    """Relink every closed line into bucket ``valid[line]`` in ``entered`` order, and set ``sc[BMIN]`` to
+    """Relink every closed line into bucket ``valid[line]`` in ``entered`` order, and set ``sc.bmin`` to
     the smallest non-empty bucket: the lists as eager maintenance would have left them."""
-    L = s.prm[P_LINES]
-    P = s.prm[P_PAGES]
+    L = s.prm[0].lines
+    P = s.prm[0].pages
     b = s.buckets
     b[:2 * L] = -1
     for v in range(P + 1):
@@ -892,44 +928,44 @@ def rebuild_buckets(s):
         v = s.valid[ln]
         jk.list_push_back(b, L + v, ln)
         bmin = min(bmin, v)
-    s.sc[BMIN] = min(bmin, P)
+    s.sc[0].bmin = min(bmin, P)
 
 
 @jk.njit_no_refcount
 def _detach(s, victim):
     """Take a chosen victim off every list (its pages stay until :func:`_copy_erase`); the cursor moves
     past it."""
-    L = s.prm[P_LINES]
-    sc = s.sc
+    L = s.prm[0].lines
+    sc = s.sc[0]
     nxt = jk.list_next(s.fifo, victim)
-    if nxt == L and s.prm[CURSOR_RESUME]:
+    if nxt == L and s.prm[0].cursor_resume:
         nxt = CURSOR_PENDING  # the newest closed line: resume at the next line to close
-    sc[CURSOR] = nxt
+    sc.cursor = nxt
     jk.list_unlink(s.fifo, victim)
     if jk.list_contains(s.buckets, victim):  # lazy buckets: it may not be linked yet
         jk.list_unlink(s.buckets, victim)
     _cand_remove(s, victim)
-    if s.prm[HEAP] and s.hpos[victim] > 0:
+    if s.prm[0].heap and s.hpos[victim] > 0:
         _heap_remove(s, victim)
     if s.valid[victim] <= _bg_valid_max(s):
-        sc[N_BG_OK] -= 1
-    sc[BG_GEN] += 1
-    if s.prm[AGE_LISTS]:
+        sc.n_bg_ok -= 1
+    sc.bg_gen += 1
+    if s.prm[0].age_lists:
         _age_move(s, victim, -1)
-    if s.prm[SLOTS]:
+    if s.prm[0].slots:
         _slot_remove(s, victim)
-    if victim == sc[WATCH_LINE]:
-        sc[WATCH_OK] = 0
+    if victim == sc.watch_line:
+        sc.watch_ok = 0
 
 
 @jk.njit_no_refcount
 def _copy_erase(s, victim):
     """Copy a detached victim's valid pages to their frontier, erase it, free it."""
-    P = s.prm[P_PAGES]
-    L = s.prm[P_LINES]
-    sc = s.sc
+    P = s.prm[0].pages
+    L = s.prm[0].lines
+    sc = s.sc[0]
     l2p, p2l, valid = s.l2p, s.p2l, s.valid
-    eager = s.prm[HOST_EAGER] != 0
+    eager = s.prm[0].host_eager != 0
     src = s.kind[victim]
     dst = s.copy_dest[src]
     base = victim * P
@@ -952,8 +988,8 @@ def _copy_erase(s, victim):
     moved[k:k + COPY_PREFETCH] = 0  # what the copy loop prefetches past the last page: l2p[0]
     for t in range(min(k, COPY_PREFETCH)):  # the copy loop prefetches COPY_PREFETCH pages ahead of itself
         prefetch(l2p, jk.load(moved, t))
-    dl = sc[FRONT_LINE + dst]  # the destination frontier
-    do = sc[FRONT_OFF + dst]
+    dl = sc.front_line[dst]  # the destination frontier
+    do = sc.front_off[dst]
     j = 0
     while j < k:
         if dl < 0:
@@ -974,21 +1010,21 @@ def _copy_erase(s, victim):
             _close_line(s, dl)
             dl = -1
             do = 0
-            if dst == 0 and eager and sc[FREE_COUNT] > 0:  # FEMU's write pointer takes its next line now
+            if dst == 0 and eager and sc.free_count > 0:  # FEMU's write pointer takes its next line now
                 dl = _open_line(s, 0)
-    sc[FRONT_LINE + dst] = dl
-    sc[FRONT_OFF + dst] = do
+    sc.front_line[dst] = dl
+    sc.front_off[dst] = do
     s.counters[COPY + N_KINDS * src + dst] += copies
     # erase
     bits[victim * W:(victim + 1) * W] = 0
     valid[victim] = 0
     s.status[victim] = FREE
     s.kind[victim] = -1
-    sc[N_CLOSED] -= 1
+    sc.n_closed -= 1
     s.erase_count[victim] += 1
     s.counters[ERASES] += 1
-    s.free_q[(sc[FREE_HEAD] + sc[FREE_COUNT]) % L] = victim
-    sc[FREE_COUNT] += 1
+    s.free_q[(sc.free_head + sc.free_count) % L] = victim
+    sc.free_count += 1
     return copies
 
 
@@ -1006,11 +1042,11 @@ def _bits_set_run(bits, base, lo, hi):
 
 @njit(cache=True, inline="always")
 def _log_victim(victim, sc, log_victims):
-    """Count a victim in ``sc[NLOG_V]`` and record it in ``log_victims`` while that has room."""
-    n = sc[NLOG_V]
+    """Count a victim in ``sc.nlog_v`` and record it in ``log_victims`` while that has room."""
+    n = sc.nlog_v
     if n < log_victims.shape[0]:
         log_victims[n] = victim
-    sc[NLOG_V] = n + 1
+    sc.nlog_v = n + 1
 
 
 @jk.njit_no_refcount
@@ -1018,9 +1054,9 @@ def _gc_pass(s, pick, min_invalid, log_victims):
     """One garbage collection: the victim rule's first victim, if it has at least ``min_invalid`` invalid
     pages (reserve and forced passes ask for none: a line with no invalid page is copied whole), then
     follow-up victims until the stop rule holds. Returns the pages copied, or -1 when nothing was collected."""
-    s.sc[PICK_NOTE] = 0
+    s.sc[0].pick_note = 0
     victim = pick(s, True)
-    if victim < 0 or s.prm[P_PAGES] - s.valid[victim] < min_invalid:
+    if victim < 0 or s.prm[0].pages - s.valid[victim] < min_invalid:
         return -1
     return _gc_pass_from(s, pick, victim, log_victims)
 
@@ -1029,13 +1065,13 @@ def _gc_pass(s, pick, min_invalid, log_victims):
 def _gc_pass_from(s, pick, victim, log_victims):
     """A GC pass whose first victim is chosen (and accepted): it, then follow-up victims until the stop
     rule holds. Returns the pages copied."""
-    P = s.prm[P_PAGES]
+    P = s.prm[0].pages
     s.counters[GC_PASSES] += 1
-    if s.sc[PICK_NOTE] > 0:  # the rule's fallback chose this first victim
-        s.counters[s.sc[PICK_NOTE]] += 1
-    stop = s.prm[STOP]
-    max_victims = s.prm[MAX_VICTIMS]
-    upfront = s.prm[SELECT_UPFRONT] != 0 and stop != STOP_ONE
+    if s.sc[0].pick_note > 0:  # the rule's fallback chose this first victim
+        s.counters[s.sc[0].pick_note] += 1
+    stop = s.prm[0].stop
+    max_victims = s.prm[0].max_victims
+    upfront = s.prm[0].select_upfront != 0 and stop != STOP_ONE
     sum_valid = 0
     sum_invalid = 0
     n = 0
@@ -1044,7 +1080,7 @@ def _gc_pass_from(s, pick, victim, log_victims):
         v = s.valid[victim]
         sum_valid += v
         sum_invalid += P - v
-        _log_victim(victim, s.sc, log_victims)
+        _log_victim(victim, s.sc[0], log_victims)
         s.counters[VICTIMS] += 1
         _detach(s, victim)
         if upfront:
@@ -1068,11 +1104,11 @@ def _gc_pass_from(s, pick, victim, log_victims):
 def _gc_until(s, pick, free_above, forced, log_victims):
     """GC passes while free lines <= ``free_above`` (counted as forced passes if ``forced``). Returns the
     pages copied."""
-    L = s.prm[P_LINES]
-    P = s.prm[P_PAGES]
+    L = s.prm[0].lines
+    P = s.prm[0].pages
     copies = 0
     passes = 0  # passes that took an invalid page
-    while s.sc[FREE_COUNT] <= free_above:
+    while s.sc[0].free_count <= free_above:
         victims = s.counters[VICTIMS]
         c = _gc_pass(s, pick, 0, log_victims)
         if c < 0:
@@ -1089,10 +1125,10 @@ def _gc_until(s, pick, free_above, forced, log_victims):
 
 @njit(cache=True, inline="always")
 def watch_holds(sc, now):
-    """Whether a watching rule's published answer ``sc[WATCH_LINE]`` still holds at clock ``now``: nothing
-    cleared ``sc[WATCH_OK]`` and ``now`` is under ``sc[WATCH_UNTIL]``. While it holds, the rule's pick returns
+    """Whether a watching rule's published answer ``sc.watch_line`` still holds at clock ``now``: nothing
+    cleared ``sc.watch_ok`` and ``now`` is under ``sc.watch_until``. While it holds, the rule's pick returns
     that line."""
-    return sc[WATCH_OK] != 0 and now < sc[WATCH_UNTIL]
+    return sc.watch_ok != 0 and now < sc.watch_until
 
 
 @njit(cache=True, inline="always")
@@ -1101,14 +1137,14 @@ def _background_skips(sc, stable, watching, now):
     closed line has enough invalid pages (whatever the rule chose would be refused; the random rules then
     draw nothing), or the rule refused last time and its choice cannot have changed since: nothing
     happened that could change it (a line closed or was erased, a closed line reached enough invalid
-    pages: ``sc[BG_GEN]`` is where it was at the refusal, ``sc[BG_SKIP_GEN]``), and either the rule is
-    registered with ``stable_skip`` (``stable``, from ``prm[STABLE_SKIP]``: its choice moves only with
-    those events) or it ``watches`` (``prm[WATCH]``) and its watched answer still holds at clock ``now``
+    pages: ``sc.bg_gen`` is where it was at the refusal, ``sc.bg_skip_gen``), and either the rule is
+    registered with ``stable_skip`` (``stable``, from ``prm.stable_skip``: its choice moves only with
+    those events) or it ``watches`` (``prm.watch``) and its watched answer still holds at clock ``now``
     (2R's scan was O(lines), cost-benefit's is O(valid counts), and FEMU's background rule asks after every
     write)."""
-    if sc[N_BG_OK] == 0:
+    if sc.n_bg_ok == 0:
         return True
-    if sc[BG_SKIP_GEN] != sc[BG_GEN]:
+    if sc.bg_skip_gen != sc.bg_gen:
         return False
     return stable or (watching and watch_holds(sc, now))
 
@@ -1119,14 +1155,14 @@ def _background_pass(s, pick, bg_min, victim, log_victims, log_copies, write, do
     pages (the caller has checked :func:`_background_skips`). ``victim``: the first victim if the caller
     has drawn it already (a rule registered ``samples``, see :func:`write_chunk`), else -2: ask the rule."""
     if victim == -2:
-        s.sc[PICK_NOTE] = 0
+        s.sc[0].pick_note = 0
         victim = pick(s, True)
-        if victim < 0 or s.prm[P_PAGES] - s.valid[victim] < max(1, bg_min):
+        if victim < 0 or s.prm[0].pages - s.valid[victim] < max(1, bg_min):
             s.counters[SKIPPED_BACKGROUND] += 1
-            s.sc[BG_SKIP_GEN] = s.sc[BG_GEN]
+            s.sc[0].bg_skip_gen = s.sc[0].bg_gen
             return
     else:
-        s.sc[PICK_NOTE] = 0
+        s.sc[0].pick_note = 0
     c = _gc_pass_from(s, pick, victim, log_victims)
     s.counters[BACKGROUND_PASSES] += 1
     if do_log:
@@ -1138,9 +1174,9 @@ def _host_needs_line(s, pick, k, log_victims):
     """Frontier ``k`` has no line: the reserve rule's GC, then a line (unless GC copies opened one).
     Returns the pages copied."""
     copies = 0
-    if s.sc[FREE_COUNT] <= s.prm[RESERVE]:
-        copies = _gc_until(s, pick, s.prm[RESERVE], False, log_victims)
-    if s.sc[FRONT_LINE + k] < 0:
+    if s.sc[0].free_count <= s.prm[0].reserve:
+        copies = _gc_until(s, pick, s.prm[0].reserve, False, log_victims)
+    if s.sc[0].front_line[k] < 0:
         _open_line(s, k)
     return copies
 
@@ -1153,41 +1189,41 @@ def _host_write_to(s, pick, k, lpn, clock, log_victims, eager):
     when no line was free), which invalidates the old copy first and takes the next line as soon as it
     fills. The caller has stored the host path's registers in ``sc``. Returns ``(pages GC copied, 1 if
     the page's old copy was in a cold line, 1 if this is the page's first write)``."""
-    sc = s.sc
+    sc = s.sc[0]
     h = _host_path(s)
     P, W = h.P, h.W
     copies = 0
-    if sc[FRONT_LINE + k] < 0 and not eager:
-        sc[CLOCK] = clock
+    if sc.front_line[k] < 0 and not eager:
+        sc.clock = clock
         copies = _host_needs_line(s, pick, k, log_victims)
     returned = 0
     first = 0
     old = s.l2p[lpn]
     bits = page_bits(s)
     if old >= 0:
-        returned = _old_copy_invalid(s, h, order_views(s), bits, old, sc[TICK])
-        sc[TICK] += 1
+        returned = _old_copy_invalid(s, h, order_views(s), bits, old, sc.tick)
+        sc.tick += 1
         if eager:
             s.l2p[lpn] = -1  # the old copy is invalid before GC runs below
     else:
         first = 1
-    if sc[FRONT_LINE + k] < 0:  # eager: after the invalidation, as FEMU's ssd_write
-        sc[CLOCK] = clock
+    if sc.front_line[k] < 0:  # eager: after the invalidation, as FEMU's ssd_write
+        sc.clock = clock
         copies += _host_needs_line(s, pick, k, log_victims)
-    fl = sc[FRONT_LINE + k]
-    fo = sc[FRONT_OFF + k]
+    fl = sc.front_line[k]
+    fo = sc.front_off[k]
     ppn = fl * P + fo
     s.p2l[ppn] = lpn
     s.l2p[lpn] = ppn
     bits[fl * W + (fo >> 6)] |= _bit(fo)
     s.valid[fl] += 1
     fo += 1
-    sc[FRONT_OFF + k] = fo
+    sc.front_off[k] = fo
     if fo == P:
-        sc[CLOCK] = clock + 1
+        sc.clock = clock + 1
         _close_line(s, fl)
-        sc[FRONT_LINE + k] = -1
-        sc[FRONT_OFF + k] = 0
+        sc.front_line[k] = -1
+        sc.front_off[k] = 0
         if eager:
             copies += _host_needs_line(s, pick, k, log_victims)
     return copies, returned, first
@@ -1202,35 +1238,35 @@ class HostPath(NamedTuple):
     W: int  # words per line of page_bits
     magic: int  # old // P as (old * magic) >> shift
     shift: int
-    reserve: int  # prm[RESERVE], prm[FORCED], prm[BACKGROUND], prm[BG_MIN_INVALID]
+    reserve: int  # prm.reserve, prm.forced, prm.background, prm.bg_min_invalid
     forced: int
     background: int
     bg_min: int
     bg_need: int  # invalid pages a background victim needs: max(1, bg_min)
     bg_max: int  # the valid count at which a closed line becomes a background victim (-1: no background GC)
     trigger: int  # max(forced, background): -1 under the reserve rule alone, one test per write
-    eager_buckets: bool  # prm[EAGER_BUCKETS]: the bucket lists follow every change
-    heap: bool  # prm[HEAP]: FEMU's victim heap, moved on every lost page if heap_kept
+    eager_buckets: bool  # prm.eager_buckets: the bucket lists follow every change
+    heap: bool  # prm.heap: FEMU's victim heap, moved on every lost page if heap_kept
     heap_kept: bool
-    eager_host: bool  # prm[HOST_EAGER]: FEMU's write pointer
-    stable: bool  # prm[STABLE_SKIP]
-    sample_d: int  # prm[SAMPLE_DRAWS]: > 0, sample_least_valid of this many draws; SAMPLE_CLOSED, draw_closed
-    age_on: bool  # prm[AGE_LISTS], prm[SLOTS], prm[WATCH]
+    eager_host: bool  # prm.host_eager: FEMU's write pointer
+    stable: bool  # prm.stable_skip
+    sample_d: int  # prm.sample_draws: > 0, sample_least_valid of this many draws; SAMPLE_CLOSED, draw_closed
+    age_on: bool  # prm.age_lists, prm.slots, prm.watch
     slot_on: bool
     watch_on: bool
-    limit: int  # prm[LIMIT]
+    limit: int  # prm.limit
 
 
 @njit(cache=True, inline="always")
 def _host_path(s):
     """The chunk's :class:`HostPath`."""
-    prm = s.prm
-    P, L, forced, background, bg_min = prm[P_PAGES], prm[P_LINES], prm[FORCED], prm[BACKGROUND], prm[BG_MIN_INVALID]
-    return HostPath(P, L, (P + 63) // 64, prm[DIV_MAGIC], prm[DIV_SHIFT], prm[RESERVE], forced, background, bg_min,
+    prm = s.prm[0]
+    P, L, forced, background, bg_min = prm.pages, prm.lines, prm.forced, prm.background, prm.bg_min_invalid
+    return HostPath(P, L, (P + 63) // 64, prm.div_magic, prm.div_shift, prm.reserve, forced, background, bg_min,
                     max(1, bg_min), _bg_valid_max(s) if background >= 0 else -1, max(forced, background),
-                    prm[EAGER_BUCKETS] != 0, prm[HEAP] != 0, prm[HEAP] == HEAP_KEPT, prm[HOST_EAGER] != 0,
-                    prm[STABLE_SKIP] != 0, prm[SAMPLE_DRAWS], prm[AGE_LISTS] != 0, prm[SLOTS] != 0, prm[WATCH] != 0,
-                    prm[LIMIT])
+                    prm.eager_buckets != 0, prm.heap != 0, prm.heap == HEAP_KEPT, prm.host_eager != 0,
+                    prm.stable_skip != 0, prm.sample_draws, prm.age_lists != 0, prm.slots != 0, prm.watch != 0,
+                    prm.limit)
 
 
 @njit(cache=True, inline="always")
@@ -1239,7 +1275,7 @@ def _bg_draw(s, h):
     :func:`sample_least_valid` of ``h.sample_d`` draws, or (``SAMPLE_CLOSED``) :func:`draw_closed`; -1 if
     none. Changes the rule's random stream ``rng``."""
     if h.sample_d > 0:
-        return sample_least_valid(s.cands, s.sc[N_CANDS], s.valid, s.rng, h.sample_d)
+        return sample_least_valid(s.cands, s.sc[0].n_cands, s.valid, s.rng, h.sample_d)
     return draw_closed(s.fifo, h.L, s.rng)
 
 
@@ -1247,12 +1283,12 @@ def _bg_draw(s, h):
 def _gc_at_write(s, pick, h, i, now, tick, fl, fo, log_copies, log_victims, do_log):
     """FEMU's GC around host write ``i`` at clock ``now`` (free lines are at or under ``h.trigger``): the
     background pass after write ``i - 1``, unless it is skipped (:func:`_background_skips`; or a watched answer
-    or a sampling rule's draw with too few invalid pages, which also marks the refusal in ``sc[BG_SKIP_GEN]``),
+    or a sampling rule's draw with too few invalid pages, which also marks the refusal in ``sc.bg_skip_gen``),
     then the forced passes before write ``i``. ``tick, fl, fo`` are the host path's registers: stored in ``sc``
     before any pass and read back after it (copies may fill the host's line). Returns ``(tick, fl, fo,
     skipped)``."""
-    sc = s.sc
-    bg = i > 0 and sc[FREE_COUNT] <= h.background
+    sc = s.sc[0]
+    bg = i > 0 and sc.free_count <= h.background
     bg_victim = -2
     skipped = 0
     if bg and _background_skips(sc, h.stable, h.watch_on, now):
@@ -1260,22 +1296,22 @@ def _gc_at_write(s, pick, h, i, now, tick, fl, fo, log_copies, log_victims, do_l
         bg = False
     elif bg and h.watch_on and watch_holds(sc, now):  # a watching rule's answer while its watch holds is the
         # watched line (what its pick returns): read here, without a call
-        bg_victim = sc[WATCH_LINE]
+        bg_victim = sc.watch_line
     elif bg and h.sample_d != 0:  # a sampling rule's draw, here: no call, no read of a state field
         bg_victim = _bg_draw(s, h)
     if bg and bg_victim != -2 and (bg_victim < 0 or h.P - s.valid[bg_victim] < h.bg_need):
         skipped = 1
-        sc[BG_SKIP_GEN] = sc[BG_GEN]
+        sc.bg_skip_gen = sc.bg_gen
         bg = False
-    if bg or sc[FREE_COUNT] <= h.forced:  # most writes skip both: the registers stay put
-        sc[CLOCK], sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = now, tick, fl, fo
+    if bg or sc.free_count <= h.forced:  # most writes skip both: the registers stay put
+        sc.clock, sc.tick, sc.front_line[0], sc.front_off[0] = now, tick, fl, fo
         if bg:
             _background_pass(s, pick, h.bg_min, bg_victim, log_victims, log_copies, i - 1, do_log)
-        if sc[FREE_COUNT] <= h.forced:
+        if sc.free_count <= h.forced:
             c = _gc_until(s, pick, h.forced, True, log_victims)
             if do_log:
                 log_copies[i] += c
-        tick, fl, fo = sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF]
+        tick, fl, fo = sc.tick, sc.front_line[0], sc.front_off[0]
     return tick, fl, fo, skipped
 
 
@@ -1283,17 +1319,17 @@ def _gc_at_write(s, pick, h, i, now, tick, fl, fo, log_copies, log_victims, do_l
 def _host_takes_line(s, pick, h, i, now, tick, fo, log_copies, log_victims, do_log):
     """The host frontier has no line before write ``i`` (lazy pointer): the reserve rule's GC, then the next free
     line unless GC copies opened one. Returns the registers ``(tick, fl, fo)``."""
-    sc = s.sc
-    sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = tick, -1, fo
-    if sc[FREE_COUNT] <= h.reserve:
-        sc[CLOCK] = now
+    sc = s.sc[0]
+    sc.tick, sc.front_line[0], sc.front_off[0] = tick, -1, fo
+    if sc.free_count <= h.reserve:
+        sc.clock = now
         c = _gc_until(s, pick, h.reserve, False, log_victims)
         if do_log:
             log_copies[i] += c
-    fl = sc[FRONT_LINE]  # greedy GC copies may have opened it
+    fl = sc.front_line[0]  # greedy GC copies may have opened it
     if fl < 0:
         fl = _open_line(s, 0)
-    return sc[TICK], fl, sc[FRONT_OFF]
+    return sc.tick, fl, sc.front_off[0]
 
 
 @njit(cache=True, inline="always")
@@ -1303,12 +1339,12 @@ def _ordered_lost_page(s, h, ov, ln, v):
     its slot in the slot bitsets it now belongs to (at most ``h.limit`` valid, an invalid page); and the watch,
     ended if the line could overtake the watched answer."""
     slot_of, _, age_v, age_log, _, _, watch, slot_bits, _, _ = ov
-    sc = s.sc
+    sc = s.sc[0]
     if h.age_on and age_v[ln] == v + 1:  # it was under its count until now: log it
-        if sc[N_AGE_LOG] == age_log.shape[0]:
+        if sc.n_age_log == age_log.shape[0]:
             sync_ages(s)
-        age_log[sc[N_AGE_LOG]] = ln
-        sc[N_AGE_LOG] += 1
+        age_log[sc.n_age_log] = ln
+        sc.n_age_log += 1
     if h.slot_on and (v == h.limit or v == h.P - 1):
         n0, n1, _ = _dims(2 * h.L)
         if v == h.limit:
@@ -1317,7 +1353,7 @@ def _ordered_lost_page(s, h, ov, ln, v):
         if v == h.P - 1:
             jk.bits_add(slot_bitset(slot_bits, h.L, SLOT_HAS_INVALID), n0, n1, slot_of[ln])
     if h.watch_on and s.close_time[ln] <= watch[v]:
-        sc[WATCH_OK] = 0
+        sc.watch_ok = 0
 
 
 @njit(cache=True, inline="always")
@@ -1328,7 +1364,7 @@ def _old_copy_invalid(s, h, ov, pbits, old, tick):
     FEMU's heap (``h.heap``), the background victims' tally, and for a closed line the close-ordered structures
     (:func:`_ordered_lost_page`). The hot accesses use ``jk.load``/``jk.store``: every index is in range (a
     physical page from the mapping, its line). Returns 1 if the old copy was in a cold line."""
-    sc, valid = s.sc, s.valid
+    sc, valid = s.sc[0], s.valid
     ln = (old * h.magic) >> h.shift  # old // P
     off = old - ln * h.P
     wi = ln * h.W + (off >> 6)
@@ -1340,8 +1376,8 @@ def _old_copy_invalid(s, h, ov, pbits, old, tick):
     if h.eager_buckets and closed:
         jk.list_unlink(s.buckets, ln)
         jk.list_push_back(s.buckets, h.L + v, ln)
-        if v < sc[BMIN]:
-            sc[BMIN] = v
+        if v < sc.bmin:
+            sc.bmin = v
     if v == h.P - 1:  # only a closed line holds P valid pages: its first invalid page
         _cand_add(s, ln)
     if h.heap and closed:  # FEMU's mark_page_invalid
@@ -1351,8 +1387,8 @@ def _old_copy_invalid(s, h, ov, pbits, old, tick):
         elif v == h.P - 1:
             _heap_insert(s, ln)
     if v == h.bg_max and closed:
-        sc[N_BG_OK] += 1
-        sc[BG_GEN] += 1
+        sc.n_bg_ok += 1
+        sc.bg_gen += 1
     if (h.age_on or h.slot_on or h.watch_on) and closed:
         _ordered_lost_page(s, h, ov, ln, v)
     return 1 if jk.load(s.kind, ln) == COLD else 0
@@ -1372,18 +1408,18 @@ def _place(s, pick, h, i, now, lpn, tick, fl, fo, pbits, log_copies, log_victims
     jk.store(s.valid, fl, jk.load(s.valid, fl) + 1)
     fo += 1
     if fo == h.P:
-        sc = s.sc
-        sc[CLOCK], sc[TICK] = now + 1, tick
+        sc = s.sc[0]
+        sc.clock, sc.tick = now + 1, tick
         _close_line(s, fl)
         fl = -1
         fo = 0
         if h.eager_host:
-            sc[FRONT_LINE], sc[FRONT_OFF] = fl, fo
+            sc.front_line[0], sc.front_off[0] = fl, fo
             c = _host_needs_line(s, pick, 0, log_victims)
             if do_log:
                 log_copies[i] += c
-            fl, fo = sc[FRONT_LINE], sc[FRONT_OFF]
-        tick = sc[TICK]
+            fl, fo = sc.front_line[0], sc.front_off[0]
+        tick = sc.tick
     return tick, fl, fo
 
 
@@ -1391,15 +1427,15 @@ def _place(s, pick, h, i, now, lpn, tick, fl, fo, pbits, log_copies, log_victims
 def _chunk_end(s, pick, h, n, clock0, log_copies, log_victims, do_log):
     """After the chunk's ``n`` writes (from clock ``clock0``): FEMU's background pass after the last one, then
     the clock. Returns 1 if that pass was skipped without asking the rule, else 0."""
-    sc = s.sc
+    sc = s.sc[0]
     skipped = 0
-    if n > 0 and sc[FREE_COUNT] <= h.background:
-        sc[CLOCK] = clock0 + n
+    if n > 0 and sc.free_count <= h.background:
+        sc.clock = clock0 + n
         if _background_skips(sc, h.stable, h.watch_on, clock0 + n):
             skipped = 1
         else:
             _background_pass(s, pick, h.bg_min, -2, log_victims, log_copies, n - 1, do_log)
-    sc[CLOCK] = clock0 + n
+    sc.clock = clock0 + n
     return skipped
 
 
@@ -1416,31 +1452,31 @@ def _host_writes(lpns, s, pick, log_copies, log_victims, kinds):
     background passes to the counters."""
     n = lpns.shape[0]
     h = _host_path(s)
-    sc, l2p = s.sc, s.l2p
+    sc, l2p = s.sc[0], s.l2p
     pbits, ov = page_bits(s), order_views(s)
     do_log = log_copies.shape[0] == n
     tagged = kinds.shape[0] == n
     if do_log:
         log_copies[:] = 0  # GC adds to a write's slot
-    clock0 = sc[CLOCK]
+    clock0 = sc.clock
     skipped = returned = first = 0
-    tick, fl, fo = sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF]
+    tick, fl, fo = sc.tick, sc.front_line[0], sc.front_off[0]
     for i in range(n):
         if i + PREFETCH < n:
             prefetch(l2p, jk.load(lpns, i + PREFETCH))
-        if sc[FREE_COUNT] <= h.trigger:
+        if sc.free_count <= h.trigger:
             tick, fl, fo, sk = _gc_at_write(s, pick, h, i, clock0 + i, tick, fl, fo, log_copies, log_victims, do_log)
             skipped += sk
         if (tagged and kinds[i] != 0) or (fl < 0 and h.eager_host):  # a tagged write to another frontier, or
             # FEMU's write pointer found no line (GC copies filled the host's when none was free)
-            sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = tick, fl, fo
+            sc.tick, sc.front_line[0], sc.front_off[0] = tick, fl, fo
             k = kinds[i] if tagged else 0
             c, r, f1 = _host_write_to(s, pick, k, lpns[i], clock0 + i, log_victims, h.eager_host and k == 0)
             if do_log:
                 log_copies[i] += c
             returned += r
             first += f1
-            tick, fl, fo = sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF]
+            tick, fl, fo = sc.tick, sc.front_line[0], sc.front_off[0]
             continue
         if fl < 0:
             tick, fl, fo = _host_takes_line(s, pick, h, i, clock0 + i, tick, fo, log_copies, log_victims, do_log)
@@ -1452,7 +1488,7 @@ def _host_writes(lpns, s, pick, log_copies, log_victims, kinds):
         else:
             first += 1
         tick, fl, fo = _place(s, pick, h, i, clock0 + i, lpn, tick, fl, fo, pbits, log_copies, log_victims, do_log)
-    sc[TICK], sc[FRONT_LINE], sc[FRONT_OFF] = tick, fl, fo
+    sc.tick, sc.front_line[0], sc.front_off[0] = tick, fl, fo
     skipped += _chunk_end(s, pick, h, n, clock0, log_copies, log_victims, do_log)
     s.counters[HOST] += n
     s.counters[RETURNED] += returned
@@ -1478,7 +1514,7 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
         reserve passes before it and a background pass after it (that pass runs at the top of the next
         iteration, or after the loop for the last write, which is the same moment). Otherwise unused.
     log_victims : int32 array
-        Receives the victims, in order, while it has room; ``sc[NLOG_V]`` counts them all.
+        Receives the victims, in order, while it has room; ``sc.nlog_v`` counts them all.
     kinds : int8 array
         If it has one slot per write, write ``i`` goes to frontier ``kinds[i]`` (0 = the host frontier,
         as without it; 1 or 2 = that frontier, with the reserve rule applied when it needs a line): a
@@ -1488,7 +1524,7 @@ def write_chunk(lpns, s, pick, log_copies, log_victims, kinds):
     to date (the bucket lists, :func:`rebuild_buckets`, unless kept eagerly; the age rows, :func:`sync_ages`).
     """
     _host_writes(lpns, s, pick, log_copies, log_victims, kinds)
-    if s.prm[EAGER_BUCKETS] == 0:
+    if s.prm[0].eager_buckets == 0:
         rebuild_buckets(s)
-    if s.prm[AGE_LISTS]:
+    if s.prm[0].age_lists:
         sync_ages(s)

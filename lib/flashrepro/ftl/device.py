@@ -294,19 +294,19 @@ class FTL:
                              f"that leaves {room} pages")
         rule = get_victim_rule(p.victim)
         self._pick = rule.pick
-        prm = np.zeros(K.N_PRM, np.int64)
-        prm[K.P_PAGES], prm[K.P_LINES] = g.pages_per_line, g.n_lines
-        prm[K.STOP] = STOP_RULES[p.stop]
-        prm[K.MAX_VICTIMS] = p.max_victims
-        prm[K.RESERVE], prm[K.FORCED], prm[K.BACKGROUND], prm[K.BG_MIN_INVALID] = reserve, forced, background, \
+        prm = K.new_record(K.PRM_DTYPE)[0]
+        prm.pages, prm.lines = g.pages_per_line, g.n_lines
+        prm.stop = STOP_RULES[p.stop]
+        prm.max_victims = p.max_victims
+        prm.reserve, prm.forced, prm.background, prm.bg_min_invalid = reserve, forced, background, \
             min_invalid
-        prm[K.SELECT_UPFRONT] = p.select == "upfront"
-        prm[K.HOST_EAGER] = t.host_line == "eager"
+        prm.select_upfront = p.select == "upfront"
+        prm.host_eager = t.host_line == "eager"
         rule.fill_prm(prm, p.rule_params(), g)
         self.state = K.new_state(g.pages_per_line, g.n_lines, g.logical_pages, prm, p.copy_dest, p.seed)
         if t.host_line == "eager":  # FEMU's ssd_init_write_pointer: the host's line is taken from the start
             K._open_line(self.state, 0)
-        self.prm = self.state.prm
+        self.prm = self.state.prm[0]
         self._no_log = np.zeros(0, np.int32)
         self._no_kinds = np.zeros(0, np.int8)
 
@@ -349,7 +349,7 @@ class FTL:
         """Zero the counters and erase counts (after a preconditioning fill, say); the state stays."""
         self.state.counters[:] = 0
         self.state.erase_count[:] = 0
-        self.state.sc[K.NLOG_V] = 0
+        self.state.sc[0].nlog_v = 0
 
     def waf(self) -> float:
         c = self.state.counters
@@ -373,8 +373,8 @@ class FTL:
         assert np.array_equal(per_line, s.valid), "valid counts disagree with the mapping"
         st = s.status
         closed = np.flatnonzero(st == K.CLOSED)
-        assert s.sc[K.FREE_COUNT] == np.count_nonzero(st == K.FREE), "free count"
-        assert s.sc[K.N_CLOSED] == len(closed), "closed count"
+        assert s.sc[0].free_count == np.count_nonzero(st == K.FREE), "free count"
+        assert s.sc[0].n_closed == len(closed), "closed count"
         assert np.all(s.valid[st == K.FREE] == 0), "a free line holds valid pages"
         fifo = jk.list_back_to_front(s.fifo, L, len(closed))[::-1]
         assert np.array_equal(fifo, closed[np.argsort(s.close_seq[closed])]), "FIFO is not the close order"
@@ -387,24 +387,24 @@ class FTL:
                 in_bucket[x], last = True, s.entered[x]
                 x = jk.list_next(s.buckets, x)
         assert np.array_equal(np.flatnonzero(in_bucket), closed), "buckets hold other lines than the closed ones"
-        n = int(s.sc[K.N_CANDS])
+        n = int(s.sc[0].n_cands)
         cands = s.cands[:n]
         want = closed[s.valid[closed] < P]
         assert np.array_equal(np.sort(cands), want), "candidates are not the closed lines with an invalid page"
         assert np.array_equal(s.cand_pos[cands], np.arange(n)), "candidate positions"
         assert np.count_nonzero(s.cand_pos >= 0) == n, "stale candidate positions"
-        assert s.sc[K.BMIN] <= (s.valid[want].min() if n else P), "BMIN above the least-valid candidate"
-        if s.prm[K.HEAP]:
-            h = int(s.sc[K.HEAP_SIZE])
+        assert s.sc[0].bmin <= (s.valid[want].min() if n else P), "BMIN above the least-valid candidate"
+        if s.prm[0].heap:
+            h = int(s.sc[0].heap_size)
             heap = s.heap[1:h + 1]
             assert np.array_equal(np.sort(heap), want), "the victim heap holds other lines than the candidates"
             assert np.array_equal(s.hpos[heap], np.arange(1, h + 1)), "heap positions"
             assert np.count_nonzero(s.hpos) == h, "stale heap positions"
-            if s.prm[K.HEAP] == K.HEAP_KEPT:
+            if s.prm[0].heap == K.HEAP_KEPT:
                 assert np.all(s.valid[heap[1:]] >= s.valid[heap[np.arange(2, h + 1) // 2 - 1]]), "heap order"
-        if s.prm[K.AGE_LISTS]:
+        if s.prm[0].age_lists:
             self._check_age_lists(closed)
-        if s.prm[K.SLOTS]:
+        if s.prm[0].slots:
             self._check_slots(closed)
 
     def _check_age_lists(self, closed) -> None:
@@ -413,7 +413,7 @@ class FTL:
         rows' bits."""
         s, P, L = self.state, self.geometry.pages_per_line, self.geometry.n_lines
         o = K.unpack_order(s)
-        assert s.sc[K.N_AGE_LOG] == 0, "age rows not synced at the end of a chunk"
+        assert s.sc[0].n_age_log == 0, "age rows not synced at the end of a chunk"
         assert np.array_equal(o["age_v"][closed], s.valid[closed]), "a closed line under another count"
         assert np.count_nonzero(o["age_v"] >= 0) == len(closed), "age_v of a line not closed"
         n0 = (2 * L + 63) // 64
@@ -431,7 +431,7 @@ class FTL:
         levels mark exactly its non-empty words."""
         s, P, L = self.state, self.geometry.pages_per_line, self.geometry.n_lines
         o = K.unpack_order(s)
-        n = int(s.sc[K.N_SLOTS])
+        n = int(s.sc[0].n_slots)
         by_close = closed[np.argsort(s.close_seq[closed])]
         slots = o["slot_of"][by_close]
         assert np.all(np.diff(slots) > 0) and (len(slots) == 0 or (slots[0] >= 0 and slots[-1] < n)), "slot order"
@@ -441,7 +441,7 @@ class FTL:
         seq = o["slot_seq"]
         assert np.array_equal(seq[slots], s.close_seq[by_close]) and np.all(np.diff(seq[:n]) > 0), "slot_seq"
         v, cold = s.valid[by_close], s.kind[by_close] == K.COLD
-        limit = s.prm[K.LIMIT]
+        limit = s.prm[0].limit
         want = {K.SLOT_UNDER: slots[(v <= limit) & ~cold], K.SLOT_UNDER_COLD: slots[(v <= limit) & cold],
                 K.SLOT_HAS_INVALID: slots[v < P]}
         n0 = (2 * L + 63) // 64

@@ -63,10 +63,10 @@ class VictimRule:
     """A registered rule.
 
     ``pick`` is the compiled function. ``params`` are its settings (:class:`Param`), and ``configure(params,
-    geometry, prm)`` writes them into the kernel's parameter vector: ``params`` a namespace of the rule's
+    geometry, prm)`` writes them into the kernel's parameters: ``params`` a namespace of the rule's
     settings by name (defaults filled in), ``geometry`` the device's
-    :class:`~flashrepro.ftl.Geometry`, ``prm`` the int64 vector, where it may write its own block
-    ``prm[K.RULE_PRM:K.RULE_PRM + K.N_RULE_PRM]`` and the mechanism slots of ``K.RULE_SETTABLE``.
+    :class:`~flashrepro.ftl.Geometry`, ``prm`` the parameter record (``K.PRM_DTYPE``), where it may write its
+    own block ``prm.rule`` (slots numbered from 0 in the rule's file) and the fields of ``K.RULE_SETTABLE``.
     ``draws`` says it draws from the seeded stream ``state.rng`` (so ``Policy.seed`` is one of its settings).
 
     What it asks of the mechanism: ``reads_buckets`` asks it to move lines between the valid-count buckets on
@@ -77,13 +77,13 @@ class VictimRule:
     settings); ``reads_heap`` asks it to keep FEMU's victim heap (``state.heap``, see :mod:`.._kernel`): 0 =
     no, ``HEAP_KEPT`` or ``HEAP_STALE`` (the kernel's constants). ``samples`` says the rule's first victim
     is :func:`~.._kernel.sample_least_valid` of one draw (``configure`` may set more in
-    ``prm[K.SAMPLE_DRAWS]``, or ``K.SAMPLE_CLOSED``: :func:`~.._kernel.draw_closed`, random-all's draw), so the
+    ``prm.sample_draws``, or ``K.SAMPLE_CLOSED``: :func:`~.._kernel.draw_closed`, random-all's draw), so the
     mechanism's background probe draws it without calling the rule.
     ``reads_ages`` and ``reads_slots`` ask the mechanism to keep the close-ordered structures
     (``state.ages``, ``state.slot_*``, see :mod:`.._kernel`); ``watches`` says the rule publishes a watched
-    answer (``sc[WATCH_*]``, ``state.watch``) that the mechanism ends when a line could overtake it: while
-    the watch holds (``sc[WATCH_OK]`` set and the clock under ``sc[WATCH_UNTIL]``) the rule's ``pick``
-    returns ``sc[WATCH_LINE]``, so the mechanism's background probe reads that line instead of calling the
+    answer (``sc.watch_*``, ``state.watch``) that the mechanism ends when a line could overtake it: while
+    the watch holds (``sc.watch_ok`` set and the clock under ``sc.watch_until``) the rule's ``pick``
+    returns ``sc.watch_line``, so the mechanism's background probe reads that line instead of calling the
     rule, and skips the probe while nothing has changed since it was refused."""
 
     name: str
@@ -105,28 +105,27 @@ class VictimRule:
         """The Policy settings the rule reads: its own, then ``seed`` if it draws."""
         return tuple(p.name for p in self.params) + (("seed",) if self.draws else ())
 
-    def fill_prm(self, prm: np.ndarray, values: dict, geometry) -> None:
+    def fill_prm(self, prm: np.record, values: dict, geometry) -> None:
         """Write into ``prm`` what the mechanism keeps for this rule, then let ``configure`` write the rule's
         settings ``values`` (every one of its settings by name); raises if it wrote a slot it may not."""
-        prm[K.EAGER_BUCKETS] = self.reads_buckets
-        prm[K.HEAP] = self.reads_heap
+        prm.eager_buckets = self.reads_buckets
+        prm.heap = self.reads_heap
         # the age rows are bitsets over the slots: a rule that reads them has the slots kept too
-        prm[K.AGE_LISTS], prm[K.SLOTS], prm[K.WATCH] = self.reads_ages, self.reads_slots or self.reads_ages, \
+        prm.age_lists, prm.slots, prm.watch = self.reads_ages, self.reads_slots or self.reads_ages, \
             self.watches
-        prm[K.STABLE_SKIP] = self.stable_skip
-        prm[K.SAMPLE_DRAWS] = self.samples
-        prm[K.LIMIT] = -1
-        prm[K.CURSOR_RESUME] = 0
+        prm.stable_skip = self.stable_skip
+        prm.sample_draws = self.samples
+        prm.limit = -1
+        prm.cursor_resume = 0
         if self.configure is None:
             return
-        before = prm.copy()
+        before = {f: np.copy(prm[f]) for f in K.PRM_DTYPE.names}
         self.configure(types.SimpleNamespace(**values), geometry, prm)
-        allowed = set(K.RULE_SETTABLE) | set(range(K.RULE_PRM, K.RULE_PRM + K.N_RULE_PRM))
-        wrong = sorted(set(np.flatnonzero(before != prm).tolist()) - allowed)
+        wrong = [f for f in K.PRM_DTYPE.names
+                 if f not in K.RULE_SETTABLE and f != "rule" and np.any(before[f] != prm[f])]
         if wrong:
-            raise RuntimeError(f"victim rule {self.name!r}: configure wrote prm{wrong}, outside its block "
-                               f"prm[{K.RULE_PRM}:{K.RULE_PRM + K.N_RULE_PRM}] and the slots it may set "
-                               f"{list(K.RULE_SETTABLE)}")
+            raise RuntimeError(f"victim rule {self.name!r}: configure wrote prm.{', prm.'.join(wrong)}, outside its "
+                               f"block prm.rule and the fields it may set {list(K.RULE_SETTABLE)}")
 
 
 VICTIM_RULES: dict[str, VictimRule] = {}

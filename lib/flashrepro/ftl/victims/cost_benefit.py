@@ -7,7 +7,7 @@ maximise ``age * (1 - u) / (2u)``, u the fraction of valid pages. With u = v / P
 ``age * (P - v) / (2 v)``, compared exactly by cross-multiplying in int64 (exact while
 ``age * P * P < 2**63``). A line with no valid page has an infinite ratio and always wins.
 
-Age is *logical*: host writes since the line closed (``sc[CLOCK] - close_time``), not FEMU's wall-clock
+Age is *logical*: host writes since the line closed (``sc.clock - close_time``), not FEMU's wall-clock
 nanoseconds, so runs are deterministic and independent of the simulator's speed.
 
 Ties, among empty lines too, go to the earliest-closed line (FEMU scans its whole victim heap per pick).
@@ -87,17 +87,17 @@ def _thresholds(watch, odds, P, vb, cb, lo, hi, tau):
 @njit(cache=True, inline="always")
 def _choose(s, now):
     """The best line from the earliest-closed line of each valid count, and its watch."""
-    P = s.prm[K.P_PAGES]
-    sc, close_time, close_seq = s.sc, s.close_time, s.close_seq
+    P = s.prm[0].pages
+    sc, close_time, close_seq = s.sc[0], s.close_time, s.close_seq
     slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = K.order_views(s)
-    sc[K.WATCH_OK] = 0
+    sc.watch_ok = 0
     K.sync_ages(s)
     q = age_head[0]
     if q >= 0:  # an empty line: an infinite ratio; the earliest-closed one wins until an earlier one empties
         b = slot_line[q]
         watch[:] = K.NO_WATCH
         watch[0] = close_time[b]
-        sc[K.WATCH_LINE], sc[K.WATCH_UNTIL], sc[K.WATCH_OK] = b, K.ALWAYS, 1
+        sc.watch_line, sc.watch_until, sc.watch_ok = b, K.ALWAYS, 1
         return b
     best = -1
     best_age = 0
@@ -105,8 +105,8 @@ def _choose(s, now):
     best_val = 1
     # no line is older than the oldest closed line (the FIFO's front), and (P - v) / v falls as v grows: once
     # that age at count v scores strictly under the best so far, no row from v on can reach it
-    oldest = jk.list_front(s.fifo, s.prm[K.P_LINES])
-    max_age = now - close_time[oldest] if oldest < s.prm[K.P_LINES] else 0
+    oldest = jk.list_front(s.fifo, s.prm[0].lines)
+    max_age = now - close_time[oldest] if oldest < s.prm[0].lines else 0
     # the non-empty rows from 1 up, by the bits of age_bits (K.age_next, written out)
     done = False
     for wi in range(age_bits.shape[0]):
@@ -126,7 +126,7 @@ def _choose(s, now):
                 best, best_age, best_inv, best_val = h, age, inv, v
         if done:
             break
-    if best < 0 or s.prm[K.BACKGROUND] < 0:  # no background pass asks between two passes: no watch
+    if best < 0 or s.prm[0].background < 0:  # no background pass asks between two passes: no watch
         return best
     vb, cb, seqb = best_val, close_time[best], close_seq[best]
     until = now + HORIZON * P
@@ -160,16 +160,16 @@ def _choose(s, now):
     odds = K.count_odds(s)
     _thresholds(watch, odds, P, vb, cb, 1, vb, until - 1)
     _thresholds(watch, odds, P, vb, cb, vb, P, now)
-    sc[K.WATCH_LINE], sc[K.WATCH_UNTIL], sc[K.WATCH_OK] = best, until, 1
+    sc.watch_line, sc.watch_until, sc.watch_ok = best, until, 1
     return best
 
 
 @jk.njit_no_refcount(K.VICTIM_SIG)
 def pick(s, first):
-    sc = s.sc
-    if K.watch_holds(sc, sc[K.CLOCK]):
-        return sc[K.WATCH_LINE]
-    return _choose(s, sc[K.CLOCK])
+    sc = s.sc[0]
+    if K.watch_holds(sc, sc.clock):
+        return sc.watch_line
+    return _choose(s, sc.clock)
 
 
 register("cost-benefit", pick, "largest age * (1 - u) / (2u) (LFS); age = host writes since the line closed",

@@ -3,15 +3,15 @@
 Its settings (:data:`PARAMS`, Policy keywords) are ``threshold``, ``strict_threshold``, ``recent_fraction``,
 ``fallback`` and ``cursor``; :func:`configure` turns them into the kernel's parameters.
 
-Closed lines are visited in close order. The ``prm[RECENT]`` most recently closed are never victims;
+Closed lines are visited in close order. The ``prm.rule[RECENT]`` most recently closed are never victims;
 the others form the *eligible prefix* of the FIFO. A scan starts at the cursor (the line after the
 previous victim; the head when that victim was the newest closed line, or with ``cursor="resume"``
 the first line closed after it), visits the eligible prefix cyclically once, and takes the first line with
-at most ``prm[K.LIMIT]`` valid pages (``threshold`` x pages per line, rounded down; strictly under it
+at most ``prm.limit`` valid pages (``threshold`` x pages per line, rounded down; strictly under it
 with ``strict_threshold``, 2R++'s "lower than").
 
 * First victim of a pass: the first eligible line under the limit. The paper gives no rule for when
-  there is none (section 3); ``prm[FALLBACK]`` (``fallback``) names the assumption:
+  there is none (section 3); ``prm.rule[FALLBACK]`` (``fallback``) names the assumption:
 
   - ``"least-valid"`` (0): the least-valid eligible line (first in scan order among ties), a *fallback*;
   - ``"fifo"`` (1): the first eligible line from the cursor with an invalid page (pure FIFO), a *fallback*;
@@ -20,15 +20,15 @@ with ``strict_threshold``, 2R++'s "lower than").
 
   If the rule finds nothing with an invalid page (every eligible line full, or none eligible), the
   least-valid closed line of all is taken, a *global fallback*. The kernel counts a fallback only when
-  the pass takes the victim (``sc[PICK_NOTE]``). The victim's region (normal = kinds 0 and 1, cold = 2)
-  is kept in ``sc[REGION]``.
+  the pass takes the victim (``sc.pick_note``). The victim's region (normal = kinds 0 and 1, cold = 2)
+  is kept in ``sc.region``.
 * Follow-up victims: the same scan from the cursor, restricted to the first victim's region, with no
   fallback (-1 ends the pass).
 
 Every scan above is a query, not a walk (``reads_slots``): the mechanism gives each closed line a *slot*,
-increasing in close order, and keeps bitsets of the slots of lines at most ``prm[K.LIMIT]`` valid (one per
+increasing in close order, and keeps bitsets of the slots of lines at most ``prm.limit`` valid (one per
 region) and of lines with an invalid page; the eligible prefix is the slots up to the last line closed at
-least ``prm[RECENT]`` closes ago (a binary search), and the first line of a bitset in cyclic order from the
+least ``prm.rule[RECENT]`` closes ago (a binary search), and the first line of a bitset in cyclic order from the
 cursor's slot is a search of its words. The least-valid lines (the fallbacks) are two vectorized passes over
 the lines' valid counts and slots (:func:`_least_valid_slot`): the fewest valid pages among the eligible
 lines, then of those the first slot from the cursor. (The mechanism's age rows, ``reads_ages``, answer the
@@ -43,7 +43,7 @@ from ... import jitkit as jk
 from .. import _kernel as K
 from ._registry import Param, between, one_of, register
 
-RECENT, FALLBACK = K.RULE_PRM, K.RULE_PRM + 1  # this rule's slots of prm: the recent window, the fallback's code
+RECENT, FALLBACK = 0, 1  # this rule's slots of prm.rule: the recent window, the fallback's code
 FALLBACKS = {"least-valid": 0, "fifo": 1, "global": 2}  # the fallback's code by name
 CURSORS = ("wrap", "resume")
 
@@ -81,11 +81,11 @@ def configure(params, geometry, prm) -> None:
     fallback's code and the cursor's rule. The pure-FIFO fallback is not ``stable_skip``: a line the scan
     passed over can drop under the threshold without reaching the background threshold first, and become
     the choice."""
-    prm[K.LIMIT] = threshold_pages(params, geometry.pages_per_line)
-    prm[RECENT] = int(np.floor(params.recent_fraction * geometry.n_lines + 1e-9))
-    prm[FALLBACK] = FALLBACKS[params.fallback]
-    prm[K.CURSOR_RESUME] = params.cursor == "resume"
-    prm[K.STABLE_SKIP] = params.fallback != "fifo"
+    prm.limit = threshold_pages(params, geometry.pages_per_line)
+    prm.rule[RECENT] = int(np.floor(params.recent_fraction * geometry.n_lines + 1e-9))
+    prm.rule[FALLBACK] = FALLBACKS[params.fallback]
+    prm.cursor_resume = params.cursor == "resume"
+    prm.stable_skip = params.fallback != "fifo"
 
 
 @njit(cache=True, inline="always")
@@ -105,13 +105,13 @@ def _scan(s, region, first, fallback):
     """The first eligible line under the limit in scan order (in ``region`` unless ``first``); else, for a
     first victim, the fallback's line as ``-2 - line`` (``fallback``: 0 = the least-valid eligible line, the
     first in scan order among ties; 1 = the first eligible line with an invalid page; 2 = none); else -1."""
-    L = s.prm[K.P_LINES]
+    L = s.prm[0].lines
     slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = K.order_views(s)
-    cutoff = s.sc[K.SEQ] - s.prm[RECENT]
-    last = K.slot_last_closed_by(slot_seq, s.sc[K.N_SLOTS], cutoff)
+    cutoff = s.sc[0].seq - s.prm[0].rule[RECENT]
+    last = K.slot_last_closed_by(slot_seq, s.sc[0].n_slots, cutoff)
     if last < 0:
         return -1  # nothing eligible
-    cursor = s.sc[K.CURSOR]
+    cursor = s.sc[0].cursor
     if cursor < 0 or cursor == L or s.close_seq[cursor] > cutoff:  # none, pending, or recent: from the head
         start = 0
     else:
@@ -132,7 +132,7 @@ def _scan(s, region, first, fallback):
         return -1
     # the least-valid eligible line with an invalid page, the first from the cursor among ties (if only full
     # lines are eligible the global fallback decides, as it would after taking one)
-    q = _least_valid_slot(s.valid, slot_of, s.prm[K.P_PAGES], L, start, last)
+    q = _least_valid_slot(s.valid, slot_of, s.prm[0].pages, L, start, last)
     return -1 if q < 0 else -2 - slot_line[q]
 
 
@@ -165,29 +165,29 @@ def _least_valid_closed(s):
     """The least-valid closed line with an invalid page, the earliest-closed among ties (-1 if every closed
     line is full: a full line would be refused)."""
     slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = K.order_views(s)
-    L = s.prm[K.P_LINES]
-    q = _least_valid_slot(s.valid, slot_of, s.prm[K.P_PAGES], L, 0, 2 * L - 1)
+    L = s.prm[0].lines
+    q = _least_valid_slot(s.valid, slot_of, s.prm[0].pages, L, 0, 2 * L - 1)
     return -1 if q < 0 else slot_line[q]
 
 
 @jk.njit_no_refcount(K.VICTIM_SIG)
 def pick(s, first):
     if not first:
-        return _scan(s, s.sc[K.REGION], False, 2)
-    P = s.prm[K.P_PAGES]
-    mode = s.prm[FALLBACK]
+        return _scan(s, s.sc[0].region, False, 2)
+    P = s.prm[0].pages
+    mode = s.prm[0].rule[FALLBACK]
     found = _scan(s, 0, True, mode)
     if found < -1:
         victim = -2 - found
-        s.sc[K.PICK_NOTE] = K.FALLBACKS
+        s.sc[0].pick_note = K.FALLBACKS
     else:
         victim = found
     if victim < 0 or s.valid[victim] == P:
         victim = _least_valid_closed(s)
-        s.sc[K.PICK_NOTE] = K.GLOBAL_FALLBACKS
+        s.sc[0].pick_note = K.GLOBAL_FALLBACKS
         if victim < 0 or s.valid[victim] == P:
             return -1
-    s.sc[K.REGION] = 1 if s.kind[victim] == K.COLD else 0
+    s.sc[0].region = 1 if s.kind[victim] == K.COLD else 0
     return victim
 
 

@@ -1,7 +1,7 @@
 """``greedy``: the candidate with the fewest valid pages (FEMU's default, ``select_victim_line``).
 
 Ties go to the line that reached that valid count first: the front of the lowest non-empty valid-count
-bucket, found from the lower bound ``sc[BMIN]`` (O(1) amortised: the bound only drops when a line's
+bucket, found from the lower bound ``sc.bmin`` (O(1) amortised: the bound only drops when a line's
 count drops). Fully valid lines are no candidates, so with only those it returns -1. It reads the
 buckets at every GC pass, so it registers ``reads_buckets=True`` and the mechanism keeps the lists
 current on every host write.
@@ -15,12 +15,12 @@ from ._registry import register
 
 @jk.njit_no_refcount(K.VICTIM_SIG)
 def pick(s, first):
-    L = s.prm[K.P_LINES]
-    P = s.prm[K.P_PAGES]
-    b = s.sc[K.BMIN]
+    L = s.prm[0].lines
+    P = s.prm[0].pages
+    b = s.sc[0].bmin
     while b < P and jk.list_front(s.buckets, L + b) == L + b:
         b += 1
-    s.sc[K.BMIN] = b
+    s.sc[0].bmin = b
     if b >= P:
         return -1
     return jk.list_front(s.buckets, L + b)

@@ -30,7 +30,7 @@ from ._registry import register
 
 @jk.njit_no_refcount(K.VICTIM_SIG)
 def pick(s, first):
-    if s.sc[K.HEAP_SIZE] == 0:
+    if s.sc[0].heap_size == 0:
         return -1
     return s.heap[1]
 

@@ -33,12 +33,12 @@ TAKES_FULL_FIRST = bool(K.FULL_FIRST_VICTIMS)
 
 @jk.njit_no_refcount(K.VICTIM_SIG)
 def pick(s, first):
-    L = s.prm[K.P_LINES]
-    P = s.prm[K.P_PAGES]
+    L = s.prm[0].lines
+    P = s.prm[0].pages
     if jk.list_front(s.fifo, L) == L:  # no closed line left to take
         return -1
     need_invalid = first and not TAKES_FULL_FIRST
-    if need_invalid and s.sc[K.N_CANDS] == 0:  # only lines with no invalid page: none the kernel would take
+    if need_invalid and s.sc[0].n_cands == 0:  # only lines with no invalid page: none the kernel would take
         return -1
     if not need_invalid:
         return K.draw_closed(s.fifo, L, s.rng)
@@ -52,7 +52,7 @@ def configure(params, geometry, prm) -> None:
     """The mechanism's background probe draws the first victim itself (:func:`~.._kernel.draw_closed`, as
     ``pick`` does) instead of calling the rule after every host write under FEMU's trigger."""
     if TAKES_FULL_FIRST:  # a background pass's first victim is then the plain draw_closed
-        prm[K.SAMPLE_DRAWS] = K.SAMPLE_CLOSED
+        prm.sample_draws = K.SAMPLE_CLOSED
 
 
 register("random-all", pick, "any closed line, uniformly at random, with an invalid page or not (the textbook rule; "

@@ -16,7 +16,7 @@ from ._registry import register
 
 @jk.njit_no_refcount(K.VICTIM_SIG)
 def pick(s, first):
-    return K.sample_least_valid(s.cands, s.sc[K.N_CANDS], s.valid, s.rng, 1)
+    return K.sample_least_valid(s.cands, s.sc[0].n_cands, s.valid, s.rng, 1)
 
 
 register("random", pick, "a line with an invalid page, uniformly at random (seeded splitmix64)", draws=True,

@@ -125,7 +125,7 @@ class DNVState(typing.NamedTuple):
     ublock: np.ndarray  # int32 per unit: its flash block (dense)
     bstart: np.ndarray  # int32 per block + 1: the block's first unit (units are in page order)
     inbuf: np.ndarray  # uint64 words, one bit per unit: in the buffer (where >= 0); padding visits only these
-    sc: np.ndarray  # int64 scalars (hybrid.DHAND, ...)
+    sc: np.recarray  # the scalars, hybrid.new_scalars (hybrid.SCALARS, then SCALARS), read as sc[0]
 
 
 CLEAN_DROPS, BLOCK_EVICTIONS, PADDED_NVM, PADDED_DRAM = range(H.N_HYBRID, H.N_HYBRID + 4)
@@ -137,8 +137,10 @@ COUNTERS = C.BASE + H.TIER_COUNTERS + (
 )
 PAD_NONE, PAD_NVM, PAD_BUFFER, PAD_BUFFER_EVICT = 0, 1, 2, 3
 PAD_CODES = {"none": PAD_NONE, "nvm": PAD_NVM, "buffer": PAD_BUFFER, "buffer_evict": PAD_BUFFER_EVICT}
-PAD_PAGES = 8  # sc slot after hybrid's: pages of a block one eviction may write (0 without padding)
-DFREE = 9  # sc slot: DRAM frames freed by padding="buffer_evict" (on the dfree stack)
+SCALARS = [  # the state's scalars after hybrid.SCALARS
+    ("pad_pages", np.int64),  # pages of a block one eviction may write (0 without padding)
+    ("n_dfree", np.int64),  # DRAM frames freed by padding="buffer_evict" (on the dfree stack)
+]
 
 
 class DNVRules(typing.NamedTuple):
@@ -170,25 +172,27 @@ class DNVRules(typing.NamedTuple):
 # compiled without reference counting and take the arrays they change as arguments, never the state tuple
 # (Numba's dead-code elimination drops stores to arrays unpacked from a tuple that it deems unused).
 @jk.njit_no_refcount
-def _lowest_freed(dfree, sc):
+def _lowest_freed(dfree, scs):
     """padding="buffer_evict": take the lowest of the DRAM frames padding freed (DRAM's fill order) off the
-    ``dfree`` stack (``sc[DFREE]`` long). Returns it."""
+    ``dfree`` stack (``sc.n_dfree`` long). Returns it."""
+    sc = scs[0]
     k = 0
-    for j in range(1, sc[DFREE]):
+    for j in range(1, sc.n_dfree):
         if dfree[j] < dfree[k]:
             k = j
     g = dfree[k]
-    sc[DFREE] -= 1
-    dfree[k] = dfree[sc[DFREE]]
+    sc.n_dfree -= 1
+    dfree[k] = dfree[sc.n_dfree]
     return g
 
 
 @jk.njit_no_refcount
-def _dram_hand(where, funit, ref, sc):
+def _dram_hand(where, funit, ref, scs):
     """The DRAM clock's victim when DRAM is full: the first unreferenced page from the hand on, the bits it
-    passes cleared. Changes ``ref`` of the frames passed and the hand (``sc[DHAND]``). Returns the frame."""
-    D = sc[H.DCAP]
-    h = sc[H.DHAND]
+    passes cleared. Changes ``ref`` of the frames passed and the hand (``sc.dhand``). Returns the frame."""
+    sc = scs[0]
+    D = sc.dcap
+    h = sc.dhand
     while ref[h]:
         ref[h] = 0
         h += 1
@@ -198,7 +202,7 @@ def _dram_hand(where, funit, ref, sc):
     h += 1
     if h == D:
         h = 0
-    sc[H.DHAND] = h
+    sc.dhand = h
     # the next DRAM victim is likely the page under the hand: its entry in where, which it will update, fetched
     # now (with the NVM one in _nvm_hand, 1.2x at 1% capacity, measured)
     jk.prefetch(where, max(funit[h], 0))
@@ -206,11 +210,12 @@ def _dram_hand(where, funit, ref, sc):
 
 
 @jk.njit_no_refcount
-def _nvm_hand(where, funit, ref, ublock, sc):
+def _nvm_hand(where, funit, ref, ublock, scs):
     """The NVM clock's victim when NVM is full: the first unreferenced page from the hand on, the bits it passes
-    cleared. Changes ``ref`` of the frames passed and the hand (``sc[NHAND]``). Returns the frame."""
-    D, N = sc[H.DCAP], sc[H.NCAP]
-    h = sc[H.NHAND]
+    cleared. Changes ``ref`` of the frames passed and the hand (``sc.nhand``). Returns the frame."""
+    sc = scs[0]
+    D, N = sc.dcap, sc.ncap
+    h = sc.nhand
     while ref[D + h]:
         ref[D + h] = 0
         h += 1
@@ -220,7 +225,7 @@ def _nvm_hand(where, funit, ref, ublock, sc):
     h += 1
     if h == N:
         h = 0
-    sc[H.NHAND] = h
+    sc.nhand = h
     nx = max(funit[D + h], 0)  # likely the next NVM victim: the entries its eviction reads, fetched now
     jk.prefetch(ublock, nx)
     jk.prefetch(where, nx)
@@ -228,9 +233,10 @@ def _nvm_hand(where, funit, ref, ublock, sc):
 
 
 @jk.njit_no_refcount
-def _pad_nvm(where, funit, dirty, free, inbuf, sc, u, y, counters, log, nlog, do_log, at):
+def _pad_nvm(where, funit, dirty, free, inbuf, scs, u, y, counters, log, nlog, do_log, at):
     """Block padding: unit u, an NVM block-mate of the NVM victim in frame y, leaves with it (written if dirty)
     and frees its frame. Changes ``where``, ``inbuf``, frame y and the free stack; counts. Returns ``nlog``."""
+    sc = scs[0]
     counters[PADDED_NVM] += 1
     counters[C.EVICTIONS] += 1
     where[u] = -1
@@ -243,16 +249,17 @@ def _pad_nvm(where, funit, dirty, free, inbuf, sc, u, y, counters, log, nlog, do
         counters[H.WB_N] += 1
         if do_log:
             nlog = C.row(log, nlog, at, C.IO_WRITE, C.EVICTION, u, 1, H.NVM)
-    free[sc[H.NFREE]] = y
-    sc[H.NFREE] += 1
+    free[sc.nfree] = y
+    sc.nfree += 1
     return nlog
 
 
 @jk.njit_no_refcount
-def _pad_dram(where, funit, dirty, dfree, inbuf, sc, u, y, evict, counters, log, nlog, do_log, at):
+def _pad_dram(where, funit, dirty, dfree, inbuf, scs, u, y, evict, counters, log, nlog, do_log, at):
     """Block padding: unit u, a DRAM block-mate of the NVM victim in frame y, is written back if dirty (and
     stays, clean), or with ``evict`` (padding="buffer_evict") also leaves, freeing its DRAM frame. Changes
     frame y (``where``, ``inbuf`` and the ``dfree`` stack when it leaves); counts. Returns ``nlog``."""
+    sc = scs[0]
     if dirty[y]:
         dirty[y] = 0
         counters[PADDED_DRAM] += 1
@@ -266,19 +273,20 @@ def _pad_dram(where, funit, dirty, dfree, inbuf, sc, u, y, evict, counters, log,
         jk.flat_remove(inbuf, u)
         funit[y] = -1
         counters[C.EVICTIONS] += 1
-        dfree[sc[DFREE]] = y
-        sc[DFREE] += 1
+        dfree[sc.n_dfree] = y
+        sc.n_dfree += 1
     return nlog
 
 
 @njit(cache=True, inline="always")
-def _pad(where, funit, dirty, free, dfree, inbuf, sc, lo, hi, v, vdirty, victim, counters, log, nlog, do_log, at,
+def _pad(where, funit, dirty, free, dfree, inbuf, scs, lo, hi, v, vdirty, victim, counters, log, nlog, do_log, at,
          r):
     """BPLRU's block padding within the buffer, for the NVM victim v (``vdirty``: written) of the block of units
     [lo, hi): its NVM block-mates leave with it and, with padding="buffer" or "buffer_evict", its DRAM
     block-mates are written back (:func:`_pad_nvm`, :func:`_pad_dram`); page ``victim``, on its way from DRAM
     to NVM, is left alone. With pad_order="page" v's row comes at its place among them. Returns ``nlog``."""
-    D = sc[H.DCAP]
+    sc = scs[0]
+    D = sc.dcap
     # The block's units in the buffer (and v), in page order: the set bits of inbuf over the block instead of
     # every unit of it (a 64-page block holds about one buffered page at 1% capacity: the scan of all of them
     # halved the kernel there, measured).
@@ -292,15 +300,15 @@ def _pad(where, funit, dirty, free, dfree, inbuf, sc, lo, hi, v, vdirty, victim,
                 if r.victim_late and u == v and vdirty and do_log:  # pad_order="page": its turn
                     nlog = C.row(log, nlog, at, C.IO_WRITE, C.EVICTION, v, 1, H.NVM)
             elif y >= D:
-                nlog = _pad_nvm(where, funit, dirty, free, inbuf, sc, u, y, counters, log, nlog, do_log, at)
+                nlog = _pad_nvm(where, funit, dirty, free, inbuf, scs, u, y, counters, log, nlog, do_log, at)
             elif r.padding >= PAD_BUFFER:
-                nlog = _pad_dram(where, funit, dirty, dfree, inbuf, sc, u, y, r.padding == PAD_BUFFER_EVICT,
+                nlog = _pad_dram(where, funit, dirty, dfree, inbuf, scs, u, y, r.padding == PAD_BUFFER_EVICT,
                                  counters, log, nlog, do_log, at)
     return nlog
 
 
 @njit(cache=True, inline="always")
-def _evict_nvm(where, funit, dirty, free, dfree, ublock, bstart, inbuf, sc, t, victim, counters, log, nlog, do_log,
+def _evict_nvm(where, funit, dirty, free, dfree, ublock, bstart, inbuf, scs, t, victim, counters, log, nlog, do_log,
                at, r):
     """The NVM victim in frame t leaves for flash, written if dirty, with its block's buffered pages as
     ``padding`` says (:func:`_pad`). Changes ``where`` and ``inbuf`` (and what padding changes); counts.
@@ -318,7 +326,7 @@ def _evict_nvm(where, funit, dirty, free, dfree, ublock, bstart, inbuf, sc, t, v
             nlog = C.row(log, nlog, at, C.IO_WRITE, C.EVICTION, v, 1, H.NVM)
     if r.padding != PAD_NONE:
         b = ublock[v]
-        nlog = _pad(where, funit, dirty, free, dfree, inbuf, sc, bstart[b], bstart[b + 1], v, vdirty, victim,
+        nlog = _pad(where, funit, dirty, free, dfree, inbuf, scs, bstart[b], bstart[b + 1], v, vdirty, victim,
                     counters, log, nlog, do_log, at, r)
     jk.flat_remove(inbuf, v)
     return nlog
@@ -353,7 +361,7 @@ def _demote(where, funit, dirty, ref, inbuf, g, t, victim, mref, counters, log, 
 
 
 @njit(cache=True, inline="always")
-def _admit(where, funit, dirty, ref, free, dfree, ublock, bstart, inbuf, sc, p, w, read, counters, log, nlog,
+def _admit(where, funit, dirty, ref, free, dfree, ublock, bstart, inbuf, scs, p, w, read, counters, log, nlog,
            do_log, at, r):
     """Page p enters DRAM (NVM when there is none), after a miss (``read``: read from flash first) or a write
     miss. Its frame: one padding freed (buffer_evict), a never-used one, or the DRAM clock's victim's; a dirty
@@ -361,25 +369,26 @@ def _admit(where, funit, dirty, ref, free, dfree, ublock, bstart, inbuf, sc, p, 
     NVM clock's victim's (:func:`_evict_nvm`), a clean one is dropped. p's read is logged before the victim's
     rows with ``incoming_first``, else after them. p enters referenced by ``insert_referenced``, dirty if
     written. Changes the state's arrays; counts. Returns ``nlog``."""
-    D, N = sc[H.DCAP], sc[H.NCAP]
+    sc = scs[0]
+    D, N = sc.dcap, sc.ncap
     tier = H.DRAM if D > 0 else H.NVM
     if do_log and read and r.incoming_first:
         nlog = C.row(log, nlog, at, C.IO_READ, C.DEMAND, p, 1, tier)
     g = victim = t = -1
     if D > 0:
-        if r.padding == PAD_BUFFER_EVICT and sc[DFREE] > 0:
-            g = _lowest_freed(dfree, sc)
-        elif sc[H.DUSED] < D:
-            g = sc[H.DUSED]
-            sc[H.DUSED] += 1
+        if r.padding == PAD_BUFFER_EVICT and sc.n_dfree > 0:
+            g = _lowest_freed(dfree, scs)
+        elif sc.dused < D:
+            g = sc.dused
+            sc.dused += 1
         else:
-            g = _dram_hand(where, funit, ref, sc)
+            g = _dram_hand(where, funit, ref, scs)
             victim = funit[g]
-    if N > 0 and (D == 0 or (victim >= 0 and (dirty[g] or (r.clean_to_free_nvm and H.nvm_room(sc))))):
-        t = H.nvm_free_frame_lowest(free, sc) if r.nvm_lowest else H.nvm_free_frame(free, sc)
+    if N > 0 and (D == 0 or (victim >= 0 and (dirty[g] or (r.clean_to_free_nvm and H.nvm_room(scs))))):
+        t = H.nvm_free_frame_lowest(free, scs) if r.nvm_lowest else H.nvm_free_frame(free, scs)
         if t < 0:
-            t = _nvm_hand(where, funit, ref, ublock, sc)
-            nlog = _evict_nvm(where, funit, dirty, free, dfree, ublock, bstart, inbuf, sc, t, victim, counters, log,
+            t = _nvm_hand(where, funit, ref, ublock, scs)
+            nlog = _evict_nvm(where, funit, dirty, free, dfree, ublock, bstart, inbuf, scs, t, victim, counters, log,
                               nlog, do_log, at, r)
     if victim >= 0:
         nlog = _demote(where, funit, dirty, ref, inbuf, g, t, victim, r.migrated_ref, counters, log, nlog, do_log,
@@ -408,11 +417,12 @@ def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, r)
     ``state``; adds to ``counters``; with ``do_log`` writes ``outcome`` and log rows from ``nlog``. Returns
     ``(stop, nlog)``. Compiled without Numba's reference counting (it allocates nothing)."""
     unit, event = refs.unit, refs.event
-    where, funit, dirty, ref, free, dfree, ublock, bstart, inbuf, sc = state
-    D = sc[H.DCAP]
+    where, funit, dirty, ref, free, dfree, ublock, bstart, inbuf, scs = state
+    sc = scs[0]
+    D = sc.dcap
     hits = write_hits = write_refs = dev_reads = dirtyings = fills = 0
     hits_d = hits_n = writes_d = write_hits_n = 0
-    rows = 3 + 2 * sc[PAD_PAGES]
+    rows = 3 + 2 * sc.pad_pages
     n = unit.shape[0]
     stop = n
     for i in range(start, n):
@@ -450,7 +460,7 @@ def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, r)
             continue
         fills += read
         dirtyings += w
-        nlog = _admit(where, funit, dirty, ref, free, dfree, ublock, bstart, inbuf, sc, p, w, read, counters, log,
+        nlog = _admit(where, funit, dirty, ref, free, dfree, ublock, bstart, inbuf, scs, p, w, read, counters, log,
                       nlog, do_log, base + i, r)
     C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, 0, 0, dirtyings, 0)
     H.add_tiers(counters, hits_d, hits_n, writes_d, write_hits_n, write_hits_n, 0, 0, fills, D > 0, 0, 0)
@@ -480,9 +490,8 @@ class ClockDNV(Kernel):
         D, N = H.tier_sizes(tiers, units.n)
         frames = D + N
         ublock, bstart = blocks_of(units, params.block_pages)
-        sc = np.zeros(10, np.int64)
-        sc[:8] = H.new_scalars(D, N)
-        sc[PAD_PAGES] = params.block_pages if params.padding != "none" else 0
+        sc = H.new_scalars(D, N, SCALARS)
+        sc[0].pad_pages = params.block_pages if params.padding != "none" else 0
         return DNVState(np.full(units.n, -1, np.int32), np.full(frames, -1, np.int32), np.zeros(frames, np.uint8),
                         np.zeros(frames, np.uint8), np.zeros(max(N, 1), np.int32),
                         np.zeros(max(D, 1) if params.padding == "buffer_evict" else 1, np.int32), ublock, bstart,

@@ -180,7 +180,7 @@ class HBMState(typing.NamedTuple):
     cnt: np.ndarray  # uint8 per frame: DRAM writes since the last evaluation (0-3); NVM read since the hand passed
     lvl: np.ndarray  # uint8 per frame: DRAM level 1-4; NVM class (0 migration, 1 eviction candidate)
     free: np.ndarray  # int32 stack of free NVM frames
-    sc: np.ndarray  # int64 scalars (hybrid.DHAND, ...)
+    sc: np.recarray  # the scalars, hybrid.new_scalars (hybrid.SCALARS), read as sc[0]
 
 
 (LEVEL_UPS, LEVEL_DOWNS, TO_EVICTION, TO_MIGRATION, PROMOTE_SWAPS) = range(H.N_HYBRID, H.N_HYBRID + 5)
@@ -264,13 +264,14 @@ def _sweep(lvl, cnt, D, skip, counters):
 
 
 @jk.njit_no_refcount
-def _dram_victim(where, funit, ref, cnt, lvl, sc, counters, eval_first, eval_after, dram_ref, sweep):
+def _dram_victim(where, funit, ref, cnt, lvl, scs, counters, eval_first, eval_after, dram_ref, sweep):
     """The DRAM hand's victim when DRAM is full (MigrateToNVMsBuffer's choice): from the hand on, Table 2 once per
     rotation (as ``k`` reads it) and the first page at level 1 or 2; with ``dram_ref_bit`` a referenced page
     has its bit cleared instead. Changes ``lvl``, ``cnt`` and ``ref`` of the frames the hand passes and the
-    hand (``sc[DHAND]``); counts level moves. Returns the victim's frame."""
-    D = sc[H.DCAP]
-    h = sc[H.DHAND]
+    hand (``sc.dhand``); counts level moves. Returns the victim's frame."""
+    sc = scs[0]
+    D = sc.dcap
+    h = sc.dhand
     ups = downs = 0
     while True:
         x = h
@@ -294,7 +295,7 @@ def _dram_victim(where, funit, ref, cnt, lvl, sc, counters, eval_first, eval_aft
                 _sweep(lvl, cnt, D, x if found else -1, counters)
         if found:
             break
-    sc[H.DHAND] = h
+    sc.dhand = h
     counters[LEVEL_UPS] += ups
     counters[LEVEL_DOWNS] += downs
     # likely the next DRAM victim: the page under the hand; its entry in where, which it will update, fetched
@@ -304,14 +305,15 @@ def _dram_victim(where, funit, ref, cnt, lvl, sc, counters, eval_first, eval_aft
 
 
 @jk.njit_no_refcount
-def _nvm_victim(where, funit, ref, cnt, lvl, sc, counters, second_chance):
+def _nvm_victim(where, funit, ref, cnt, lvl, scs, counters, second_chance):
     """The NVM hand's victim when NVM is full: each page the hand passes is reclassified by whether it was read
     since the hand last passed it (a migration candidate if so, else an eviction candidate) and has its read
     mark and reference bit cleared; the hand stops at the first eviction candidate unread since its last pass
     (with ``nvm_second_chance``, also unreferenced) and moves past it. Changes ``lvl``, ``cnt`` and ``ref`` of
-    the frames passed and the hand (``sc[NHAND]``); counts reclassifications. Returns the victim's frame."""
-    D, N = sc[H.DCAP], sc[H.NCAP]
-    h = sc[H.NHAND]
+    the frames passed and the hand (``sc.nhand``); counts reclassifications. Returns the victim's frame."""
+    sc = scs[0]
+    D, N = sc.dcap, sc.ncap
+    h = sc.nhand
     to_mig = to_evict = 0
     while True:
         t = D + h
@@ -331,7 +333,7 @@ def _nvm_victim(where, funit, ref, cnt, lvl, sc, counters, second_chance):
     h += 1
     if h == N:
         h = 0
-    sc[H.NHAND] = h
+    sc.nhand = h
     counters[TO_MIGRATION] += to_mig
     counters[TO_EVICTION] += to_evict
     jk.prefetch(where, max(funit[D + h], 0))  # likely the next NVM victim's entry, fetched now
@@ -415,23 +417,25 @@ def _place(where, funit, dirty, ref, cnt, lvl, p, w, g, t, moved_up, counters, k
 
 
 @njit(cache=True, inline="always")
-def _admit(where, funit, dirty, ref, cnt, lvl, free, sc, p, w, src, cause, counters, log, nlog, do_log, at, k):
+def _admit(where, funit, dirty, ref, cnt, lvl, free, scs, p, w, src, cause, counters, log, nlog, do_log, at, k):
     """Page p enters DRAM (NVM when there is none) after a miss or, ``src`` >= 0, moved up from NVM frame src by
     a write: the DRAM hand's victim leaves its frame for NVM, which makes room first (MigrateToNVMsBuffer, line
     3; the victim takes src when p leaves it, a swap), then p takes the frame (lines 5-7). p's read or move up
     (``cause``; -1: a write miss, nothing read) is logged before the victim's rows with ``incoming_first``,
     else after them. Changes the state's arrays; counts. Returns ``nlog``."""
-    D, N = sc[H.DCAP], sc[H.NCAP]
+    sc = scs[0]
+    D, N = sc.dcap, sc.ncap
     tier = H.DRAM if D > 0 else H.NVM
     if do_log and k.incoming_first and cause >= 0:
         nlog = C.row(log, nlog, at, C.IO_READ, cause, p, 1, tier)
     g = victim = t = -1
     if D > 0:
-        if sc[H.DUSED] < D:  # a DRAM frame never used
-            g = sc[H.DUSED]
-            sc[H.DUSED] += 1
+        if sc.dused < D:  # a DRAM frame never used
+            g = sc.dused
+            sc.dused += 1
         else:
-            g = _dram_victim(where, funit, ref, cnt, lvl, sc, counters, k.eval_first, k.eval_after, k.dram_ref, k.sweep)
+            g = _dram_victim(where, funit, ref, cnt, lvl, scs, counters, k.eval_first, k.eval_after, k.dram_ref,
+                             k.sweep)
             victim = funit[g]
     if src >= 0:
         if victim >= 0:  # a swap
@@ -439,12 +443,12 @@ def _admit(where, funit, dirty, ref, cnt, lvl, free, sc, p, w, src, cause, count
             counters[PROMOTE_SWAPS] += 1
         else:  # DRAM had room: p's NVM frame is free
             funit[src] = -1
-            free[sc[H.NFREE]] = src
-            sc[H.NFREE] += 1
+            free[sc.nfree] = src
+            sc.nfree += 1
     elif N > 0 and (victim >= 0 or D == 0):  # an NVM frame for the victim (for p with no DRAM)
-        t = H.nvm_free_frame(free, sc)
+        t = H.nvm_free_frame(free, scs)
         if t < 0:
-            t = _nvm_victim(where, funit, ref, cnt, lvl, sc, counters, k.second_chance)
+            t = _nvm_victim(where, funit, ref, cnt, lvl, scs, counters, k.second_chance)
             nlog = _evict(where, funit, dirty, t, counters, log, nlog, do_log, at)
     if victim >= 0:
         nlog = _demote(where, funit, dirty, ref, cnt, lvl, g, t, victim, counters, log, nlog, do_log, at, k)
@@ -485,8 +489,9 @@ def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, k)
     ``do_log`` writes ``outcome`` and log rows from ``nlog``. Returns ``(stop, nlog)``. Compiled without
     Numba's reference counting (it allocates nothing), which would incref and decref each array a step takes."""
     unit, event = refs.unit, refs.event
-    where, funit, dirty, ref, cnt, lvl, free, sc = state
-    D = sc[H.DCAP]
+    where, funit, dirty, ref, cnt, lvl, free, scs = state
+    sc = scs[0]
+    D = sc.dcap
     promote = k.nvm_to_dram and D > 0
     hits = write_hits = write_refs = hits_d = writes_d = dirtyings = dev_reads = 0
     n = unit.shape[0]
@@ -523,7 +528,7 @@ def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, k)
         elif not w or k.write_miss_read:  # a miss that reads the page from flash: a swap
             dev_reads += 1
             cause = C.DEMAND
-        nlog = _admit(where, funit, dirty, ref, cnt, lvl, free, sc, p, w, f, cause, counters, log, nlog, do_log,
+        nlog = _admit(where, funit, dirty, ref, cnt, lvl, free, scs, p, w, f, cause, counters, log, nlog, do_log,
                       base + i, k)  # f: p's NVM frame if it moves up, -1 on a miss
     C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, 0, 0, dirtyings, 0)
     H.add_tiers(counters, hits_d, 0, writes_d, 0, 0, 0, 0, dev_reads, D > 0, 0, 0)  # every read fills a frame

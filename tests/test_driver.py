@@ -20,7 +20,7 @@ from flashrepro.traces.trace import RefStream
 
 @njit(inline="always")
 def _begin(st):
-    return (st.sc[driver.FRAMES],)
+    return (st.sc[0].frames,)
 
 
 @njit(inline="always")
@@ -50,7 +50,7 @@ def test_a_toy_policy_from_hooks_keeps_its_first_pages():
         page_frame: np.ndarray
         frame_page: np.ndarray
         dirty: np.ndarray
-        sc: np.ndarray
+        sc: np.recarray
 
     step = driver.compose("toy", begin=_begin, hit=driver.hit_dirty_only, victim=_victim_last,
                           admit=driver.admit_to_frame, end=_end)
@@ -58,14 +58,14 @@ def test_a_toy_policy_from_hooks_keeps_its_first_pages():
     writes = np.array([0, 1, 0, 0, 0, 0, 1, 1, 0], np.int8)
     n = len(units)
     refs = RefStream(units, writes, np.zeros(n), np.full(n, -1, np.int32), np.ones(n, np.int64))
-    st = Toy(np.full(5, -1, np.int32), np.full(3, -1, np.int32), np.zeros(3, np.uint8), np.array([0, 3], np.int64))
+    st = Toy(np.full(5, -1, np.int32), np.full(3, -1, np.int32), np.zeros(3, np.uint8), driver.new_scalars(3))
     counters = np.zeros(32, np.int64)
     log, outcome = np.zeros((64, 6), np.int64), np.zeros(len(units), np.int8)
     stop, nlog = step(refs, 0, st, counters, log, 0, outcome, 100, True, None)
     assert stop == len(units)
     # frames 0 and 1 keep pages 0 and 1; the last frame takes 2, then 3, then 4 (dirty: written back for 3), then 3
     assert outcome.tolist() == [0, 0, 0, 0, 1, 1, 0, 1, 0]
-    assert st.frame_page.tolist() == [0, 1, 3] and st.sc[driver.USED] == 3
+    assert st.frame_page.tolist() == [0, 1, 3] and st.sc[0].used == 3
     assert st.page_frame.tolist() == [0, 1, -1, 2, -1]
     assert step.py_func.__qualname__ == "toy_step" and not step.targetoptions.get("cache")  # not the package's
     rows = [[100, C.IO_READ, C.DEMAND, 0, 1], [102, C.IO_READ, C.DEMAND, 2, 1], [103, C.IO_READ, C.DEMAND, 3, 1],

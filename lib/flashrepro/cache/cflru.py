@@ -46,11 +46,12 @@ class CFLRUParams:
 class CFLRUState(typing.NamedTuple):
     page_frame: np.ndarray  # int32 per unit: the frame holding it, -1 if not resident
     node: np.ndarray  # a row of W int32 per frame (jitkit records, sentinel row = frames): see the slots below
-    sc: np.ndarray  # int64: USED, FRAMES, WINDOW, WFRONT (most recent window frame, -1: none), WCOUNT
+    sc: np.recarray  # the scalars (driver.new_scalars): used, frames and SCALARS
 
 
-USED, FRAMES = driver.USED, driver.FRAMES
-WINDOW, WFRONT, WCOUNT = range(driver.OWN, driver.OWN + 3)
+SCALARS = [("window", np.int64),  # frames in the clean-first window
+           ("wfront", np.int64),  # the most recent window frame (-1: none)
+           ("wcount", np.int64)]  # frames in the window
 # A frame's row: its links on the list of all resident pages (most recent at the front) and on the list of the
 # clean ones (same order), its dirty and "in the window" flags and its page. One 32-byte row per frame: a move
 # touches one row instead of a cache line in each of six arrays (1.6x faster than separate arrays, measured).
@@ -100,8 +101,8 @@ def _enter(node, S, f, w, window, wfront, wcount):
 @njit(cache=True, inline="always")
 def _begin(st):
     """The registers: ``(S, window, wfront, wcount)``."""
-    sc = st.sc
-    return sc[FRAMES], sc[WINDOW], sc[WFRONT], sc[WCOUNT]
+    sc = st.sc[0]
+    return sc.frames, sc.window, sc.wfront, sc.wcount
 
 
 @njit(cache=True, inline="always")
@@ -146,7 +147,7 @@ def _admit(st, r, f, p, w):
 @njit(cache=True, inline="always")
 def _end(st, r):
     """Store the window's front and count."""
-    st.sc[WFRONT], st.sc[WCOUNT] = r[2], r[3]
+    st.sc[0].wfront, st.sc[0].wcount = r[2], r[3]
 
 
 _cflru_step = driver.compose("cflru", begin=_begin, hit=_hit, victim=_victim, admit=_admit, end=_end)
@@ -165,10 +166,9 @@ class CFLRU(Kernel):
         f = params.window_fraction
         n = units.n
         frames = min(capacity, n)  # a cache larger than the footprint never fills
-        sc = np.zeros(5, np.int64)
-        sc[FRAMES] = frames
-        sc[WINDOW] = max(1, int(round(f * capacity))) if f > 0 else 0
-        sc[WFRONT] = -1
+        sc = driver.new_scalars(frames, SCALARS)
+        sc[0].window = max(1, int(round(f * capacity))) if f > 0 else 0
+        sc[0].wfront = -1
         node = jk.rec_new(frames, W, (ALL, CLEAN))
         node[W * np.arange(frames)[:, None] + np.array([DIRTY, INWIN])] = 0
         return CFLRUState(np.full(n, -1, np.int32), node, sc)
@@ -179,6 +179,6 @@ class CFLRU(Kernel):
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         node = state.node
-        frames = jk.rec_back_to_front(node, W, state.sc[FRAMES], ALL, state.sc[USED])
+        frames = jk.rec_back_to_front(node, W, state.sc[0].frames, ALL, state.sc[0].used)
         return C.end_of_trace(node[W * frames + PAGE].astype(np.int64), node[W * frames + DIRTY], flush_at_end,
                               counters, log, nlog, do_log, last_ref, 0)

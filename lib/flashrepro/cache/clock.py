@@ -36,11 +36,10 @@ class ClockState(typing.NamedTuple):
     page_frame: np.ndarray  # int32 per unit: its frame, -1 if not resident
     frame_page: np.ndarray  # int32 per frame
     flags: np.ndarray  # uint8 per frame: REF | DIRTY (one byte per frame: one access per hit, not two)
-    sc: np.ndarray  # int64: USED, FRAMES, HAND, INIT_REF
+    sc: np.recarray  # the scalars (driver.new_scalars): used, frames and SCALARS
 
 
-USED, FRAMES = driver.USED, driver.FRAMES
-HAND, INIT_REF = driver.OWN, driver.OWN + 1  # the hand; the flags a new page enters with (REF or 0)
+SCALARS = [("hand", np.int64), ("init_ref", np.int64)]  # the hand; the flags a new page enters with (REF or 0)
 REF, DIRTY = np.uint8(1), np.uint8(2)  # the frame's flag bits; DIRTY >> 1 is the dirty bit as 0/1
 
 
@@ -49,7 +48,8 @@ REF, DIRTY = np.uint8(1), np.uint8(2)  # the frame's flag bits; DIRTY >> 1 is th
 @njit(cache=True, inline="always")
 def _begin(st):
     """The registers: ``(hand, frames, init_ref)``."""
-    return st.sc[HAND], st.sc[FRAMES], np.uint8(st.sc[INIT_REF])
+    sc = st.sc[0]
+    return sc.hand, sc.frames, np.uint8(sc.init_ref)
 
 
 @njit(cache=True, inline="always")
@@ -89,7 +89,7 @@ def _admit(st, r, f, p, w):
 @njit(cache=True, inline="always")
 def _end(st, r):
     """Store the hand."""
-    st.sc[HAND] = r[0]
+    st.sc[0].hand = r[0]
 
 
 _clock_step = driver.compose("clock", begin=_begin, hit=_hit, victim=_victim, admit=_admit, end=_end)
@@ -104,9 +104,8 @@ class Clock(Kernel):
     def new_state(self, units, tiers, params):
         # a cache larger than the footprint never fills: frames beyond it would never be used
         frames = min(tiers["capacity_pages"], units.n)
-        sc = np.zeros(4, np.int64)
-        sc[FRAMES] = frames
-        sc[INIT_REF] = REF if params.insert_referenced else 0
+        sc = driver.new_scalars(frames, SCALARS)
+        sc[0].init_ref = REF if params.insert_referenced else 0
         return ClockState(np.full(units.n, -1, np.int32), np.full(frames, -1, np.int32), np.zeros(frames, np.uint8), sc)
 
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
@@ -115,7 +114,8 @@ class Clock(Kernel):
                            None if params.cache_reads else 1)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
-        hand, used, capacity = state.sc[HAND], state.sc[USED], state.sc[FRAMES]
+        sc = state.sc[0]
+        hand, used, capacity = sc.hand, sc.used, sc.frames
         frames = (hand + np.arange(used)) % used if used == capacity else np.arange(used)  # hand order
         return C.end_of_trace(state.frame_page[frames].astype(np.int64), state.flags[frames] >> 1, flush_at_end,
                               counters, log, nlog, do_log, last_ref, 0)

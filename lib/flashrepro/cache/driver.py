@@ -8,8 +8,9 @@ read miss (none on a write miss: it covers the whole page), a free frame while t
 victim's write-back when it is dirty, the page table ``page_frame``, and the per-chunk counter update.
 
 The policy's state is a ``NamedTuple`` with at least ``page_frame`` (int32 per unit: the frame holding it,
--1 if not resident) and ``sc`` (int64 scalars: ``sc[USED]`` frames in use, ``sc[FRAMES]`` frames, the
-policy's own scalars from ``OWN`` on). Its hooks, :data:`HOOKS`, are ``@njit(inline="always")`` functions
+-1 if not resident) and ``sc``, the scalars: a one-element record array from :func:`new_scalars`, whose record
+``sc[0]`` has the fields of :data:`SCALARS` (``used``: frames in use, ``frames``: frames of the cache) and the
+policy's own. Its hooks, :data:`HOOKS`, are ``@njit(inline="always")`` functions
 with the signatures of the stand-ins below; ``r``, the policy's *registers*, is a tuple of scalars that
 stays in CPU registers across a chunk (a hand, a random stream's state, a list's sentinel).
 
@@ -32,9 +33,18 @@ from numba import njit
 from .. import jitkit as jk
 from . import contract as C
 
-USED, FRAMES = 0, 1  # sc[USED]: frames in use (filled in order 0, 1, ...), sc[FRAMES]: frames of the cache
-OWN = 2  # a policy's own scalars in sc start here
+SCALARS = [("used", np.int64),  # frames in use (filled in order 0, 1, ...)
+           ("frames", np.int64)]  # frames of the cache
 HOOKS = ("begin", "hit", "victim", "admit", "end")
+
+
+def new_scalars(frames: int, extra=()) -> np.recarray:
+    """A policy's scalars for a cache of ``frames`` frames: a one-element record array of :data:`SCALARS` and the
+    policy's ``extra`` fields (``[(name, dtype), ...]``), all zero but ``frames``. Hooks read them by name from
+    ``st.sc[0]``, a reference into the array."""
+    sc = np.zeros(1, np.dtype(SCALARS + list(extra), align=True)).view(np.recarray)
+    sc[0].frames = frames
+    return sc
 
 
 # The hooks' contract. These stand-ins are what page_loop's names mean until compose gives it a policy's.
@@ -76,15 +86,15 @@ def page_loop(refs, start, st, counters, log, nlog, outcome, base, do_log, no_re
     miss is read from the device and not allocated. ``do_log`` and ``no_read_alloc`` are None or a value, so
     each combination is its own specialisation, compiled without the other's branches.
 
-    Changes ``page_frame``, ``sc[USED]`` and what the hooks change; adds the base counters to ``counters``;
+    Changes ``page_frame``, ``sc[0].used`` and what the hooks change; adds the base counters to ``counters``;
     with ``do_log``, writes each reference's outcome (``C.MISS``, ``C.HIT``) to ``outcome`` and its device
     I/O as rows of ``log`` from row ``nlog`` (``ref`` = ``base`` + entry). Returns ``(stop, nlog)``: ``stop``
     < the chunk's length when the log had no room for a reference's two rows (the simulator grows it and
     calls again from ``stop``). Every index is in range by construction, so the hot accesses go through
     ``jk.load``/``jk.store`` (no negative-index fix-up)."""
     unit, event = refs.unit, refs.event
-    page_frame, sc = st.page_frame, st.sc
-    used, frames = sc[USED], sc[FRAMES]
+    page_frame, sc = st.page_frame, st.sc[0]
+    used, frames = sc.used, sc.frames
     r = begin(st)
     hits = write_hits = write_refs = dev_reads = dev_write_evict = dirtyings = evictions = 0
     n = unit.shape[0]
@@ -129,7 +139,7 @@ def page_loop(refs, start, st, counters, log, nlog, outcome, base, do_log, no_re
         jk.store(page_frame, p, f)
         r = admit(st, r, f, p, w)
         dirtyings += w
-    sc[USED] = used
+    sc.used = used
     end(st, r)
     C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_evict,
                dev_write_evict, dirtyings, evictions)

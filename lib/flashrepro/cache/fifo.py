@@ -29,11 +29,10 @@ class FIFOState(typing.NamedTuple):
     page_frame: np.ndarray  # int32 per unit: its frame, -1 if not resident
     frame_page: np.ndarray  # int32 per frame
     dirty: np.ndarray  # uint8 per frame
-    sc: np.ndarray  # int64: USED, FRAMES, HAND
+    sc: np.recarray  # the scalars (driver.new_scalars): used, frames and SCALARS
 
 
-USED, FRAMES = driver.USED, driver.FRAMES
-HAND = driver.OWN  # the frame of the oldest inserted page, once the cache is full
+SCALARS = [("hand", np.int64)]  # the frame of the oldest inserted page, once the cache is full
 
 
 # The hooks of the per-reference loop (flashrepro.cache.driver): a hit changes nothing but the dirty bit, a page
@@ -41,7 +40,7 @@ HAND = driver.OWN  # the frame of the oldest inserted page, once the cache is fu
 @njit(cache=True, inline="always")
 def _begin(st):
     """The registers: ``(hand, frames)``."""
-    return st.sc[HAND], st.sc[FRAMES]
+    return st.sc[0].hand, st.sc[0].frames
 
 
 @njit(cache=True, inline="always")
@@ -60,7 +59,7 @@ def _victim(st, r):
 @njit(cache=True, inline="always")
 def _end(st, r):
     """Store the hand."""
-    st.sc[HAND] = r[0]
+    st.sc[0].hand = r[0]
 
 
 _fifo_step = driver.compose("fifo", begin=_begin, hit=driver.hit_dirty_only, victim=_victim,
@@ -71,7 +70,8 @@ a miss takes a free frame or the one under the hand, the oldest page's."""
 
 def fifo_order(state: FIFOState) -> np.ndarray:
     """Frames of the resident pages, oldest inserted first (the order a flush writes them)."""
-    hand, used, capacity = (int(x) for x in state.sc[[HAND, USED, FRAMES]])
+    sc = state.sc[0]
+    hand, used, capacity = int(sc.hand), int(sc.used), int(sc.frames)
     return (hand + np.arange(used)) % used if used == capacity and used else np.arange(used)
 
 
@@ -82,8 +82,7 @@ class FIFO(Kernel):
     def new_state(self, units, tiers, params):
         # a cache larger than the footprint never fills: frames beyond it would never be used
         frames = min(tiers["capacity_pages"], units.n)
-        sc = np.zeros(3, np.int64)
-        sc[FRAMES] = frames
+        sc = driver.new_scalars(frames, SCALARS)
         return FIFOState(np.full(units.n, -1, np.int32), np.full(frames, -1, np.int32), np.zeros(frames, np.uint8),
                          sc)
 

@@ -32,10 +32,9 @@ class LRUParams:
 class LRUState(typing.NamedTuple):
     page_frame: np.ndarray  # int32 per unit: the frame holding it, -1 if not resident
     node: np.ndarray  # a row of W int32 per frame (jitkit records, sentinel row = frames): PREV, NEXT, PAGE, DIRTY
-    sc: np.ndarray  # int64 scalars: USED, FRAMES
+    sc: np.recarray  # the scalars (driver.new_scalars): sc[0].used, sc[0].frames
 
 
-USED, FRAMES = driver.USED, driver.FRAMES
 # A frame's row: its links on the list of frames in use (most recently used first), its page and its dirty bit.
 # One 16-byte row per frame: a hit touches one row, not a cache line of the links and one of the dirty bits
 # (1.3x at 1% capacity on the bench stream, measured).
@@ -46,8 +45,7 @@ W = 4
 def new_lru_state(n_units: int, capacity: int) -> LRUState:
     """Frames for min(capacity, n_units) pages: a cache larger than the footprint never fills."""
     frames = min(capacity, n_units)
-    sc = np.zeros(2, np.int64)
-    sc[FRAMES] = frames
+    sc = driver.new_scalars(frames)
     node = jk.rec_new(frames, W, (LINKS,))
     node[W * np.arange(frames) + DIRTY] = 0
     return LRUState(np.full(n_units, -1, np.int32), node, sc)
@@ -78,7 +76,7 @@ def _push_front(node, S, f):
 @njit(cache=True, inline="always")
 def _begin(st):
     """The registers: ``(S,)``, the list's sentinel row (= frames)."""
-    return (st.sc[FRAMES],)
+    return (st.sc[0].frames,)
 
 
 @njit(cache=True, inline="always")
@@ -129,7 +127,7 @@ every list operation stays in a few cache lines, and the only random access per 
 def lru_order(state):
     """Resident units, least recently used first (the order a flush writes them), and their dirty bits."""
     node = state.node
-    frames = jk.rec_back_to_front(node, W, state.sc[FRAMES], LINKS, state.sc[USED])
+    frames = jk.rec_back_to_front(node, W, state.sc[0].frames, LINKS, state.sc[0].used)
     order = np.empty(frames.shape[0], np.int64)
     dirty = np.empty(frames.shape[0], np.uint8)
     for k in range(frames.shape[0]):

@@ -39,11 +39,10 @@ class RandomState(typing.NamedTuple):
     page_frame: np.ndarray  # int32 per unit: its frame, -1 if not resident
     frame_page: np.ndarray  # int32 per frame
     dirty: np.ndarray  # uint8 per frame
-    sc: np.ndarray  # int64: USED, FRAMES
+    sc: np.recarray  # the scalars (driver.new_scalars): sc[0].used, sc[0].frames
     rng: np.ndarray  # uint64[1]: the splitmix64 state
 
 
-USED, FRAMES = driver.USED, driver.FRAMES
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -65,7 +64,7 @@ def _splitmix64(z):
 @njit(cache=True, inline="always")
 def _begin(st):
     """The registers: ``(z, frames)``, the splitmix64 state and the frames as uint64."""
-    return st.rng[0], np.uint64(st.sc[FRAMES])
+    return st.rng[0], np.uint64(st.sc[0].frames)
 
 
 @njit(cache=True, inline="always")
@@ -97,8 +96,7 @@ class Random(Kernel):
     def new_state(self, units, tiers, params):
         # a cache larger than the footprint never fills: frames beyond it would never be used
         frames = min(tiers["capacity_pages"], units.n)
-        sc = np.zeros(2, np.int64)
-        sc[FRAMES] = frames
+        sc = driver.new_scalars(frames)
         return RandomState(np.full(units.n, -1, np.int32), np.full(frames, -1, np.int32), np.zeros(frames, np.uint8),
                            sc, np.array([params.seed], np.uint64))
 
@@ -106,6 +104,6 @@ class Random(Kernel):
         return _random_step(refs, start, state, counters, log, nlog, outcome, base, do_log or None, None)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
-        frames = np.arange(state.sc[USED])  # frame order: the order the reference keeps its slots in
+        frames = np.arange(state.sc[0].used)  # frame order: the order the reference keeps its slots in
         return C.end_of_trace(state.frame_page[frames].astype(np.int64), state.dirty[frames], flush_at_end, counters,
                               log, nlog, do_log, last_ref, 0)

@@ -19,6 +19,7 @@ ranks, never as Python objects. The structures here are the ones more than one k
 * :func:`prefetch`: a hint that overlaps the cache miss of a future random access with current work.
 * :func:`load` and :func:`store`: an array element by an index known to be in range, without the fix-up for
   negative indices that Numba adds to every ``arr[i]`` with a signed ``i``.
+* :func:`scalars`: a kernel's scalar state as named fields, a one-element record array.
 
 Everything is ``@njit(inline="always")`` where it sits in a hot loop, so using a helper costs nothing
 over writing its body out.
@@ -125,6 +126,15 @@ def popcount(typingctx, x):
 # --- intrusive doubly linked lists ---------------------------------------------------------------------
 # One flat int32 array: link[2x] is the node before x, link[2x + 1] the node after it. (A (n, 2) array
 # reads the same but makes Numba multiply by a run-time stride on every step of a pointer chase.)
+def scalars(fields) -> np.recarray:
+    """A zeroed one-element record array of ``fields`` (``[(name, dtype), ...]`` or a dtype), aligned. Its record
+    ``r[0]`` is read and written by field name, in Python and in a kernel, where ``r[0]`` is a reference into
+    the array. A kernel's state keeps its scalars so (every field of the state an array) and each step takes the
+    record itself: a record held in the state tuple, or passed to a step as an argument, made Numba's code for
+    the FTL's host loop and CLOCK-HBM's loop slower (measured with perf stat)."""
+    return np.zeros(1, np.dtype(fields, align=True)).view(np.recarray)
+
+
 @njit(cache=True)
 def list_new(n_nodes, n_sentinels=1):
     """Nodes 0..n_nodes-1 on no list, and ``n_sentinels`` empty lists with sentinels n_nodes, n_nodes + 1, ..."""

@@ -42,7 +42,7 @@ def new_scalars(frames: int, extra=()) -> np.recarray:
     """A policy's scalars for a cache of ``frames`` frames: a one-element record array of :data:`SCALARS` and the
     policy's ``extra`` fields (``[(name, dtype), ...]``), all zero but ``frames``. Hooks read them by name from
     ``st.sc[0]``, a reference into the array."""
-    sc = np.zeros(1, np.dtype(SCALARS + list(extra), align=True)).view(np.recarray)
+    sc = jk.scalars(SCALARS + list(extra))
     sc[0].frames = frames
     return sc
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .. import jitkit as jk
 from . import contract as C
 
 DRAM, NVM = 0, 1  # tier ids in the I/O log
@@ -72,7 +73,7 @@ def add_tiers(counters, hits_d, hits_n, writes_d, writes_n, write_hits_n, mig_dn
 def new_scalars(dram: int, nvm: int, extra=()) -> np.recarray:
     """The state's scalars for ``dram`` + ``nvm`` frames: a one-element record array of :data:`SCALARS` and the
     kernel's ``extra`` fields."""
-    sc = np.zeros(1, np.dtype(SCALARS + list(extra), align=True)).view(np.recarray)
+    sc = jk.scalars(SCALARS + list(extra))
     sc[0].dcap, sc[0].ncap = dram, nvm
     return sc
 

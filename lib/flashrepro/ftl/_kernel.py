@@ -184,14 +184,6 @@ SC_DTYPE = np.dtype([
     ("watch_until", _I8),  # the watched answer holds while clock < this
     ("n_age_log", _I8),  # lines in age_log (prm.age_lists): closed lines whose row is stale until sync_ages
 ], align=True)
-
-
-def new_record(dtype: np.dtype) -> np.recarray:
-    """A zeroed one-element record array of ``dtype``: ``r[0]`` is the record, writable by field name (in a
-    kernel too: Numba's ``r[0]`` is a reference into the array)."""
-    return np.zeros(1, dtype).view(np.recarray)
-
-
 CURSOR_PENDING = -1  # sc.cursor: the next line to close (prm.cursor_resume, after the newest line was a victim)
 SAMPLE_CLOSED = -1  # prm.sample_draws: the rule's first victim is draw_closed (random-all)
 HEAP_KEPT, HEAP_STALE = 1, 2  # prm.heap: FEMU's heap moved on every lost page, or (before Oct 2021) not
@@ -225,10 +217,10 @@ class FTLState(NamedTuple):
     close_time: np.ndarray  # int64[L]: sc.clock (host writes so far) when the line closed
     entered: np.ndarray  # int64[L]: sc.tick when a closed line took its valid count (bucket order)
     erase_count: np.ndarray  # int64[L]
-    sc: np.recarray  # SC_DTYPE[1]: the scalar state, sc[0] (new_record)
+    sc: np.recarray  # SC_DTYPE[1]: the scalar state, sc[0] (jitkit.scalars)
     rng: np.ndarray  # uint64[1]: splitmix64 state of the random victim rules
     counters: np.ndarray  # int64[N_COUNTERS]
-    prm: np.recarray  # PRM_DTYPE[1]: the parameters, prm[0] (new_record)
+    prm: np.recarray  # PRM_DTYPE[1]: the parameters, prm[0] (jitkit.scalars)
     copy_dest: np.ndarray  # int64[N_KINDS]: destination kind of copies out of each kind
     pass_victims: np.ndarray  # int32[L]: the victims of the GC pass being selected (prm.select_upfront)
     heap: np.ndarray  # int32[L + 1]: FEMU's victim heap in heap[1:sc.heap_size + 1] (prm.heap)
@@ -309,13 +301,13 @@ def new_state(pages_per_line: int, n_lines: int, logical_pages: int, prm: np.rec
     """Fresh arrays for an empty device: every line free (in index order), nothing mapped. ``prm``: the
     parameters (a copy is kept), or None for the geometry's alone."""
     P, L = pages_per_line, n_lines
-    sc = new_record(SC_DTYPE)
+    sc = jk.scalars(SC_DTYPE)
     sc[0].free_count = L
     sc[0].cursor = L  # the FIFO sentinel: start at the head
     sc[0].bg_skip_gen = -1
     sc[0].front_line[:] = -1
     if prm is None:
-        prm = new_record(PRM_DTYPE)
+        prm = jk.scalars(PRM_DTYPE)
         prm[0].pages, prm[0].lines = P, L
     else:
         prm = np.array([prm], PRM_DTYPE).view(np.recarray)

@@ -294,7 +294,7 @@ class FTL:
                              f"that leaves {room} pages")
         rule = get_victim_rule(p.victim)
         self._pick = rule.pick
-        prm = K.new_record(K.PRM_DTYPE)[0]
+        prm = jk.scalars(K.PRM_DTYPE)[0]
         prm.pages, prm.lines = g.pages_per_line, g.n_lines
         prm.stop = STOP_RULES[p.stop]
         prm.max_victims = p.max_victims

@@ -306,11 +306,11 @@ def new_state(pages_per_line: int, n_lines: int, logical_pages: int, prm: np.rec
     sc[0].cursor = L  # the FIFO sentinel: start at the head
     sc[0].bg_skip_gen = -1
     sc[0].front_line[:] = -1
-    if prm is None:
-        prm = jk.scalars(PRM_DTYPE)
+    given, prm = prm, jk.scalars(PRM_DTYPE)
+    if given is None:
         prm[0].pages, prm[0].lines = P, L
     else:
-        prm = np.array([prm], PRM_DTYPE).view(np.recarray)
+        prm[0] = given
     prm[0].div_magic, prm[0].div_shift = division_magic(P)
     return FTLState(
         l2p=np.full(logical_pages, -1, np.int32), p2l=np.full(L * P, -1, np.int32),

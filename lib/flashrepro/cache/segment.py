@@ -369,6 +369,21 @@ def _join(st, f, lst, counters):
 
 
 @jk.njit_no_refcount
+def _to_front(st, f, lst, counters):
+    """Frame f, on list ``lst`` and outside its window, moves to the list's MRU end: what :func:`_leave` then
+    :func:`_join` do to it, without their bookkeeping that cancels out. A frame outside its window leaves the
+    window as it was, and the window is full (it holds fewer than B frames only while it holds the whole
+    list), so the frame does not join it either. Changes the links and f's window weight; counts both moves."""
+    S = st.dirty.shape[0] + lst - 1
+    if _fr(st, S).next != f:
+        jk.rlist_unlink(st.fr, f)
+        jk.rlist_push_front(st.fr, S, f)
+    if st.sc[B] > 0:
+        _fr(st, f).wt = _weight(st, f, lst)
+    counters[LIST_OPS] += 2
+
+
+@jk.njit_no_refcount
 def _evict(st, f, counters, log, nlog, do_log, ref):
     """Evict frame f's segment (already off its list): write back its dirty blocks, free its memory."""
     d = jk.load(st.dirty, f)
@@ -587,10 +602,17 @@ def _serve(st, s, f, lst, had, req, w, mode, k, counters, log, nlog, do_log, at)
         b1_hits, b1_pf = _window_hits(st, f, lst, req & had, req & _fr(st, f).pf, counters)
     missing = req & ~had
     dirtied = 0
+    if not missing and not _fr(st, f).inw:  # a hit on every block, outside the windows: to the MRU end
+        _fr(st, f).pf &= ~req
+        if w:
+            dirtied = jk.popcount(req & ~st.dirty[f])
+            st.dirty[f] |= req
+        _to_front(st, f, lst, counters)
+        return nlog, dirtied
     if f >= 0:
         _leave(st, f, counters)  # (off its list while its blocks change: the window sums follow)
         _fr(st, f).pf &= ~req
-    if not missing:  # a hit on every block: the segment moves to the MRU end of its own list
+    if not missing:  # a hit on every block in a window: the segment moves to the MRU end of its own list
         if w:
             dirtied = jk.popcount(req & ~st.dirty[f])
             st.dirty[f] |= req

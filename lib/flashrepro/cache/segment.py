@@ -210,22 +210,40 @@ class SegState(typing.NamedTuple):
     seg_frame: np.ndarray  # int32 per segment: the frame holding its blocks, -1 while it holds none
     fr: np.ndarray  # FRAME per frame, then the sentinels of L1 (F) and L2 (F + 1)
     dirty: np.ndarray  # uint64 per frame: dirty blocks (read by writes and evictions only)
-    free: np.ndarray  # int32: frames not in use, a stack of sc[N_FREE]
-    sc: np.ndarray  # int64 scalars, see below
-    fsc: np.ndarray  # float64: N1, S
+    free: np.ndarray  # int32: frames not in use, a stack of sc.n_free
+    sc: np.recarray  # the scalars, one record of SCALARS (jitkit.scalars); a step reads ``sc = st.sc[0]``
 
 
-(USED, CAP, K, MODE, N_L1, N_L2, B, HITS_B1, DP, DC, UPDATE_EVERY) = range(11)
-WFRONT, WCOUNT, WSUM = 11, 12, 13  # L1's window (B1): front frame, count, blocks
-WFRONT2, WCOUNT2, WSUM2 = 14, 15, 16  # L2's window (B2): front frame, count, cached blocks
-WINDOW_STRIDE = WFRONT2 - WFRONT  # list lst's window fields are L1's plus WINDOW_STRIDE * (lst - 1)
-SHORT_ONLY = 17  # cull_when="memory_short"
-WRITE_L1, CULL_FIRST, FULL_WINDOWS, PER_REQUEST, CARRY = 18, 19, 20, 21, 22  # the other open choices (params)
-AT_HIT, FEED_WRITES = 23, 24
-N_FREE = 25
-K_SHIFT = 26  # log2(k) when k is a power of two, else -1
-N_SC = 27
-N1, STEP, N1_MAX, N1_MIN = 0, 1, 2, 3
+SCALARS = [
+    ("used", np.int64),  # blocks in memory
+    ("cap", np.int64),  # the memory M, in blocks
+    ("k", np.int64),  # blocks a segment
+    ("k_shift", np.int64),  # log2(k) when k is a power of two, else -1
+    ("mode", np.int64),  # MODE_LRU, MODE_PREFETCH, MODE_FIXED or MODE_ADAPTIVE
+    ("n_free", np.int64),  # frames on the stack ``free``
+    ("n_list", np.int64, (2,)),  # segments on L1 and on L2 (index: the list minus L1)
+    ("b", np.int64),  # B1's and B2's size in segments; 0 but for adaptive culling (no windows)
+    ("wfront", np.int64, (2,)),  # each list's window (B1, B2): its front (most recent) frame, -1 while empty,
+    ("wcount", np.int64, (2,)),  # its frames,
+    ("wsum", np.int64, (2,)),  # and its blocks (all of them in B1, the cached ones in B2)
+    ("hits_b1", np.int64),  # cache-or-prefetch hits in B1 toward the next update of N1
+    ("dp", np.int64),  # dP: prefetch hits in B1 since the last update
+    ("dc", np.int64),  # dC: cache hits in B2 since the last update
+    ("n1", np.float64),  # N1, L1's target size in segments
+    # the parameters (AdaptiveParams, CullParams); the choices are 0 (the default) or 1
+    ("update_every", np.int64),
+    ("step", np.float64),  # S
+    ("n1_max", np.float64),
+    ("n1_min", np.float64),
+    ("short_only", np.int64),  # cull_when="memory_short"
+    ("write_l1", np.int64),  # write_into="l1"
+    ("cull_first", np.int64),  # room_first="cull"
+    ("full_windows", np.int64),  # partial_windows="skip"
+    ("per_request", np.int64),  # count_hits="request"
+    ("carry", np.int64),  # carry_hits
+    ("at_hit", np.int64),  # update_at="hit"
+    ("feed_writes", np.int64),  # feedback_writes
+]
 
 # counters after the base ones
 (PF_HITS, PREFETCHED, CULLED, PF_EVICTED, LIST_OPS, N1_UPDATES, N1_SKIPPED, HITS_B1_C, HITS_B2_C, L1_HITS,
@@ -309,8 +327,9 @@ def _log_runs(mask, s, k, log, nlog, ref, op, cause):
 @jk.njit_no_refcount
 def _take_frame(st, s):
     """A free frame for segment s, whose blocks are about to enter memory (the caller has made room)."""
-    st.sc[N_FREE] -= 1
-    f = jk.load(st.free, st.sc[N_FREE])
+    sc = st.sc[0]
+    sc.n_free -= 1
+    f = jk.load(st.free, sc.n_free)
     jk.store(st.seg_frame, s, f)
     _fr(st, f).seg = s
     return f
@@ -319,52 +338,55 @@ def _take_frame(st, s):
 @jk.njit_no_refcount
 def _give_frame(st, f):
     """Frame f's segment has no block left in memory (its bitmaps are 0, it is on no list)."""
+    sc = st.sc[0]
     jk.store(st.seg_frame, _fr(st, f).seg, -1)
-    jk.store(st.free, st.sc[N_FREE], f)
-    st.sc[N_FREE] += 1
+    jk.store(st.free, sc.n_free, f)
+    sc.n_free += 1
 
 
 @jk.njit_no_refcount
 def _leave(st, f, counters):
     """Take frame f off its list; if it was in its list's window, the next more recent one joins."""
+    sc = st.sc[0]
     lst = _fr(st, f).which
     if lst == NO_LIST:
         return
+    j = np.uint64(lst - L1)  # the list's index in the scalars' pairs (unsigned: no fix-up for negative ones)
     S = st.dirty.shape[0] + lst - 1
     if _fr(st, f).inw:  # (only adaptive culling keeps windows: B = 0 otherwise)
-        o = WINDOW_STRIDE * (lst - 1)
         _fr(st, f).inw = 0
-        st.sc[WCOUNT + o] -= 1
-        st.sc[WSUM + o] -= _fr(st, f).wt
-        y = _fr(st, st.sc[WFRONT + o]).prev  # more recent than the front (f == front: than f)
+        sc.wcount[j] -= 1
+        sc.wsum[j] -= _fr(st, f).wt
+        y = _fr(st, sc.wfront[j]).prev  # more recent than the front (f == front: than f)
         if y != S:
             _fr(st, y).inw = 1
-            st.sc[WCOUNT + o] += 1
-            st.sc[WSUM + o] += _fr(st, y).wt
-            st.sc[WFRONT + o] = y
-        elif f == st.sc[WFRONT + o]:  # nothing more recent: the window holds the whole list
-            st.sc[WFRONT + o] = _fr(st, f).next if st.sc[WCOUNT + o] > 0 else -1
+            sc.wcount[j] += 1
+            sc.wsum[j] += _fr(st, y).wt
+            sc.wfront[j] = y
+        elif f == sc.wfront[j]:  # nothing more recent: the window holds the whole list
+            sc.wfront[j] = _fr(st, f).next if sc.wcount[j] > 0 else -1
     jk.rlist_unlink(st.fr, f)
     _fr(st, f).which = NO_LIST
-    jk.store(st.sc, N_L1 + lst - L1, jk.load(st.sc, N_L1 + lst - L1) - 1)  # (lst is L1 or L2)
+    sc.n_list[j] -= 1
     counters[LIST_OPS] += 1
 
 
 @jk.njit_no_refcount
 def _join(st, f, lst, counters):
     """Put frame f at the MRU end of list ``lst`` (L1 or L2); it joins the window while that is not full."""
+    sc = st.sc[0]
     S = st.dirty.shape[0] + lst - 1
     jk.rlist_push_front(st.fr, S, f)
     _fr(st, f).which = lst
-    o = WINDOW_STRIDE * (lst - 1)
-    if st.sc[B] > 0:  # (only adaptive culling keeps windows) a segment's blocks change only off the lists
+    j = np.uint64(lst - L1)
+    if sc.b > 0:  # (only adaptive culling keeps windows) a segment's blocks change only off the lists
         _fr(st, f).wt = _weight(st, f, lst)
-    if st.sc[WCOUNT + o] < st.sc[B]:  # not full only while the window holds the whole list
-        _fr(st, f).inw = 1
-        st.sc[WCOUNT + o] += 1
-        st.sc[WSUM + o] += _fr(st, f).wt
-        st.sc[WFRONT + o] = f
-    jk.store(st.sc, N_L1 + lst - L1, jk.load(st.sc, N_L1 + lst - L1) + 1)
+        if sc.wcount[j] < sc.b:  # not full only while the window holds the whole list
+            _fr(st, f).inw = 1
+            sc.wcount[j] += 1
+            sc.wsum[j] += _fr(st, f).wt
+            sc.wfront[j] = f
+    sc.n_list[j] += 1
     counters[LIST_OPS] += 1
 
 
@@ -378,7 +400,7 @@ def _to_front(st, f, lst, counters):
     if _fr(st, S).next != f:
         jk.rlist_unlink(st.fr, f)
         jk.rlist_push_front(st.fr, S, f)
-    if st.sc[B] > 0:
+    if st.sc[0].b > 0:
         _fr(st, f).wt = _weight(st, f, lst)
     counters[LIST_OPS] += 2
 
@@ -386,16 +408,17 @@ def _to_front(st, f, lst, counters):
 @jk.njit_no_refcount
 def _evict(st, f, counters, log, nlog, do_log, ref):
     """Evict frame f's segment (already off its list): write back its dirty blocks, free its memory."""
+    sc = st.sc[0]
     d = jk.load(st.dirty, f)
     if d:
         counters[C.DEV_WRITES_EVICT] += jk.popcount(d)
         counters[C.DEV_WRITE_REQS] += _runs(d)  # one device write per contiguous dirty run
         if do_log:
-            nlog = _log_runs(d, np.int64(_fr(st, f).seg), st.sc[K], log, nlog, ref, C.IO_WRITE, C.EVICTION)
+            nlog = _log_runs(d, np.int64(_fr(st, f).seg), sc.k, log, nlog, ref, C.IO_WRITE, C.EVICTION)
     held = jk.popcount(_fr(st, f).present)
     counters[C.EVICTIONS] += held
     counters[PF_EVICTED] += jk.popcount(_fr(st, f).pf)
-    st.sc[USED] -= held
+    sc.used -= held
     _fr(st, f).present = _fr(st, f).pf = 0
     jk.store(st.dirty, f, 0)
     _give_frame(st, f)
@@ -409,7 +432,7 @@ def _cull(st, f, counters):
     drop = _fr(st, f).pf
     n = jk.popcount(drop)
     counters[CULLED] += n
-    st.sc[USED] -= n
+    st.sc[0].used -= n
     _fr(st, f).present &= ~drop
     _fr(st, f).pf = 0
     if _fr(st, f).present:
@@ -421,8 +444,9 @@ def _cull(st, f, counters):
 @njit(cache=True, inline="always")
 def _cull_to(st, extra, counters):
     """Cull L1's LRU segments while L1 with ``extra`` more segments would exceed N1."""
+    sc = st.sc[0]
     F = st.dirty.shape[0]
-    while st.sc[N_L1] > 0 and st.sc[N_L1] + extra > st.fsc[N1]:
+    while sc.n_list[0] > 0 and sc.n_list[0] + extra > sc.n1:
         _cull(st, _fr(st, F).prev, counters)
 
 
@@ -431,10 +455,11 @@ def _make_room(st, need, to_l1, culling, counters, log, nlog, do_log, ref):
     """Free memory until ``need`` more blocks fit (the segment being served is off the lists and joins L1
     afterwards if ``to_l1``): cull L1's LRU segment into L2 while L1 exceeds N1 (cull_when="memory_short"),
     or while L2 is empty (``culling`` policies), else evict L2's LRU segment, else L1's. Returns ``nlog``."""
+    sc = st.sc[0]
     F = st.dirty.shape[0]
-    while st.sc[USED] + need > st.sc[CAP]:
-        n_l1, n_l2 = st.sc[N_L1], st.sc[N_L2]
-        if n_l1 > 0 and ((st.sc[SHORT_ONLY] and n_l1 + to_l1 > st.fsc[N1])  # L1 back to N1 before L2 gives up
+    while sc.used + need > sc.cap:
+        n_l1, n_l2 = sc.n_list[0], sc.n_list[1]
+        if n_l1 > 0 and ((sc.short_only and n_l1 + to_l1 > sc.n1)  # L1 back to N1 before L2 gives up
                          or (n_l2 == 0 and culling)):  # into L2, to be evicted from there next
             _cull(st, _fr(st, F).prev, counters)
         elif n_l1 > 0 or n_l2 > 0:
@@ -452,9 +477,9 @@ def _room_for(st, lst, had, missing, w, mode, k, counters, log, nlog, do_log, at
     write's and seg_lru's ``missing`` blocks, the rest of the segment for the prefetching policies. A segment
     about to enter L1 first culls L1 to N1 - 1 with room_first="cull" (not with cull_when="memory_short"), then
     :func:`_make_room`. Returns ``nlog``."""
-    sc = st.sc
+    sc = st.sc[0]
     if w:
-        into_l1 = lst == L1 or (lst == NO_LIST and sc[WRITE_L1] != 0)
+        into_l1 = lst == L1 or (lst == NO_LIST and sc.write_l1 != 0)
         new_to_l1 = into_l1 and lst == NO_LIST
         need = missing
     elif mode == MODE_LRU:
@@ -464,7 +489,7 @@ def _room_for(st, lst, had, missing, w, mode, k, counters, log, nlog, do_log, at
         into_l1 = new_to_l1 = True
         need = _all_blocks(k) & ~had
     culling = mode >= MODE_FIXED
-    if new_to_l1 and culling and sc[CULL_FIRST] and not sc[SHORT_ONLY]:
+    if new_to_l1 and culling and sc.cull_first and not sc.short_only:
         _cull_to(st, 1, counters)
     return _make_room(st, jk.popcount(need), into_l1, culling, counters, log, nlog, do_log, at)
 
@@ -472,16 +497,17 @@ def _room_for(st, lst, had, missing, w, mode, k, counters, log, nlog, do_log, at
 @jk.njit_no_refcount
 def _update(st, counters):
     """One update of N1 <- N1 + S (dP - a dC), or a skipped one; dP and dC start again from 0."""
-    full = st.sc[WCOUNT] >= st.sc[B] and st.sc[WCOUNT2] >= st.sc[B]
-    if st.sc[WSUM2] > 0 and (full or not st.sc[FULL_WINDOWS]):
-        a = st.sc[WSUM] / st.sc[WSUM2]  # all blocks in B1 / cached blocks in B2
-        n1 = st.fsc[N1] + st.fsc[STEP] * (st.sc[DP] - a * st.sc[DC])
-        st.fsc[N1] = min(max(n1, st.fsc[N1_MIN]), st.fsc[N1_MAX])
+    sc = st.sc[0]
+    full = sc.wcount[0] >= sc.b and sc.wcount[1] >= sc.b
+    if sc.wsum[1] > 0 and (full or not sc.full_windows):
+        a = sc.wsum[0] / sc.wsum[1]  # all blocks in B1 / cached blocks in B2
+        n1 = sc.n1 + sc.step * (sc.dp - a * sc.dc)
+        sc.n1 = min(max(n1, sc.n1_min), sc.n1_max)
         counters[N1_UPDATES] += 1
     else:
         counters[N1_SKIPPED] += 1
-    st.sc[DP] = 0
-    st.sc[DC] = 0
+    sc.dp = 0
+    sc.dc = 0
 
 
 @jk.njit_no_refcount
@@ -489,24 +515,25 @@ def _adapt(st, counters, b1_hits, b1_pf):
     """Adaptive culling's feedback, after every ``update_every`` cache-or-prefetch hits in B1. With
     ``update_at="hit"`` this step's hits in B1 (``b1_hits``, of which ``b1_pf`` were prefetch hits) are
     counted here one block at a time; otherwise the step has counted them already."""
-    if st.sc[AT_HIT]:
+    sc = st.sc[0]
+    if sc.at_hit:
         m = b1_hits
         while m:
             bit = m & (~m + ONE)  # the lowest hit block left
             m &= m - ONE
-            st.sc[HITS_B1] += 1
+            sc.hits_b1 += 1
             if b1_pf & bit:
-                st.sc[DP] += 1
-            if st.sc[HITS_B1] >= st.sc[UPDATE_EVERY]:
+                sc.dp += 1
+            if sc.hits_b1 >= sc.update_every:
                 _update(st, counters)
-                st.sc[HITS_B1] = 0
+                sc.hits_b1 = 0
         return
-    while st.sc[HITS_B1] >= st.sc[UPDATE_EVERY]:
+    while sc.hits_b1 >= sc.update_every:
         _update(st, counters)
-        if not st.sc[CARRY]:
-            st.sc[HITS_B1] = 0
+        if not sc.carry:
+            sc.hits_b1 = 0
             return
-        st.sc[HITS_B1] -= st.sc[UPDATE_EVERY]
+        sc.hits_b1 -= sc.update_every
 
 
 @jk.njit_no_refcount
@@ -514,19 +541,19 @@ def _window_hits(st, f, lst, hit_mask, pf_hit, counters):
     """Adaptive culling's count of a step's hits in a window (frame f is in B1 or B2, on list ``lst``): hits in
     B1 add to the hits toward the next update and to dP (or, with update_at="hit", are returned as
     ``(b1_hits, b1_pf)`` for :func:`_adapt` to take one by one), hits in B2 add to dC; per block, or per request
-    with count_hits="request". Changes ``sc``'s HITS_B1, DP, DC; counts hits_b1 / hits_b2."""
-    sc = st.sc
+    with count_hits="request". Changes the scalars hits_b1, dp and dc; counts hits_b1 / hits_b2."""
+    sc = st.sc[0]
     nh = jk.popcount(hit_mask)
     if lst == L2:
         counters[HITS_B2_C] += nh
-        sc[DC] += min(nh, 1) if sc[PER_REQUEST] else nh
+        sc.dc += min(nh, 1) if sc.per_request else nh
         return np.uint64(0), np.uint64(0)
     counters[HITS_B1_C] += nh
-    if sc[AT_HIT]:
+    if sc.at_hit:
         return hit_mask, pf_hit
     npf = jk.popcount(pf_hit)
-    sc[HITS_B1] += min(nh, 1) if sc[PER_REQUEST] else nh
-    sc[DP] += min(npf, 1) if sc[PER_REQUEST] else npf
+    sc.hits_b1 += min(nh, 1) if sc.per_request else nh
+    sc.dp += min(npf, 1) if sc.per_request else npf
     return np.uint64(0), np.uint64(0)
 
 
@@ -538,7 +565,7 @@ def _write_in(st, s, f, req, missing):
     if f < 0:
         f = _take_frame(st, s)
     _fr(st, f).present |= missing
-    st.sc[USED] += jk.popcount(missing)
+    st.sc[0].used += jk.popcount(missing)
     dirtied = jk.popcount(req & ~st.dirty[f])
     st.dirty[f] |= req
     return f, dirtied
@@ -567,7 +594,7 @@ def _read_in(st, s, f, had, req, missing, mode, k, counters, log, nlog, do_log, 
         f = _take_frame(st, s)
     _fr(st, f).pf |= new & ~req
     _fr(st, f).present |= new
-    st.sc[USED] += jk.popcount(new)
+    st.sc[0].used += jk.popcount(new)
     return f, nlog
 
 
@@ -577,11 +604,12 @@ def _settle(st, f, lst, read, mode, counters):
     was on): without culling, the MRU end of the one list; with culling, L1 for a segment read or written into
     L1 (write_into="l1", or already there), and a segment new to L1 culls L1 back to N1 (cull_when="always");
     a write to a segment in L2 or not in memory puts it at L2's MRU end. Changes the lists (and culls)."""
+    sc = st.sc[0]
     if mode < MODE_FIXED:
         _join(st, f, L1, counters)
-    elif read or lst == L1 or (lst == NO_LIST and st.sc[WRITE_L1] != 0):
+    elif read or lst == L1 or (lst == NO_LIST and sc.write_l1 != 0):
         _join(st, f, L1, counters)
-        if (read or lst == NO_LIST) and not st.sc[SHORT_ONLY]:  # a segment new to L1 culls it to N1
+        if (read or lst == NO_LIST) and not sc.short_only:  # a segment new to L1 culls it to N1
             _cull_to(st, 0, counters)
     else:
         _join(st, f, L2, counters)
@@ -595,9 +623,10 @@ def _serve(st, s, f, lst, had, req, w, mode, k, counters, log, nlog, do_log, at)
     it leaves its list, room is made (:func:`_room_for`), its missing blocks come in (:func:`_write_in`,
     :func:`_read_in`) and it joins a list (:func:`_settle`). Adaptive culling counts window hits first and runs
     its feedback last. Returns ``(nlog, blocks newly dirtied)``."""
+    sc = st.sc[0]
     adaptive = mode == MODE_ADAPTIVE
     b1_hits = b1_pf = np.uint64(0)  # this step's hits in B1, for _adapt with update_at="hit"
-    if adaptive and lst != NO_LIST and _fr(st, f).inw and (not w or st.sc[FEED_WRITES] != 0):
+    if adaptive and lst != NO_LIST and _fr(st, f).inw and (not w or sc.feed_writes != 0):
         # the marginal utilities count read hits (the paper's hit rates are about reads)
         b1_hits, b1_pf = _window_hits(st, f, lst, req & had, req & _fr(st, f).pf, counters)
     missing = req & ~had
@@ -624,7 +653,7 @@ def _serve(st, s, f, lst, had, req, w, mode, k, counters, log, nlog, do_log, at)
         else:
             f, nlog = _read_in(st, s, f, had, req, missing, mode, k, counters, log, nlog, do_log, at)
         _settle(st, f, lst, not w, mode, counters)
-    if adaptive and (b1_hits or st.sc[HITS_B1] >= st.sc[UPDATE_EVERY]):  # (else _adapt does nothing)
+    if adaptive and (b1_hits or sc.hits_b1 >= sc.update_every):  # (else _adapt does nothing)
         _adapt(st, counters, b1_hits, b1_pf)
     return nlog, dirtied
 
@@ -658,15 +687,16 @@ def _seg_ref(st, s, req, w, mode, k, counters, log, nlog, do_log, outcome, o0, a
 
 @jk.njit_no_refcount
 def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
-    """The segment policies (seg_lru, seg_prefetch, seg_cull_fixed, seg_cull_adaptive: ``sc[MODE]``) over the
+    """The segment policies (seg_lru, seg_prefetch, seg_cull_fixed, seg_cull_adaptive: ``sc.mode``) over the
     requests of ``refs`` from entry ``start``, until the chunk ends or the I/O log lacks room for a request's
     rows. A request is split at segment boundaries; each segment's blocks are counted and served by
     :func:`_seg_ref`. Changes every array of ``state``; adds to ``counters``; with ``do_log`` writes
     ``outcome`` (miss, hit, prefetch hit) and log rows from ``nlog``. Returns the entry it stopped at and
     ``nlog``."""
     st = state
+    sc = st.sc[0]
     unit, event, count = refs.unit, refs.event, refs.count
-    k, k_shift, mode = st.sc[K], st.sc[K_SHIFT], st.sc[MODE]
+    k, k_shift, mode = sc.k, sc.k_shift, sc.mode
     hits_before = counters[L1_HITS] + counters[L2_HITS]
     n = unit.shape[0]
     i = start
@@ -718,48 +748,49 @@ class _SegmentKernel(Kernel):
         if cap < k:
             raise ValueError(f"capacity_pages={cap} cannot hold one segment of {k} pages")
         n = units.n // k
-        sc = np.zeros(N_SC, np.int64)
-        sc[CAP], sc[K], sc[MODE] = cap, k, self.mode
-        sc[K_SHIFT] = k.bit_length() - 1 if k & (k - 1) == 0 else -1
-        sc[WFRONT] = sc[WFRONT2] = -1
-        sc[UPDATE_EVERY] = getattr(params, "update_every", 3)
-        sc[SHORT_ONLY] = CULL_WHEN[getattr(params, "cull_when", "always")]
-        sc[WRITE_L1] = WRITE_INTO[getattr(params, "write_into", "l2")]
-        sc[CULL_FIRST] = ROOM_FIRST[getattr(params, "room_first", "evict")]
-        sc[FULL_WINDOWS] = PARTIAL_WINDOWS[getattr(params, "partial_windows", "count")]
-        sc[PER_REQUEST] = COUNT_HITS[getattr(params, "count_hits", "block")]
-        sc[CARRY] = int(getattr(params, "carry_hits", False))
-        sc[AT_HIT] = UPDATE_AT[getattr(params, "update_at", "step")]
-        sc[FEED_WRITES] = int(getattr(params, "feedback_writes", False))
+        scs = jk.scalars(SCALARS)
+        sc = scs[0]
+        sc.cap, sc.k, sc.mode = cap, k, self.mode
+        sc.k_shift = k.bit_length() - 1 if k & (k - 1) == 0 else -1
+        sc.wfront[:] = -1
+        sc.update_every = getattr(params, "update_every", 3)
+        sc.short_only = CULL_WHEN[getattr(params, "cull_when", "always")]
+        sc.write_l1 = WRITE_INTO[getattr(params, "write_into", "l2")]
+        sc.cull_first = ROOM_FIRST[getattr(params, "room_first", "evict")]
+        sc.full_windows = PARTIAL_WINDOWS[getattr(params, "partial_windows", "count")]
+        sc.per_request = COUNT_HITS[getattr(params, "count_hits", "block")]
+        sc.carry = int(getattr(params, "carry_hits", False))
+        sc.at_hit = UPDATE_AT[getattr(params, "update_at", "step")]
+        sc.feed_writes = int(getattr(params, "feedback_writes", False))
         frac = getattr(params, "window_fraction", 0.05)
         b = max(1, int(WINDOW_ROUND[getattr(params, "window_round", "nearest")](frac * cap / k)))
-        sc[B] = b if self.mode == MODE_ADAPTIVE else 0  # only adaptive culling needs B1 and B2
-        fsc = np.zeros(4, np.float64)
-        fsc[N1] = cap / (2 * k)  # half of the memory, in segments (fixed; adaptive starts there)
-        fsc[STEP] = getattr(params, "step", 0.0)
-        fsc[N1_MAX] = cap / k if getattr(params, "n1_cap", "memory") == "memory" else np.inf
-        fsc[N1_MIN] = float(b) if getattr(params, "n1_floor", "zero") == "window" else 0.0
+        sc.b = b if self.mode == MODE_ADAPTIVE else 0  # only adaptive culling needs B1 and B2
+        sc.n1 = cap / (2 * k)  # half of the memory, in segments (fixed; adaptive starts there)
+        sc.step = getattr(params, "step", 0.0)
+        sc.n1_max = cap / k if getattr(params, "n1_cap", "memory") == "memory" else np.inf
+        sc.n1_min = float(b) if getattr(params, "n1_floor", "zero") == "window" else 0.0
         if self.mode == MODE_ADAPTIVE:
-            fsc[N1] = min(max(fsc[N1], fsc[N1_MIN]), fsc[N1_MAX])  # the start respects the bounds too
+            sc.n1 = min(max(sc.n1, sc.n1_min), sc.n1_max)  # the start respects the bounds too
         if self.mode == MODE_FIXED:
-            fsc[N1] = float(cap // (2 * k))
+            sc.n1 = float(cap // (2 * k))
         frames = min(n, cap)  # each segment in memory holds at least one block
-        sc[N_FREE] = frames
+        sc.n_free = frames
         fr = jk.zeros_aligned(frames + 2, FRAME, 32)
         fr["prev"][:frames] = -1  # on no list
         jk.rlist_init(fr, frames)
         jk.rlist_init(fr, frames + 1)
         return SegState(np.full(n, -1, np.int32), fr, np.zeros(frames, np.uint64),
-                        np.arange(frames - 1, -1, -1, dtype=np.int32), sc, fsc)  # frame 0 on top of the stack
+                        np.arange(frames - 1, -1, -1, dtype=np.int32), scs)  # frame 0 on top of the stack
 
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
         return _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
-        k = int(state.sc[K])
+        sc = state.sc[0]
+        k = int(sc.k)
         F = state.dirty.shape[0]
-        frames = np.concatenate([jk.rlist_back_to_front(state.fr, F + 1, int(state.sc[N_L2])),  # L2, then L1,
-                                 jk.rlist_back_to_front(state.fr, F, int(state.sc[N_L1]))])  # least recent first
+        frames = np.concatenate([jk.rlist_back_to_front(state.fr, F + 1, int(sc.n_list[1])),  # L2, then L1,
+                                 jk.rlist_back_to_front(state.fr, F, int(sc.n_list[0]))])  # least recent first
         rec = state.fr[frames]
         b = np.arange(k, dtype=np.uint64)
         held = ((rec["present"][:, None] >> b) & ONE).astype(bool)
@@ -768,7 +799,8 @@ class _SegmentKernel(Kernel):
         return C.end_of_trace(order, dirty, flush_at_end, counters, log, nlog, do_log, last_ref, 0)
 
     def observe(self, state):
-        return {"n1": float(state.fsc[N1]), "l1_segments": int(state.sc[N_L1]), "l2_segments": int(state.sc[N_L2])}
+        sc = state.sc[0]
+        return {"n1": float(sc.n1), "l1_segments": int(sc.n_list[0]), "l2_segments": int(sc.n_list[1])}
 
 
 @register("seg_lru", SegmentParams)

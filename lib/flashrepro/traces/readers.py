@@ -31,7 +31,9 @@ import functools
 import io
 import itertools
 import math
+import os
 import re
+import stat
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -279,11 +281,14 @@ def _read_block(f, carry: bytes, size: int, spare: list | None = None) -> bytear
     """``carry`` then up to ``size`` more bytes of ``f``, read straight into one buffer (no concatenation) from
     a plain file; a decompressing reader's output is appended. The buffer is one of ``spare`` (blocks a reader
     is done with) if there is one: a fresh 8 MiB buffer is zeroed and faulted in page by page (0.04 s of a
-    5M-line first run)."""
+    5M-line first run). A regular file's buffer holds at most what is left of it (a 4 KB file's, 4 KB)."""
     if not isinstance(f, (io.BufferedReader, io.FileIO)):
         buf = bytearray(carry)
         buf += f.read(size)
         return buf
+    st = os.fstat(f.fileno())
+    if stat.S_ISREG(st.st_mode):  # (a pipe's or a /proc file's size says nothing)
+        size = max(0, min(size, st.st_size - f.tell()))
     need = len(carry) + size
     buf = spare.pop() if spare else None
     if buf is not None:

@@ -5,7 +5,8 @@ live only in ``*_timings.csv``. In ``make test`` this runs notebook 01 (the one 
 measured claim) at ``scale="ci"`` twice, with its sweeps cut to a few points (:data:`FEWER`: every cell still
 runs and writes its files; the property is that two runs agree, not the numbers, which nbval checks at the
 notebook's defaults), about half a minute; ``FLASHREPRO_RERUN_ALL=1`` runs every notebook at its defaults.
-Each run writes to its own variant folder (``results/variants/rerun-test-*``), removed afterwards.
+The runs write to the variant folder those cut sweeps name (at the defaults, ``results/variants/rerun-test-*``,
+one per run), emptied before each run and removed afterwards.
 """
 
 from __future__ import annotations

@@ -47,10 +47,17 @@ class RAState(typing.NamedTuple):
     link: np.ndarray  # the frames in use on a list (jitkit), most recently used first; sentinel = frames
     dirty: np.ndarray  # uint8 per frame
     pf: np.ndarray  # uint8 per frame: prefetched, not yet requested
-    sc: np.ndarray  # USED, FRAMES, LAST_END (unit after the previous read, -1), WINDOW (pages), MIN, MAX
+    sc: np.recarray  # the scalars, one record of SCALARS (jitkit.scalars); the step reads ``sc = state.sc[0]``
 
 
-USED, FRAMES, LAST_END, WINDOW, MINW, MAXW = range(6)
+SCALARS = [
+    ("used", np.int64),  # frames in use (filled in order 0, 1, ...)
+    ("frames", np.int64),  # frames of the cache
+    ("last_end", np.int64),  # the unit after the previous read's last page (-1 before the first read)
+    ("window", np.int64),  # the read-ahead window, in pages (0: closed)
+    ("minw", np.int64),  # the window a sequential read opens, in pages (min_kib)
+    ("maxw", np.int64),  # the largest window, in pages (max_kib)
+]
 PF_HITS, PREFETCHED, PF_EVICTED = range(C.N_BASE, C.N_BASE + 3)
 
 
@@ -165,9 +172,10 @@ def _ra_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
     ``C.PREFETCH_HIT``) and the device I/O rows from ``nlog``. Returns ``(stop, nlog)`` as every step does
     (:mod:`flashrepro.cache.contract`)."""
     unit, event, count = refs.unit, refs.event, refs.count
-    page_frame, frame_page, link, dirty, pf, sc = state
+    page_frame, frame_page, link, dirty, pf, sc = state.page_frame, state.frame_page, state.link, state.dirty, \
+        state.pf, state.sc[0]
     n_units = page_frame.shape[0]
-    used, frames, last_end, window, minw, maxw = sc[USED], sc[FRAMES], sc[LAST_END], sc[WINDOW], sc[MINW], sc[MAXW]
+    used, frames, last_end, window, minw, maxw = sc.used, sc.frames, sc.last_end, sc.window, sc.minw, sc.maxw
     dev_reads = dev_read_reqs = prefetched = 0
     n = unit.shape[0]
     i = start
@@ -204,7 +212,7 @@ def _ra_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
         pages, reqs, nlog = _ra_reads(log, nlog, ref, run_start, end, ra_first, ra_n, do_log)
         dev_reads, dev_read_reqs = dev_reads + pages, dev_read_reqs + reqs
         i += r
-    sc[USED], sc[LAST_END], sc[WINDOW] = used, last_end, window
+    sc.used, sc.last_end, sc.window = used, last_end, window
     C.add_refs(counters, event, start, i)
     counters[C.DEV_READS] += dev_reads
     counters[C.DEV_READ_REQS] += dev_read_reqs
@@ -235,20 +243,19 @@ class LinuxReadahead(Kernel):
     def new_state(self, units, tiers, params):
         n = units.n
         frames = min(tiers["capacity_pages"], n)  # a cache larger than the unit space never fills
-        sc = np.zeros(6, np.int64)
-        sc[FRAMES] = frames
-        sc[LAST_END] = -1
+        scs = jk.scalars(SCALARS)
+        sc = scs[0]
+        sc.frames, sc.last_end = frames, -1
         k = units.unit_pages
-        sc[MAXW] = k
-        sc[MINW] = max(1, min(k, k * params.min_kib // params.max_kib))
+        sc.maxw, sc.minw = k, max(1, min(k, k * params.min_kib // params.max_kib))
         return RAState(np.full(n, -1, np.int32), np.full(frames, -1, np.int32), jk.list_new(frames),
-                       np.zeros(frames, np.uint8), np.zeros(frames, np.uint8), sc)
+                       np.zeros(frames, np.uint8), np.zeros(frames, np.uint8), scs)
 
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
         # do_log or None: a run without the log gets a specialisation compiled without its branches
         return _ra_step(refs, start, state, counters, log, nlog, outcome, base, do_log or None)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
-        frames = jk.list_back_to_front(state.link, state.frame_page.shape[0], state.sc[USED])
+        frames = jk.list_back_to_front(state.link, state.frame_page.shape[0], state.sc[0].used)
         return C.end_of_trace(state.frame_page[frames].astype(np.int64), state.dirty[frames], flush_at_end, counters,
                               log, nlog, do_log, last_ref, 0)

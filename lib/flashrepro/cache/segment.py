@@ -561,7 +561,7 @@ def _window_hits(st, f, lst, hit_mask, pf_hit, counters):
 def _write_in(st, s, f, req, missing):
     """A write of blocks ``req`` of segment s (frame f, -1 if none), ``missing`` of them not in memory, once
     there is room: the blocks become present and dirty without a read. Changes the segment's frame (taken if
-    it had none), ``dirty`` and USED. Returns ``(frame, blocks newly dirtied)``."""
+    it had none), ``dirty`` and ``sc.used``. Returns ``(frame, blocks newly dirtied)``."""
     if f < 0:
         f = _take_frame(st, s)
     _fr(st, f).present |= missing
@@ -576,7 +576,7 @@ def _read_in(st, s, f, had, req, missing, mode, k, counters, log, nlog, do_log, 
     """A read miss on segment s (frame f, -1 if none; ``had`` its blocks in memory), once there is room: seg_lru
     reads the ``missing`` blocks, one device read per contiguous run; the prefetching policies read the whole
     aligned segment in one request, the blocks nobody asked for marked prefetched. Changes the frame (taken
-    if it had none) and USED; counts the reads. Returns ``(frame, nlog)``."""
+    if it had none) and ``sc.used``; counts the reads. Returns ``(frame, nlog)``."""
     if mode == MODE_LRU:
         new = missing
         counters[C.DEV_READS] += jk.popcount(new)

@@ -102,10 +102,17 @@ class BSClockState(typing.NamedTuple):
     words: np.ndarray  # the resident units, as an ordered bitset over ranks (= LSN order)
     flags: np.ndarray  # uint8 per unit: REF | DIRTY (both bits in one byte: one access per reference, not two)
     page: np.ndarray  # int64 per unit: its page number (consecutive pages = consecutive ranks with +1 pages)
-    sc: np.ndarray  # int64: HAND (a rank position), SIZE, CAPACITY, N0, N1, N2, BULK_CLEANED
+    sc: np.recarray  # the scalars, one record of SCALARS (jitkit.scalars); the step reads ``sc = state.sc[0]``
 
 
-HAND, SIZE, CAPACITY, N0, N1, N2 = range(6)
+SCALARS = [
+    ("hand", np.int64),  # the clock hand: a rank position (the next rank it looks at)
+    ("size", np.int64),  # resident pages
+    ("capacity", np.int64),  # the cache's size in pages
+    ("n0", np.int64),  # the bitset's level sizes in words (jitkit.bits_new)
+    ("n1", np.int64),
+    ("n2", np.int64),
+]
 REF, DIRTY = np.uint8(1), np.uint8(2)  # a unit's flag bits
 BULK_CLEANED = C.N_BASE  # counter slot after the base ones
 
@@ -153,8 +160,8 @@ def _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_lo
     device I/O as rows of ``log`` from row ``nlog`` (``ref`` = ``base`` + entry). Returns ``(stop, nlog)``. Compiled
     without reference counting (it allocates nothing), so the inlined eviction step costs nothing."""
     unit, event = refs.unit, refs.event
-    words, flags, page, sc = state
-    hand, size, capacity, n0, n1, n2 = sc[HAND], sc[SIZE], sc[CAPACITY], sc[N0], sc[N1], sc[N2]
+    words, flags, page, sc = state.words, state.flags, state.page, state.sc[0]
+    hand, size, capacity, n0, n1, n2 = sc.hand, sc.size, sc.capacity, sc.n0, sc.n1, sc.n2
     init_ref = np.uint8(1 if insert_referenced else 0)
     hits = write_hits = write_refs = dev_reads = dev_write_pages = dev_write_reqs = dirtyings = evictions = 0
     cleaned = 0
@@ -202,7 +209,7 @@ def _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_lo
         d = (flags[p] >> 1) & 1
         flags[p] |= w << 1
         dirtyings += (d | w) - d
-    sc[HAND], sc[SIZE] = hand, size
+    sc.hand, sc.size = hand, size
     C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_pages,
                dev_write_reqs, dirtyings, evictions)
     counters[BULK_CLEANED] += cleaned
@@ -212,10 +219,10 @@ def _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_lo
 @njit(cache=True)
 def _hand_order(state):
     """Resident units from the hand onwards (the order a flush writes them)."""
-    words, sc = state.words, state.sc
-    n0, n1, n2 = sc[N0], sc[N1], sc[N2]
-    order = np.empty(sc[SIZE], np.int64)
-    p = jk.bits_next_cyclic(words, n0, n1, n2, sc[HAND])
+    words, sc = state.words, state.sc[0]
+    n0, n1, n2 = sc.n0, sc.n1, sc.n2
+    order = np.empty(sc.size, np.int64)
+    p = jk.bits_next_cyclic(words, n0, n1, n2, sc.hand)
     for k in range(order.shape[0]):
         order[k] = p
         p = jk.bits_next_cyclic(words, n0, n1, n2, p + 1)
@@ -237,9 +244,10 @@ class _BSClockKernel(Kernel):
 
     def new_state(self, units, tiers, params):
         words, n0, n1, n2 = jk.bits_new(units.n)
-        sc = np.zeros(6, np.int64)
-        sc[CAPACITY], sc[N0], sc[N1], sc[N2] = tiers["capacity_pages"], n0, n1, n2
-        return BSClockState(words, np.zeros(units.n, np.uint8), units.pages(np.arange(units.n)), sc)
+        scs = jk.scalars(SCALARS)
+        sc = scs[0]
+        sc.capacity, sc.n0, sc.n1, sc.n2 = tiers["capacity_pages"], n0, n1, n2
+        return BSClockState(words, np.zeros(units.n, np.uint8), units.pages(np.arange(units.n)), scs)
 
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
         # do_log or None: a run without the log gets a specialisation compiled without its branches

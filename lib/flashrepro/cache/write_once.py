@@ -103,12 +103,20 @@ class FlushState(typing.NamedTuple):
     hq: np.ndarray  # int32: the history FIFO's entries hq[HHEAD:HTAIL], oldest first (units; see _remember)
     file: np.ndarray  # int32 per unit (-1: none)
     free: np.ndarray  # int32 stack of frames a flush eviction or a delete emptied
-    sc: np.ndarray  # int64: USED, CAPACITY, HISTORY (units in it), HISTORY_CAP, NFREE (on the stack), FRESH (never
-    #                 used), HHEAD, HTAIL
-    next_flush: np.ndarray  # float64[1]: the next grid point
+    sc: np.recarray  # the scalars, one record of SCALARS (jitkit.scalars); steps take the array, read ``sc[0]``
 
 
-USED, CAP, HIST, HCAP, NFREE, FRESH, HHEAD, HTAIL = range(8)
+SCALARS = [
+    ("used", np.int64),  # frames in use
+    ("cap", np.int64),  # the cache's size in blocks
+    ("hist", np.int64),  # units in the history FIFO
+    ("hcap", np.int64),  # the history's capacity in units (history_pages; 0: no history)
+    ("n_free", np.int64),  # frames on the stack ``free``
+    ("fresh", np.int64),  # the first frame never used
+    ("hhead", np.int64),  # the history's entries are hq[hhead:htail], oldest first
+    ("htail", np.int64),
+    ("next_flush", np.float64),  # the next periodic flush's time, in seconds (a grid point of period_s)
+]
 F_READ, F_W1, F_W2, F_NOFLAG = 1, 2, 4, 8
 FLAG_MASK = F_READ | F_W1 | F_W2 | F_NOFLAG
 # A frame's row: its links on the LRU list (most recent at the front), on the dirty list (most recently dirtied
@@ -153,12 +161,13 @@ def new_state(units, capacity: int, history_pages: int) -> FlushState:
     n = units.n
     frames = min(capacity, n)  # a cache larger than the footprint never fills
     file = units.file if units.file is not None else np.full(n, -1, np.int32)
-    sc = np.array([0, capacity, 0, history_pages, 0, 0, 0, 0], np.int64)
+    scs = jk.scalars(SCALARS)
+    scs[0].cap, scs[0].hcap = capacity, history_pages
     node = jk.rec_new(frames, W, (LRU, DIRTY, CLEAN))
     node[W * np.arange(frames) + FLAGS] = 0
     hq = np.zeros(2 * min(max(history_pages, 0), n) + 2, np.int32)  # room for the live entries and as many stale
     return FlushState(np.full(n, -1, np.int32), node, np.full(n, -1, np.int32), hq,
-                      np.ascontiguousarray(file, np.int32), np.zeros(frames, np.int32), sc, np.zeros(1))
+                      np.ascontiguousarray(file, np.int32), np.zeros(frames, np.int32), scs)
 
 
 @njit(cache=True, inline="always")
@@ -174,50 +183,53 @@ def _on(node, x, L):
 # array is full. So no operation follows links between random units: the oldest live entry is the first one
 # from HHEAD whose unit still points at it (a list over units cost write_once 3x at 1% capacity, measured).
 @njit(cache=True)
-def _compact(hpos, hq, sc):
+def _compact(hpos, hq, scs):
     """Close up the live entries at the start of hq, dropping the stale ones."""
+    sc = scs[0]
     k = 0
-    for j in range(sc[HHEAD], sc[HTAIL]):
+    for j in range(sc.hhead, sc.htail):
         y = hq[j]
         if hpos[y] == j:
             hq[k] = y
             hpos[y] = k
             k += 1
-    sc[HHEAD], sc[HTAIL] = 0, k
+    sc.hhead, sc.htail = 0, k
 
 
 @njit(cache=True, inline="always")
-def _remember(hpos, hq, sc, x):
+def _remember(hpos, hq, scs, x):
     """Put unit ``x`` at the newest end of the history FIFO (moving it if there), dropping the oldest past the cap."""
-    if sc[HCAP] <= 0:
+    sc = scs[0]
+    if sc.hcap <= 0:
         return
     if hpos[x] < 0:
-        sc[HIST] += 1
-    if sc[HTAIL] == hq.shape[0]:  # at most HCAP entries are live here: closing up frees at least half of hq
-        _compact(hpos, hq, sc)
-    t = sc[HTAIL]
+        sc.hist += 1
+    if sc.htail == hq.shape[0]:  # at most hcap entries are live here: closing up frees at least half of hq
+        _compact(hpos, hq, scs)
+    t = sc.htail
     hq[t] = x
     hpos[x] = t
-    sc[HTAIL] = t + 1
-    if sc[HIST] > sc[HCAP]:  # drop the oldest unit still in the history
-        h = sc[HHEAD]
+    sc.htail = t + 1
+    if sc.hist > sc.hcap:  # drop the oldest unit still in the history
+        h = sc.hhead
         while hpos[hq[h]] != h:
             h += 1
         hpos[hq[h]] = -1
-        sc[HHEAD] = h + 1
-        sc[HIST] -= 1
+        sc.hhead = h + 1
+        sc.hist -= 1
 
 
 @njit(cache=True, inline="always")
-def _release(page_frame, node, free, sc, x):
+def _release(page_frame, node, free, scs, x):
     """Frame x leaves the LRU list and the cache, empty (its block is no longer cached): it goes on the free
-    stack. Changes ``page_frame``, frame x's row, ``free``, NFREE and USED."""
+    stack. Changes ``page_frame``, frame x's row, ``free`` and the scalars ``n_free`` and ``used``."""
+    sc = scs[0]
     jk.rec_unlink(node, W, x, LRU)
     page_frame[node[W * x + PAGE]] = -1
     node[W * x + FLAGS] = 0
-    free[sc[NFREE]] = x
-    sc[NFREE] += 1
-    sc[USED] -= 1
+    free[sc.n_free] = x
+    sc.n_free += 1
+    sc.used -= 1
 
 
 # The steps below take the arrays they change as arguments, never the state tuple: Numba's dead-code
@@ -226,7 +238,7 @@ def _release(page_frame, node, free, sc, x):
 # plain functions, compiled once, that LLVM inlines into _step; a flush (_flush) and an event (_on_event) stay
 # calls, and Numba inlines _evict_lru, on the path of every miss of a full cache and too large for LLVM.
 @jk.njit_no_refcount
-def _flush(page_frame, node, hpos, hq, file, free, sc, counters, log, nlog, do_log, ref, only_file, cause, wo, evict,
+def _flush(page_frame, node, hpos, hq, file, free, scs, counters, log, nlog, do_log, ref, only_file, cause, wo, evict,
            track):
     """Write back the dirty units (of ``only_file``; all when it is < 0), oldest dirtying first. With ``wo``
     and ``evict`` the flagged ones are evicted after their write, and (``track``) the clean flagged ones of
@@ -243,9 +255,9 @@ def _flush(page_frame, node, hpos, hq, file, free, sc, counters, log, nlog, do_l
             u = node[W * x + PAGE]
             if only_file < 0 or file[u] == only_file:
                 jk.rec_unlink(node, W, x, CLEAN)
-                _release(page_frame, node, free, sc, x)
+                _release(page_frame, node, free, scs, x)
                 gone += 1
-                _remember(hpos, hq, sc, u)
+                _remember(hpos, hq, scs, u)
             x = before
     x = jk.rec_back(node, W, S, DIRTY)
     while x != S:
@@ -258,9 +270,9 @@ def _flush(page_frame, node, hpos, hq, file, free, sc, counters, log, nlog, do_l
                 nlog = C.row(log, nlog, ref, C.IO_WRITE, cause, u, 1, 0)
             if wo and (node[W * x + FLAGS] & FLAG_MASK) == F_W1:
                 if evict:
-                    _release(page_frame, node, free, sc, x)
+                    _release(page_frame, node, free, scs, x)
                     gone += 1
-                    _remember(hpos, hq, sc, u)
+                    _remember(hpos, hq, scs, u)
                 elif track:
                     jk.rec_push_front(node, W, S, x, CLEAN)
         x = before
@@ -271,20 +283,21 @@ def _flush(page_frame, node, hpos, hq, file, free, sc, counters, log, nlog, do_l
 
 
 @jk.njit_no_refcount
-def _periodic(page_frame, node, hpos, hq, file, free, sc, nf, t, counters, log, nlog, do_log, ref, r):
-    """The periodic flushes of every grid point ``nf[0], nf[0] + period_s, ...`` that time t has reached, those
-    with nothing dirty included (evicting flagged blocks with write_once). Moves ``nf[0]`` past t; what
-    :func:`_flush` changes. Returns ``nlog``."""
-    while t >= nf[0]:
-        nlog = _flush(page_frame, node, hpos, hq, file, free, sc, counters, log, nlog, do_log, ref, ALL_FILES,
+def _periodic(page_frame, node, hpos, hq, file, free, scs, t, counters, log, nlog, do_log, ref, r):
+    """The periodic flushes of every grid point ``next_flush, next_flush + period_s, ...`` that time t has
+    reached, those with nothing dirty included (evicting flagged blocks with write_once). Moves the scalar
+    ``next_flush`` past t; what :func:`_flush` changes. Returns ``nlog``."""
+    sc = scs[0]
+    while t >= sc.next_flush:
+        nlog = _flush(page_frame, node, hpos, hq, file, free, scs, counters, log, nlog, do_log, ref, ALL_FILES,
                       C.PERIODIC_FLUSH, r.wo, r.wo, r.track)
         counters[FLUSHES] += 1
-        nf[0] += r.period
+        sc.next_flush += r.period
     return nlog
 
 
 @jk.njit_no_refcount
-def _on_event(page_frame, node, hpos, hq, file, free, sc, e, first, count, sync_file, counters, log, nlog, do_log,
+def _on_event(page_frame, node, hpos, hq, file, free, scs, e, first, count, sync_file, counters, log, nlog, do_log,
               ref, r):
     """A trace event ``e``. DELETE of units [first, first + count): with on_delete="drop" their cached blocks
     leave at once, dirty ones without a write. SYNC_FILE (of ``sync_file``) or SYNC_ALL: a flush of the sync's
@@ -303,13 +316,13 @@ def _on_event(page_frame, node, hpos, hq, file, free, sc, e, first, count, sync_
                 if _on(node, x, DIRTY):
                     jk.rec_unlink(node, W, x, DIRTY)
                     counters[DELETED_DIRTY] += 1
-                _release(page_frame, node, free, sc, x)
+                _release(page_frame, node, free, scs, x)
         return nlog
     counters[SYNCS] += 1
     if r.scope == SCOPE_NONE:
         return nlog
     only = np.int64(sync_file) if (e == Event.SYNC_FILE and r.scope == SCOPE_FILE) else ALL_FILES
-    return _flush(page_frame, node, hpos, hq, file, free, sc, counters, log, nlog, do_log, ref, only, C.SYNC_FLUSH,
+    return _flush(page_frame, node, hpos, hq, file, free, scs, counters, log, nlog, do_log, ref, only, C.SYNC_FLUSH,
                   r.wo, r.wo and r.sync_evict, r.track)
 
 
@@ -330,7 +343,7 @@ def _on_hit(node, f, w, r):
 
 
 @njit(cache=True, inline="always")
-def _evict_lru(page_frame, node, hpos, hq, S, sc, counters, log, nlog, do_log, at, r):
+def _evict_lru(page_frame, node, hpos, hq, S, scs, counters, log, nlog, do_log, at, r):
     """The cache is full: the least recently used block leaves (a dirty one written back; with write_once and
     history_all_written a written one is remembered in the history). S is the sentinel row. Changes
     ``page_frame`` and the frame's lists; counts. Returns ``(the frame it leaves, nlog)``."""
@@ -346,27 +359,28 @@ def _evict_lru(page_frame, node, hpos, hq, S, sc, counters, log, nlog, do_log, a
         if do_log:
             nlog = C.row(log, nlog, at, C.IO_WRITE, C.EVICTION, v, 1, 0)
     if r.wo and r.hist_all and node[W * f + FLAGS] & (F_W1 | F_W2):
-        _remember(hpos, hq, sc, v)
+        _remember(hpos, hq, scs, v)
     if r.track and _on(node, f, CLEAN):
         jk.rec_unlink(node, W, f, CLEAN)
     return f, nlog
 
 
 @jk.njit_no_refcount
-def _enter(page_frame, node, hpos, free, sc, p, w, f, counters, r):
+def _enter(page_frame, node, hpos, free, scs, p, w, f, counters, r):
     """Page p enters the cache in frame f (-1 while the cache has room: a frame a flush or a delete emptied, else
     one never used). With write_once it is flagged by this access (written once, or read) unless it is in the
     history: then it gets no flag for this stay, and with consume_history it leaves the history. Changes
-    ``page_frame``, the frame's row, the free stack, USED, ``hpos`` and HIST; counts history hits. Returns the
-    frame."""
+    ``page_frame``, the frame's row, the free stack, the scalars ``used`` and ``hist``, and ``hpos``; counts
+    history hits. Returns the frame."""
+    sc = scs[0]
     if f < 0:
-        if sc[NFREE] > 0:
-            sc[NFREE] -= 1
-            f = free[sc[NFREE]]
+        if sc.n_free > 0:
+            sc.n_free -= 1
+            f = free[sc.n_free]
         else:
-            f = sc[FRESH]
-            sc[FRESH] += 1
-        sc[USED] += 1
+            f = sc.fresh
+            sc.fresh += 1
+        sc.used += 1
     node[W * f + PAGE] = p
     page_frame[p] = f
     fl = 0
@@ -377,7 +391,7 @@ def _enter(page_frame, node, hpos, free, sc, p, w, f, counters, r):
             counters[HIST_HITS] += 1
             if r.consume:  # it leaves the history (its entry goes stale)
                 hpos[p] = -1
-                sc[HIST] -= 1
+                sc.hist -= 1
     node[W * f + FLAGS] = fl
     return f
 
@@ -392,9 +406,10 @@ def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, r):
     the dirty list when it dirties its block). Changes every array of ``state``; adds to ``counters``; with
     ``do_log`` writes ``outcome`` and log rows from ``nlog``. Returns ``(stop, nlog)``."""
     unit, event, time_s, rfile, count = refs.unit, refs.event, refs.time_s, refs.file, refs.count
-    page_frame, node, hpos, hq, file, free, sc, nf = state
+    page_frame, node, hpos, hq, file, free, scs = state
+    sc = scs[0]
     S = free.shape[0]  # the sentinel row
-    cap = sc[CAP]
+    cap = sc.cap
     room = min(cap, page_frame.shape[0]) + 2  # a flush may write every cached page, then a read and an eviction write
     hits = write_hits = write_refs = dev_reads = dirtyings = nrefs = wm_reads = 0
     n = unit.shape[0]
@@ -404,13 +419,12 @@ def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, r):
             stop = i
             break
         t = time_s[i]
-        if r.period > 0.0 and t >= nf[0]:
-            nlog = _periodic(page_frame, node, hpos, hq, file, free, sc, nf, t, counters, log, nlog, do_log, base + i,
-                             r)
+        if r.period > 0.0 and t >= sc.next_flush:
+            nlog = _periodic(page_frame, node, hpos, hq, file, free, scs, t, counters, log, nlog, do_log, base + i, r)
         e = event[i]
         if e >= Event.SYNC_FILE:
-            nlog = _on_event(page_frame, node, hpos, hq, file, free, sc, e, unit[i], count[i], rfile[i], counters, log,
-                             nlog, do_log, base + i, r)
+            nlog = _on_event(page_frame, node, hpos, hq, file, free, scs, e, unit[i], count[i], rfile[i], counters,
+                             log, nlog, do_log, base + i, r)
             continue
         if i + jk.PREFETCH_DISTANCE < n:
             q = max(unit[i + jk.PREFETCH_DISTANCE], 0)
@@ -436,9 +450,9 @@ def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, r):
                 if do_log:
                     nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
             g = -1
-            if sc[USED] >= cap:  # the least recently used block leaves; p takes its frame
-                g, nlog = _evict_lru(page_frame, node, hpos, hq, S, sc, counters, log, nlog, do_log, base + i, r)
-            f = _enter(page_frame, node, hpos, free, sc, p, w, g, counters, r)
+            if sc.used >= cap:  # the least recently used block leaves; p takes its frame
+                g, nlog = _evict_lru(page_frame, node, hpos, hq, S, scs, counters, log, nlog, do_log, base + i, r)
+            f = _enter(page_frame, node, hpos, free, scs, p, w, g, counters, r)
         jk.rec_push_front(node, W, S, f, LRU)
         if w and not _on(node, f, DIRTY):
             jk.rec_push_front(node, W, S, f, DIRTY)
@@ -452,7 +466,7 @@ def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, r):
 def _order(state):
     """Resident units least recently used first, and their dirty flags (the order an end flush writes)."""
     node = state.node
-    frames = jk.rec_back_to_front(node, W, state.free.shape[0], LRU, state.sc[USED])
+    frames = jk.rec_back_to_front(node, W, state.free.shape[0], LRU, state.sc[0].used)
     order = np.empty(frames.shape[0], np.int64)
     dirty = np.empty(frames.shape[0], np.uint8)
     for k in range(frames.shape[0]):
@@ -486,7 +500,7 @@ class _FlushKernel(Kernel):
     def new_state(self, units, tiers, params):
         _codes(params)
         state = new_state(units, tiers["capacity_pages"], self.history_pages(tiers, params))
-        state.next_flush[0] = params.period_s
+        state.sc[0].next_flush = params.period_s
         return state
 
     def log_rows_per_ref(self, tiers, params):

@@ -100,7 +100,7 @@ class FlushState(typing.NamedTuple):
     page_frame: np.ndarray  # int32 per unit: the frame holding it, -1 if not cached
     node: np.ndarray  # a row of W int32 per frame (jitkit records, sentinel row = frames): see the slots below
     hpos: np.ndarray  # int32 per unit: its entry's place in hq while it is in the history, else -1
-    hq: np.ndarray  # int32: the history FIFO's entries hq[HHEAD:HTAIL], oldest first (units; see _remember)
+    hq: np.ndarray  # int32: the history FIFO's entries hq[hhead:htail], oldest first (units; see _remember)
     file: np.ndarray  # int32 per unit (-1: none)
     free: np.ndarray  # int32 stack of frames a flush eviction or a delete emptied
     sc: np.recarray  # the scalars, one record of SCALARS (jitkit.scalars); steps take the array, read ``sc[0]``
@@ -176,12 +176,12 @@ def _on(node, x, L):
     return node[W * x + L] >= 0
 
 
-# The history FIFO is an array of entries in the order they were made, hq[HHEAD:HTAIL], and each unit's entry's
-# place, hpos: a unit is in the history when hpos >= 0, and its entry is the one at hpos. Moving a unit to the
-# newest end appends a new entry, and a unit that leaves (re-entering the cache with consume_history) just gets
+# The history FIFO is an array of entries in the order they were made, hq[hhead:htail] (the scalars' fields), and each
+# unit's entry's place, hpos: a unit is in the history when hpos >= 0, and its entry is the one at hpos. Moving a unit
+# to the newest end appends a new entry, and a unit that leaves (re-entering the cache with consume_history) just gets
 # hpos -1: the entries it leaves behind are stale and are skipped when the oldest is dropped, or removed when the
-# array is full. So no operation follows links between random units: the oldest live entry is the first one
-# from HHEAD whose unit still points at it (a list over units cost write_once 3x at 1% capacity, measured).
+# array is full. So no operation follows links between random units: the oldest live entry is the first one from hhead
+# whose unit still points at it (a list over units cost write_once 3x at 1% capacity, measured).
 @njit(cache=True)
 def _compact(hpos, hq, scs):
     """Close up the live entries at the start of hq, dropping the stale ones."""

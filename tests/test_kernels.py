@@ -21,6 +21,12 @@ EXTRA = {"bs_clock": [{"max_bulk_pages": 1}, {"max_bulk_pages": 2}, {"max_bulk_p
 # (beyond the boolean grid and the defaults)
 
 
+def flush_turns(turn, n):
+    """The end-of-trace flush for ``n`` sizes of the parameter set numbered ``turn``: off and on by turns,
+    starting on for an odd ``turn``."""
+    return [(turn + k) % 2 == 1 for k in range(n)]
+
+
 def _param_grid(policy):
     names = REFERENCES[policy][1]
     for values in itertools.product([False, True], repeat=len(names)):
@@ -28,9 +34,14 @@ def _param_grid(policy):
     yield from EXTRA.get(policy, [])
 
 
+SIZES = [(1, 1), (2, 7), (3, 40), (4, 150), (5, 1000)]  # (trace seed, capacity in pages)
+# Every parameter set of every policy at every size, with the end-of-trace flush on and off by turns (flush_turns):
+# a run with the flush differs from one without it only after the last reference, so running every case both
+# ways would repeat everything else. By turns, each parameter set meets both at some sizes and each size meets
+# both across the parameter sets.
 CASES = [(pol, params, seed, cap, flush)
-         for pol in sorted(REFERENCES) for params in _param_grid(pol)
-         for seed, cap in [(1, 1), (2, 7), (3, 40), (4, 150), (5, 1000)] for flush in (False, True)]
+         for turn, (pol, params) in enumerate((pol, p) for pol in sorted(REFERENCES) for p in _param_grid(pol))
+         for (seed, cap), flush in zip(SIZES, flush_turns(turn, len(SIZES)), strict=True)]
 
 
 @pytest.mark.parametrize("policy,params,seed,capacity,flush", CASES)

@@ -52,11 +52,20 @@ def arrays_in(ty) -> bool:
 
 @pytest.fixture(scope="module")
 def stats():
+    """Numba's allocation counters on, and Python's cyclic collector off for the module, after one collection.
+    The counters are the process's: an array an earlier test left in a reference cycle, freed by the collector
+    while a test writes, would count as a free without an allocation. One collection here, not one per test:
+    each walks the whole heap (0.2 s in a process that has loaded the kernels, more in a busy test worker)."""
     was = nrt.memsys_stats_enabled()
     nrt.memsys_enable_stats()
-    yield
-    if not was:
-        nrt.memsys_disable_stats()
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        if not was:
+            nrt.memsys_disable_stats()
 
 
 @pytest.mark.parametrize("trigger", TRIGGER_CASES, ids=lambda t: t.name)
@@ -66,17 +75,10 @@ def test_a_write_leaves_every_state_arrays_references_as_they_were(policy, trigg
     f = FTL(g, policy, trigger)
     w = writes(g, 6000, 0)
     before = [sys.getrefcount(a) for a in f.state]
-    # Numba's allocation counters are the process's: an array an earlier test left in a reference cycle, freed by
-    # the cyclic collector while this one writes, would count as a free without an allocation
-    gc.collect()
-    gc.disable()
-    try:
-        alloc, free = nrt.memsys_get_stats_mi_alloc(), nrt.memsys_get_stats_mi_free()
-        for part in np.array_split(w, 5):
-            f.write(part)
-        kept = (nrt.memsys_get_stats_mi_alloc() - alloc) - (nrt.memsys_get_stats_mi_free() - free)
-    finally:
-        gc.enable()
+    alloc, free = nrt.memsys_get_stats_mi_alloc(), nrt.memsys_get_stats_mi_free()  # (the collector is off: stats)
+    for part in np.array_split(w, 5):
+        f.write(part)
+    kept = (nrt.memsys_get_stats_mi_alloc() - alloc) - (nrt.memsys_get_stats_mi_free() - free)
     assert f.counters["erases"] > 0  # garbage collection ran
     f.check()
     assert [sys.getrefcount(a) for a in f.state] == before

@@ -111,3 +111,42 @@ def test_numbas_start_up_probes_import_neither_scipy_linalg_nor_pycparser():
     assert dot == "3.0"
     assert ffi == "False True True"
     assert used == "int32 True"
+
+
+_CHECK = """
+from flashrepro import jitcache
+from numba.core import caching
+impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
+folder = jitcache.PackageLocator.folder
+print(impl._locator_classes[0] is jitcache.PackageLocator, folder.name == jitcache.source_hash())
+"""
+_LAZY = """
+import sys
+import flashrepro
+print("numba" in sys.modules)
+from flashrepro.cache import lru  # defines kernels: Numba comes in, and is set up before the first one
+""" + _CHECK
+_EARLY = """
+import numba  # before the package: it is set up when the package is imported
+import flashrepro
+""" + _CHECK
+_DIRECT = """
+import flashrepro.jitcache  # the module that sets Numba up is the first to import it
+""" + _CHECK
+
+
+@pytest.mark.parametrize("script,expect", [(_LAZY, ["False", "True True"]), (_EARLY, ["True True"]),
+                                           (_DIRECT, ["True True"])],
+                         ids=["numba-after-the-package", "numba-before-the-package", "jitcache-first"])
+def test_numba_is_set_up_when_it_is_first_imported_and_not_by_the_package(script, expect, tmp_path):
+    """Importing the package does not import Numba; the first import of Numba (by a module defining kernels) puts
+    the package's cache locator in place before any kernel is defined, and so does importing the package when
+    Numba is already imported, or importing flashrepro.jitcache first. In a fresh interpreter each, with the
+    cache in a folder of the test's own."""
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p), FLASHREPRO_JIT_CACHE=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines() == expect

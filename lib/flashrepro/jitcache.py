@@ -11,8 +11,9 @@ every checkout of the same source shares one compiled set.
 
 ``<cache>`` is ``$FLASHREPRO_JIT_CACHE`` if set, else ``$XDG_CACHE_HOME/flashrepro/numba`` (``~/.cache``).
 ``FLASHREPRO_JIT_CACHE=off`` leaves Numba's own locators in charge. At most :data:`KEEP` source versions
-are kept; older folders are removed when a new one is made. :func:`install` runs when the package is
-imported, before any kernel is defined; functions outside the package are left to Numba.
+are kept; older folders are removed when a new one is made. Importing this module sets Numba up (:func:`set_up`:
+:func:`install` and the two start-up savings below); :mod:`flashrepro` imports it right after Numba is first
+imported, before any kernel is defined. Functions outside the package are left to Numba.
 """
 
 from __future__ import annotations
@@ -245,3 +246,14 @@ def defer_cffi_parser() -> bool:
     finally:
         cffi.FFI = real
     return isinstance(cffi_utils.ffi, _DeferredFFI)
+
+
+def set_up() -> None:
+    """The package's cache locator first (:func:`install`), Numba's BLAS probe answered from the disk
+    (:func:`defer_blas_probe`) and its cffi parser made when first used (:func:`defer_cffi_parser`)."""
+    install()
+    defer_blas_probe()
+    defer_cffi_parser()
+
+
+set_up()  # on this module's import, which comes right after Numba's (flashrepro/__init__.py)

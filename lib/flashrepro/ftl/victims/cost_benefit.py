@@ -85,20 +85,14 @@ def _thresholds(watch, odds, P, vb, cb, lo, hi, tau):
 
 
 @njit(cache=True, inline="always")
-def _choose(s, now):
-    """The best line from the earliest-closed line of each valid count, and its watch."""
+def _best(s, now, slot_line, age_head, age_bits):
+    """``(line, its row)``: the line with the largest score at clock ``now`` (the earliest-closed among equals)
+    from the earliest-closed line of each valid count, no line being empty (row 0 is handled before), and the
+    count it is filed under; -1 when no line is closed. Reads the rows from 1 up and stops at the first where
+    even the oldest closed line's age would score under the best. (``slot_line``, ``age_head``, ``age_bits``:
+    views of the state, :func:`flashrepro.ftl._kernel.order_views`.)"""
     P = s.prm[0].pages
-    sc, close_time, close_seq = s.sc[0], s.close_time, s.close_seq
-    slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = K.order_views(s)
-    sc.watch_ok = 0
-    K.sync_ages(s)
-    q = age_head[0]
-    if q >= 0:  # an empty line: an infinite ratio; the earliest-closed one wins until an earlier one empties
-        b = slot_line[q]
-        watch[:] = K.NO_WATCH
-        watch[0] = close_time[b]
-        sc.watch_line, sc.watch_until, sc.watch_ok = b, K.ALWAYS, 1
-        return b
+    close_time, close_seq = s.close_time, s.close_seq
     best = -1
     best_age = 0
     best_inv = 0
@@ -108,7 +102,6 @@ def _choose(s, now):
     oldest = jk.list_front(s.fifo, s.prm[0].lines)
     max_age = now - close_time[oldest] if oldest < s.prm[0].lines else 0
     # the non-empty rows from 1 up, by the bits of age_bits (K.age_next, written out)
-    done = False
     for wi in range(age_bits.shape[0]):
         m = age_bits[wi] & (_NOT_ROW0 if wi == 0 else _ALL)
         while m != 0:
@@ -116,19 +109,26 @@ def _choose(s, now):
             m &= m - np.uint64(1)
             inv = P - v
             if best >= 0 and max_age * inv * best_val < best_age * best_inv * v:
-                done = True
-                break
+                return best, best_val
             h = slot_line[age_head[v]]
             age = now - close_time[h]
             ahead = age * inv * best_val
             behind = best_age * best_inv * v
             if best < 0 or ahead > behind or (ahead == behind and close_seq[h] < close_seq[best]):
                 best, best_age, best_inv, best_val = h, age, inv, v
-        if done:
-            break
-    if best < 0 or s.prm[0].background < 0:  # no background pass asks between two passes: no watch
-        return best
-    vb, cb, seqb = best_val, close_time[best], close_seq[best]
+    return best, best_val
+
+
+@njit(cache=True, inline="always")
+def _watch(s, now, best, vb, slot_line, age_head, age_bits, watch):
+    """Set the watch on ``best`` (filed under ``vb`` valid pages), the answer at clock ``now``: until when it
+    stays the answer unless a line changes (the first time an earliest-closed line with fewer valid pages
+    overtakes it, at most :data:`HORIZON` lines of host writes on), and each valid count's threshold
+    ``watch[v]``, the latest close time at which a line with v valid pages that changes could overtake it
+    before then."""
+    P = s.prm[0].pages
+    sc, close_time, close_seq = s.sc[0], s.close_time, s.close_seq
+    cb, seqb = close_time[best], close_seq[best]
     until = now + HORIZON * P
     # the earliest-closed lines with steeper scores (rows 1 .. vb - 1): when the first of them overtakes b. x
     # overtakes b before `until` iff its time t <= until - 1, tested without dividing (t = ceil(num / d), or
@@ -161,6 +161,26 @@ def _choose(s, now):
     _thresholds(watch, odds, P, vb, cb, 1, vb, until - 1)
     _thresholds(watch, odds, P, vb, cb, vb, P, now)
     sc.watch_line, sc.watch_until, sc.watch_ok = best, until, 1
+
+
+@njit(cache=True, inline="always")
+def _choose(s, now):
+    """The best line (:func:`_best`, or the earliest-closed empty line), and its watch (:func:`_watch`) when a
+    background rule asks between passes."""
+    sc = s.sc[0]
+    _, slot_line, _, _, age_head, _, watch, _, age_bits, _ = K.order_views(s)
+    sc.watch_ok = 0
+    K.sync_ages(s)
+    q = age_head[0]
+    if q >= 0:  # an empty line: an infinite ratio; the earliest-closed one wins until an earlier one empties
+        b = slot_line[q]
+        watch[:] = K.NO_WATCH
+        watch[0] = s.close_time[b]
+        sc.watch_line, sc.watch_until, sc.watch_ok = b, K.ALWAYS, 1
+        return b
+    best, vb = _best(s, now, slot_line, age_head, age_bits)
+    if best >= 0 and s.prm[0].background >= 0:  # no background pass asks between two passes: no watch
+        _watch(s, now, best, vb, slot_line, age_head, age_bits, watch)
     return best
 
 

@@ -444,12 +444,12 @@ def test_robustness_refuses_a_paper_that_is_not_there(capsys, tmp_path):
 
 
 def test_ctrl_c_is_one_line_and_exit_130(capsys, data_dir, monkeypatch):
-    from flashrepro import cli
+    from flashrepro import traces
 
     def interrupted(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "open_trace", interrupted)
+    monkeypatch.setattr(traces, "open_trace", interrupted)  # (the command line imports it when a command runs)
     code, out, err = run_any(capsys, "simulate", "--json", "--policy", "lru", "--trace",
                              str(data_dir / "formats/sample.spc"),
                              "--capacity-pages", "4")
@@ -460,7 +460,7 @@ def test_sigterm_during_a_command_is_exit_143_and_the_handler_is_restored(capsys
     import os
     import signal
 
-    from flashrepro import cli
+    from flashrepro import traces
 
     before = signal.getsignal(signal.SIGTERM)
 
@@ -468,7 +468,7 @@ def test_sigterm_during_a_command_is_exit_143_and_the_handler_is_restored(capsys
         os.kill(os.getpid(), signal.SIGTERM)
         raise AssertionError("SIGTERM did not stop the command")
 
-    monkeypatch.setattr(cli, "open_trace", killed)
+    monkeypatch.setattr(traces, "open_trace", killed)
     code, out, err = run_any(capsys, "simulate", "--json", "--policy", "lru", "--trace",
                              str(data_dir / "formats/sample.spc"),
                              "--capacity-pages", "4")
@@ -521,3 +521,19 @@ def test_a_named_command_builds_its_own_parser_alone_the_same():
         _, alone, alone_runs = C.parser(name)
         assert alone[name].format_help() == full[name].format_help(), name
         assert name in alone_runs
+
+
+@pytest.mark.parametrize("argv,code", [(["--help"], 0), (["simulate", "--bogus"], 2), (["sweep", "--help"], 0),
+                                       (["ftl-policies", "--x"], 2)])
+def test_help_and_argument_errors_do_not_import_numba(argv, code):
+    """The caches' and readers' modules, and with them Numba (0.6-0.9 s), are imported by the commands that run
+    kernels or read traces: help and an error in the arguments answer without them. In a fresh interpreter."""
+    import os
+    import subprocess
+    import sys
+
+    script = ("import sys\nfrom flashrepro.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
+              "    print(e.code, 'numba' in sys.modules, file=sys.stderr)\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    out = subprocess.run([sys.executable, "-c", script, *argv], capture_output=True, text=True, env=env, timeout=120)
+    assert out.stderr.strip().splitlines()[-1] == f"{code} False", out.stderr

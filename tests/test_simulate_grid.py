@@ -145,11 +145,11 @@ def test_every_row_is_the_run_it_names(capsys, golden):
 
 
 def test_one_run_takes_the_streaming_path_and_gives_the_grids_row(capsys, golden, monkeypatch):
-    from flashrepro import cli
+    from flashrepro.cache import onepass
 
     calls = []
-    real = cli.simulate_source
-    monkeypatch.setattr(cli, "simulate_source", lambda *a, **k: calls.append(a) or real(*a, **k))
+    real = onepass.simulate_source
+    monkeypatch.setattr(onepass, "simulate_source", lambda *a, **k: calls.append(a) or real(*a, **k))
     code, one, err = run(capsys, "simulate", golden, "--policy", "clock", "--cache", "64KiB")
     assert code == 0 and len(calls) == 1, err
     code, grid, err = run(capsys, "simulate", golden, "--policy", "clock", "--cache", "64KiB", "--executor", "process",

@@ -15,6 +15,8 @@ import zstandard
 
 from .tempfiles import atomic_path  # noqa: F401  (re-exported: one implementation, named after the writer's pid)
 
+MAX_REQUEST_BYTES = 1 << 30  # a read or write larger than this is an error (reader keyword max_request_bytes)
+
 _MAGIC = {
     b"\x1f\x8b": "gzip",
     b"BZh": "bz2",

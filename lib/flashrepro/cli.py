@@ -25,13 +25,10 @@ from fractions import Fraction
 from pathlib import Path
 
 from . import paths, tempfiles
-from ._io import atomic_path
-from .cache import POLICIES, make_params, simulate
-from .cache.onepass import simulate_source
-from .cache.registry import get_policy
-from .traces import CSV_PRESETS, FORMATS, catalog, load_trace, open_trace
-from .traces.readers import MAX_REQUEST_BYTES, check_request_limit, get_format
-from .traces.trace import check_page_bytes
+from ._io import MAX_REQUEST_BYTES, atomic_path
+
+# The caches' and the readers' modules are imported by the functions that use them: they import Numba (0.6-0.9 s),
+# which a command that fails on its arguments, or lists what it needs no kernel for, does without.
 
 MAX_COUNT = 2**63 - 1  # a count that fits the kernels' int64
 MAX_UNIT = 2**40  # bytes per offset or size unit: far above any trace's (512 B sectors), far below an overflow
@@ -81,6 +78,8 @@ def _whole(text: str, flag: str) -> int:
 
 @flag_type
 def _request_limit_type(text: str) -> int:
+    from .traces.readers import check_request_limit
+
     return check_request_limit(_whole(text, "--max-request-bytes"), "--max-request-bytes")
 
 
@@ -99,6 +98,8 @@ def count_type(flag: str, least: int = 1, most: int = MAX_COUNT):
 @flag_type
 def page_bytes_type(text: str) -> int:
     """``--page-bytes``: a power of two from 512 B to 1 MiB (:func:`~flashrepro.traces.trace.check_page_bytes`)."""
+    from .traces.trace import check_page_bytes
+
     return check_page_bytes(_whole(text, "--page-bytes"), "--page-bytes")
 
 
@@ -114,6 +115,8 @@ def _bool_arg(text: str) -> bool:
 # --- --policy and --param ------------------------------------------------------------------------------------
 def _takes(policy: str) -> str:
     """What ``policy`` takes, for error messages; an unknown policy is an error naming ``--policy``."""
+    from .cache.registry import get_policy
+
     try:
         fields = sorted(f.name for f in dataclasses.fields(get_policy(policy).params))
     except ValueError as e:
@@ -124,6 +127,8 @@ def _takes(policy: str) -> str:
 def check_params(policy: str, params: dict, flag: str):
     """The policy's parameter object from ``params`` (strings as typed), by the policy's own rules
     (:func:`~flashrepro.cache.make_params`); an error names ``flag`` and lists the policy's parameters."""
+    from .cache import make_params
+
     takes = _takes(policy)
     try:
         return make_params(policy, **params)
@@ -245,6 +250,9 @@ def _csv_args(parser) -> None:
 
 def _reader_opts(fmt: str | None, a) -> dict:
     """Reader options from the command line (``--columns`` and its companions for ``--format csv``)."""
+    from .traces import CSV_PRESETS
+    from .traces.readers import get_format
+
     if fmt is not None:
         try:
             get_format(fmt)  # an unknown name fails before the file is hashed
@@ -352,6 +360,8 @@ def page_counts(text: str, flag: str = "--capacity-pages") -> list[CacheSize]:
 
 
 def _fields(policy: str) -> set[str]:
+    from .cache.registry import get_policy
+
     return {f.name for f in dataclasses.fields(get_policy(policy).params)}
 
 
@@ -524,6 +534,8 @@ def _print_json_value(value) -> None:
 def _open_with_progress(path: str, fmt: str | None, opts: dict, a):
     """The trace through the parse cache (parsed now if it is not there, with a count of the requests read
     on a terminal) and, on a terminal, which format it was read as."""
+    from .traces import open_trace
+
     bar = None
     if _progress(a):
         from tqdm import tqdm
@@ -547,6 +559,8 @@ def _format_of(source, fmt: str | None) -> str:
 
 
 def _run_one(source, policy: str, cap: int, params: dict, a):
+    from .cache.onepass import simulate_source
+
     bar = None
     if _progress(a):
         from tqdm import tqdm
@@ -603,8 +617,10 @@ def sql_settings(a) -> dict:
 
 
 def cmd_replay(a) -> dict:
+    from .cache import simulate
     from .devices import CARDS, io_time
     from .replay import replay
+    from .traces import load_trace
 
     _max_bytes(a.max_mib)  # a bad bound or target fails before the trace is read
     params = policy_params(a.policy, a.param)
@@ -624,6 +640,8 @@ def cmd_replay(a) -> dict:
 
 
 def cmd_trace_info(a) -> dict:
+    from .traces import load_trace
+
     tr = load_trace(a.path, a.format, **_reader_opts(a.format, a))
     stats = tr.stats(a.page_bytes)
     fmt = tr.meta.get("format")
@@ -642,15 +660,21 @@ def cmd_ftl_policies(a=None) -> dict:
 
 
 def cmd_policies(a) -> dict:
+    from .cache import POLICIES
+
     return {n: {"description": p.description, "params": list(p.params.__dataclass_fields__)}
             for n, p in sorted(POLICIES.items())}
 
 
 def cmd_formats(a) -> dict:
+    from .traces import FORMATS
+
     return {n: f.description for n, f in sorted(FORMATS.items())}
 
 
 def cmd_workloads(a) -> dict:
+    from .traces import catalog
+
     return {n: {"available": catalog.available(n), "description": catalog.CATALOG[n].description}
             for n in catalog.names(available_only=a.available)}
 
@@ -903,6 +927,7 @@ def _sweep_parser(sub) -> None:
 def _workload(name: str):
     """A catalog workload's name, or a trace file (a :class:`~flashrepro.sweep.TraceFile`, read whole)."""
     from .sweep import TraceFile
+    from .traces import catalog, open_trace
 
     if name in catalog.CATALOG:
         try:
@@ -941,6 +966,7 @@ def _check_output(path: str | None, flag: str) -> None:
 def cmd_sweep(a) -> int:
     """Run ``flashrepro sweep``; errors propagate to :func:`run_command`, which prints them."""
     from .sweep import TraceFile, device_time, expand_policies, run_cases, stable
+    from .traces import catalog, open_trace
 
     _load_policy_files(a.policy_file)
     entries = policy_grid(a.policy, a.param)

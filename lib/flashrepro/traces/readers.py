@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._io import TraceFormatError, open_decompressed
+from .._io import MAX_REQUEST_BYTES, TraceFormatError, open_decompressed
 from . import fastparse
 from .fastparse import FastSpec
 from .trace import Op, Trace
@@ -52,7 +52,6 @@ if TYPE_CHECKING:
 INT, FLOAT = "int64", "float64"  # what _Fields.num reads a column as
 SECTOR = 512
 _MAX_OFFSET = 1 << 62  # offsets at or above this cannot be right (and would overflow when keyed)
-MAX_REQUEST_BYTES = 1 << 30  # a read or write larger than this is an error (reader keyword max_request_bytes)
 LINUX_MAJOR_BITS, LINUX_MINOR_BITS = 12, 20  # a Linux device number (dev_t) is major << 20 | minor
 # Lines are parsed in blocks of about this many bytes. Small blocks reuse memory the last one freed: 64 MiB
 # made the first run of a 245 MB file 1.4x slower (each block's buffers fresh pages) and 100 MiB bigger.

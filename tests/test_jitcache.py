@@ -150,3 +150,25 @@ def test_numba_is_set_up_when_it_is_first_imported_and_not_by_the_package(script
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines() == expect
+
+
+def test_after_import_leaves_a_missing_module_missing_and_runs_once(tmp_path, monkeypatch):
+    """A module that is not installed fails to import as it would without the hook (and the hook is gone); one
+    that is runs the function once, after its code, on its first import only."""
+    import importlib
+    import sys
+
+    from flashrepro._after_import import after_import
+
+    calls = []
+    after_import("flashrepro_no_such_module", lambda: calls.append("missing"))
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("flashrepro_no_such_module")
+    assert not any(getattr(f, "name", None) == "flashrepro_no_such_module" for f in sys.meta_path)
+    (tmp_path / "flashrepro_hooked.py").write_text("import sys\nLOADED = 'flashrepro_hooked' in sys.modules\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    after_import("flashrepro_hooked", lambda: calls.append(sys.modules["flashrepro_hooked"].LOADED))
+    importlib.import_module("flashrepro_hooked")
+    importlib.import_module("flashrepro_hooked")
+    monkeypatch.delitem(sys.modules, "flashrepro_hooked")
+    assert calls == [True]

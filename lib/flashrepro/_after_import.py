@@ -26,8 +26,10 @@ class _Then(importlib.abc.MetaPathFinder):
             return None
         sys.meta_path.remove(self)
         spec = importlib.util.find_spec(fullname)  # (this finder is gone: the others answer)
-        if spec is None or not hasattr(spec.loader, "exec_module"):
-            raise ImportError(f"cannot set {fullname} up after its import: its loader is {spec and spec.loader!r}")
+        if spec is None:
+            return None  # not installed: the import fails as it would without this finder
+        if not hasattr(spec.loader, "exec_module"):
+            raise ImportError(f"cannot set {fullname} up after its import: its loader is {spec.loader!r}")
         run, then = spec.loader.exec_module, self.then
 
         def exec_module(module):
@@ -43,5 +45,5 @@ def after_import(name: str, then: Callable[[], None]) -> None:
     already imported."""
     if name in sys.modules:
         then()
-    elif not any(isinstance(f, _Then) and f.name == name for f in sys.meta_path):
+    else:
         sys.meta_path.insert(0, _Then(name, then))

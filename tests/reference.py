@@ -344,3 +344,62 @@ def random_replacement(pages, is_write, capacity, flush_at_end=False, seed=0):
 
 
 REFERENCES.update({"fifo": (fifo, ()), "random": (random_replacement, ())})
+
+
+# ---------------------------------------------------------------------------------------------------
+# LRU with one-block lookahead (flashrepro.cache.obl), from its docstring: an LRU list and a set of the
+# prefetched pages nobody has requested since.
+
+def lru_obl(pages, is_write, capacity, flush_at_end=False, tagged=True, sequential_k=0):
+    """After a read of page p that missed (or, ``tagged``, found a page a prefetch had brought in), page p + 1
+    is read ahead if it is not cached and the ``sequential_k`` reads before p were p - k, ..., p - 1. A
+    prefetched page enters at the MRU end, clean; its read is logged at the request that caused it, after that
+    request's own I/O, and the victim it displaces is written back after it."""
+    b = _Book(extra=("prefetch_hits", "prefetched_pages", "prefetch_evicted"))
+    cache = OrderedDict()  # page -> dirty, least recent first
+    unrequested = set()  # prefetched pages not requested since
+    reads = []  # every read's page, in order
+
+    def bring_in(i, p):
+        if len(cache) == capacity:
+            victim, was_dirty = cache.popitem(last=False)
+            b.c["evictions"] += 1
+            if victim in unrequested:
+                unrequested.remove(victim)
+                b.c["prefetch_evicted"] += 1
+            if was_dirty:
+                b.write(i, victim, 1)
+        cache[p] = False
+
+    for i, (p, w) in enumerate(zip(pages, is_write, strict=True)):
+        hit = p in cache
+        b.ref(hit, w)
+        found_prefetched = hit and p in unrequested
+        if found_prefetched:
+            unrequested.remove(p)
+            b.c["prefetch_hits"] += 1
+        if hit:
+            cache.move_to_end(p)
+        else:
+            if not w:
+                b.read(i, p)
+            bring_in(i, p)
+        if w and not cache[p]:
+            cache[p] = True
+            b.c["dirtyings"] += 1
+        if w:
+            continue
+        before = reads[len(reads) - sequential_k:] if sequential_k else []
+        sequential = before == [p - sequential_k + j for j in range(sequential_k)]
+        reads.append(p)
+        if (not hit or (tagged and found_prefetched)) and sequential and p + 1 not in cache:
+            b.ios.append((i, 0, 3, p + 1, 1))  # a read of cause prefetch
+            b.c["device_reads"] += 1
+            b.c["device_read_requests"] += 1
+            b.c["prefetched_pages"] += 1
+            bring_in(i, p + 1)
+            unrequested.add(p + 1)
+    return b.end(list(cache), {p for p, d in cache.items() if d}, len(pages), flush_at_end)
+
+
+REFERENCES["lru_obl"] = (lru_obl, ("tagged",))

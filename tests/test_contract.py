@@ -251,10 +251,11 @@ def test_a_kernel_stops_where_the_log_is_full_and_resumes():
         pol = POLICIES[policy]
         params = pol.params()
         tiers = contract.resolve_tiers(params, 50)
-        units, _ = refs.units(pol.kernel.unit_pages(params, 4096))
+        halo = pol.kernel.unit_halo(params, 4096)  # (a prefetcher reads into the units after the touched ones)
+        units, _ = refs.units(pol.kernel.unit_pages(params, 4096), halo)
         sim = Simulator(policy, units, tiers, params, log_io=True)
         sim.log = contract.new_log(0, True)[:0]  # start with no room at all
-        for part, _ in refs.stream(units.unit_pages, chunk=100):
+        for part, _ in refs.stream(units.unit_pages, chunk=100, halo=halo):
             sim.feed(part)
         sim.finish()
         whole = simulate(tr, policy, 50, log_io=True)

@@ -17,7 +17,8 @@ def test_every_policy_has_a_reference():
 
 EXTRA = {"bs_clock": [{"max_bulk_pages": 1}, {"max_bulk_pages": 2}, {"max_bulk_pages": 5},
                      {"max_bulk_pages": 64}],
-         "cflru": [{"window_fraction": 0.0}, {"window_fraction": 0.1}, {"window_fraction": 1.0}]}
+         "cflru": [{"window_fraction": 0.0}, {"window_fraction": 0.1}, {"window_fraction": 1.0}],
+         "lru_obl": [{"sequential_k": 1}, {"sequential_k": 2, "tagged": False}, {"sequential_k": 3}]}
 # (beyond the boolean grid and the defaults)
 
 

@@ -10,7 +10,7 @@ from .simulate import IOLog, SimResult, Simulator, simulate, simulate_stream
 # registry._Registry). tests/test_contract.py checks that this names every built-in policy's module.
 registry.builtin({name: f"{__name__}.{module}" for module, names in {
     "cflru": ["cflru"], "clock": ["clock"], "clock_dnv": ["clock_dnv"], "clock_hbm": ["clock_hbm"], "fifo": ["fifo"],
-    "lru": ["lru"], "random_repl": ["random"], "readahead": ["linux_readahead"],
+    "lru": ["lru"], "obl": ["lru_obl"], "random_repl": ["random"], "readahead": ["linux_readahead"],
     "segment": ["seg_lru", "seg_prefetch", "seg_cull_fixed", "seg_cull_adaptive"],
     "spatial_clock": ["spatial_clock", "bs_clock"], "write_once": ["lru_flush", "write_once"]}.items()
     for name in names})

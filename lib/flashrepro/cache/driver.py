@@ -36,6 +36,16 @@ from . import contract as C
 SCALARS = [("used", np.int64),  # frames in use (filled in order 0, 1, ...)
            ("frames", np.int64)]  # frames of the cache
 HOOKS = ("begin", "hit", "victim", "admit", "end")
+PREFETCH_HOOKS = ("pf_begin", "pf_found", "pf_evicted", "pf_admitted", "pf_next", "pf_end")
+PREFETCH_COUNTERS = (  # a policy composed with a prefetcher reports these after the base counters
+    C.Counter("prefetch_hits", None, "requested pages that a prefetch had read (and nobody had requested since)"),
+    C.Counter("prefetched_pages", "prefetch", "pages read ahead by the prefetcher"),
+    C.Counter("prefetch_evicted", None, "prefetched pages evicted before any request"),
+)
+# What a composed copy of page_loop is compiled with (compose sets both in its copy's globals): whether it has a
+# prefetcher, and the most log rows one reference can write (a read and a write-back, twice with a prefetch).
+PREFETCHING = False
+LOG_ROWS = 2
 
 
 def new_scalars(frames: int, extra=()) -> np.recarray:
@@ -76,31 +86,97 @@ def end(st, r):
     raise NotImplementedError("a policy's hook (compose)")
 
 
+# The prefetcher's hooks (libCacheSim's prefetcher interface: told of finds, evictions and insertions, asked what
+# to prefetch). ``q`` is the prefetcher's registers, as ``r`` is the policy's. :data:`NO_PREFETCHER` is the default.
+def pf_begin(st):
+    """``q``: the prefetcher's registers, read from ``st`` at the start of a chunk."""
+    raise NotImplementedError("a prefetcher's hook (compose)")
+
+
+def pf_found(st, q, f):
+    """A request found its page in frame ``f``. Returns ``(q, found)``, ``found`` = 1 if that page had been
+    prefetched and not requested since (it no longer counts as such)."""
+    raise NotImplementedError("a prefetcher's hook (compose)")
+
+
+def pf_evicted(st, q, f):
+    """The page in frame ``f`` is being evicted. Returns ``(q, unrequested)``, 1 if it was prefetched and never
+    requested."""
+    raise NotImplementedError("a prefetcher's hook (compose)")
+
+
+def pf_admitted(st, q, f, prefetched):
+    """Frame ``f`` now holds a requested page (``prefetched`` = 0) or a prefetched one (1). Returns ``q``."""
+    raise NotImplementedError("a prefetcher's hook (compose)")
+
+
+def pf_next(st, q, p, hit, w):
+    """After a request to page ``p`` (``hit``, ``w`` as in the loop): the page to read ahead, or -1. Returns
+    ``(q, page)``; the loop reads it only if it is not resident (a page after the last one has no unit: a
+    prefetcher that reads p + j needs a unit halo of j, :meth:`Kernel.unit_halo`)."""
+    raise NotImplementedError("a prefetcher's hook (compose)")
+
+
+def pf_end(st, q):
+    """Store the registers ``q`` back into ``st`` at the end of a chunk."""
+    raise NotImplementedError("a prefetcher's hook (compose)")
+
+
+def evict(st, r, q, page_frame, log, nlog, do_log, ref):
+    """Every frame is in use: empty the ``victim``'s frame for a page coming in. Its page leaves ``page_frame``,
+    the prefetcher hears of it (``pf_evicted``), and it is written back if dirty (a log row at ``ref``). Returns
+    ``(r, q, f, dirty, unrequested, nlog)``: the frame, whether its page was dirty, and whether it was a
+    prefetched page nobody had requested."""
+    r, f, v, dirty = victim(st, r)
+    jk.store(page_frame, v, -1)
+    q, unrequested = pf_evicted(st, q, f)
+    if do_log and dirty:
+        nlog = C.row(log, nlog, ref, C.IO_WRITE, C.EVICTION, v, 1, 0)
+    return r, q, f, dirty, unrequested, nlog
+
+
+def take_frame(st, r, q, used, frames, page_frame, log, nlog, do_log, ref):
+    """A frame for a page read ahead: the next free one while the cache fills, else the victim's (:func:`evict`).
+    Returns ``(r, q, f, used, evicted, dirty, unrequested, nlog)``. (A miss's own frame is taken in the loop, the
+    same way written out: through this helper fifo's and cflru's loops took 4-9% more instructions, perf stat.)"""
+    if used < frames:
+        return r, q, used, used + 1, 0, 0, 0, nlog
+    r, q, f, dirty, unrequested, nlog = evict(st, r, q, page_frame, log, nlog, do_log, ref)
+    return r, q, f, used, 1, dirty, unrequested, nlog
+
+
 def page_loop(refs, start, st, counters, log, nlog, outcome, base, do_log, no_read_alloc):
     """A page-granular policy over one chunk, from entry ``start`` of ``refs`` (a
-    :class:`~flashrepro.traces.trace.RefStream`), with the policy's hooks (the stand-ins above say what each does).
+    :class:`~flashrepro.traces.trace.RefStream`), with the policy's hooks and its prefetcher's (the stand-ins
+    above say what each does).
 
     A hit calls ``hit``. A miss reads the page from the device if it is a read (a write covers the whole
-    page), takes the next free frame while the cache fills and otherwise empties the ``victim``'s frame (a
-    device write if its page was dirty), and ``admit``\\ s the page. With ``no_read_alloc`` (not None) a read
-    miss is read from the device and not allocated. ``do_log`` and ``no_read_alloc`` are None or a value, so
-    each combination is its own specialisation, compiled without the other's branches.
+    page), takes the next free frame while the cache fills and otherwise empties the ``victim``'s frame
+    (:func:`evict`: a device write if its page was dirty), and ``admit``\\ s the page. With ``no_read_alloc``
+    (not None) a read miss is read from the device and not allocated. ``do_log`` and ``no_read_alloc`` are None
+    or a value, so each combination is its own specialisation, compiled without the other's branches. A policy
+    composed with a prefetcher (``PREFETCHING``, a constant of each composed copy) then asks it for a page to
+    read ahead (``pf_next``); one that is not resident is read (a device read of cause prefetch) into a frame
+    taken the same way, clean.
 
-    Changes ``page_frame``, ``sc[0].used`` and what the hooks change; adds the base counters to ``counters``;
-    with ``do_log``, writes each reference's outcome (``C.MISS``, ``C.HIT``) to ``outcome`` and its device
-    I/O as rows of ``log`` from row ``nlog`` (``ref`` = ``base`` + entry). Returns ``(stop, nlog)``: ``stop``
-    < the chunk's length when the log had no room for a reference's two rows (the simulator grows it and
-    calls again from ``stop``). Every index is in range by construction, so the hot accesses go through
-    ``jk.load``/``jk.store`` (no negative-index fix-up)."""
+    Changes ``page_frame``, ``sc[0].used`` and what the hooks change; adds the base counters to ``counters``
+    (and with a prefetcher :data:`PREFETCH_COUNTERS` after them); with ``do_log``, writes each reference's
+    outcome (``C.MISS``, ``C.HIT``, ``C.PREFETCH_HIT``) to ``outcome`` and its device I/O as rows of ``log``
+    from row ``nlog`` (``ref`` = ``base`` + entry). Returns ``(stop, nlog)``: ``stop`` < the chunk's length
+    when the log had no room for a reference's rows (the simulator grows it and calls again from ``stop``).
+    Every index is in range by construction, so the hot accesses go through ``jk.load``/``jk.store`` (no
+    negative-index fix-up)."""
     unit, event = refs.unit, refs.event
     page_frame, sc = st.page_frame, st.sc[0]
     used, frames = sc.used, sc.frames
     r = begin(st)
+    q = pf_begin(st)
     hits = write_hits = write_refs = dev_reads = dev_write_evict = dirtyings = evictions = 0
+    pf_hits = prefetched = pf_unrequested = 0
     n = unit.shape[0]
     stop = n
     for i in range(start, n):
-        if do_log and nlog + 2 > log.shape[0]:  # no room for this reference's rows: the simulator grows the log
+        if do_log and nlog + LOG_ROWS > log.shape[0]:  # no room for this reference's rows: the log is grown
             stop = i
             break
         if i + jk.PREFETCH_DISTANCE < n:
@@ -117,46 +193,76 @@ def page_loop(refs, start, st, counters, log, nlog, outcome, base, do_log, no_re
         if resident:
             r, dirtied = hit(st, r, f, w)
             dirtyings += dirtied
-            continue
-        if no_read_alloc is not None and not w:  # a read that bypasses the cache: nothing moves
+            if PREFETCHING:
+                q, found = pf_found(st, q, f)
+                pf_hits += found
+                if do_log and found:
+                    outcome[i] = C.PREFETCH_HIT
+        elif no_read_alloc is not None and not w:  # a read that bypasses the cache: nothing moves
             dev_reads += 1
             if do_log:
                 nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
-            continue
-        dev_reads += 1 - w  # a write miss covers the whole page: no read needed
-        if do_log and not w:
-            nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
-        if used < frames:  # filling: frames in order
-            f = used
-            used += 1
         else:
-            r, f, v, dirty = victim(st, r)
-            jk.store(page_frame, v, -1)
-            evictions += 1
-            dev_write_evict += dirty
-            if do_log and dirty:
-                nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, 1, 0)
-        jk.store(page_frame, p, f)
-        r = admit(st, r, f, p, w)
-        dirtyings += w
+            dev_reads += 1 - w  # a write miss covers the whole page: no read needed
+            if do_log and not w:
+                nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
+            if used < frames:  # filling: frames in order
+                f = used
+                used += 1
+            else:
+                r, q, f, dirty, unrequested, nlog = evict(st, r, q, page_frame, log, nlog, do_log, base + i)
+                evictions += 1
+                dev_write_evict += dirty
+                pf_unrequested += unrequested
+            jk.store(page_frame, p, f)
+            r = admit(st, r, f, p, w)
+            q = pf_admitted(st, q, f, 0)
+            dirtyings += w
+        if PREFETCHING:
+            q, a = pf_next(st, q, p, resident, w)
+            if a >= 0 and jk.load(page_frame, a) < 0:  # read ahead a page that is not resident, clean
+                dev_reads += 1
+                prefetched += 1
+                if do_log:
+                    nlog = C.row(log, nlog, base + i, C.IO_READ, C.PREFETCH, a, 1, 0)
+                r, q, f, used, evicted, dirty, unrequested, nlog = take_frame(st, r, q, used, frames, page_frame, log,
+                                                                              nlog, do_log, base + i)
+                evictions += evicted
+                dev_write_evict += dirty
+                pf_unrequested += unrequested
+                jk.store(page_frame, a, f)
+                r = admit(st, r, f, a, 0)
+                q = pf_admitted(st, q, f, 1)
     sc.used = used
     end(st, r)
+    pf_end(st, q)
     C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_evict,
                dev_write_evict, dirtyings, evictions)
+    if PREFETCHING:
+        counters[C.N_BASE] += pf_hits
+        counters[C.N_BASE + 1] += prefetched
+        counters[C.N_BASE + 2] += pf_unrequested
     return stop, nlog
 
 
-def compose(name: str, **hooks):
+def compose(name: str, prefetcher: dict | None = None, **hooks):
     """The step kernel of policy ``name``: :func:`page_loop` with ``hooks`` (every name in :data:`HOOKS`, each
-    an ``@njit(inline="always")`` function), compiled once per argument types, and cached on disk as
+    an ``@njit(inline="always")`` function) and a ``prefetcher``'s (a dict of the :data:`PREFETCH_HOOKS`; None:
+    no prefetching, compiled without its branches), compiled once per argument types, and cached on disk as
     ``<name>_step`` if every hook is defined in the package (a policy of the user's own is compiled in each
     process instead)."""
     if sorted(hooks) != sorted(HOOKS):
         raise TypeError(f"{name}: compose needs the hooks {HOOKS}, got {tuple(hooks)}")
-    for k, h in hooks.items():  # (with NUMBA_DISABLE_JIT, njit returns the function itself: the loop runs in Python)
+    if prefetcher is not None and sorted(prefetcher) != sorted(PREFETCH_HOOKS):
+        raise TypeError(f"{name}: a prefetcher has the hooks {PREFETCH_HOOKS}, got {tuple(prefetcher)}")
+    every = dict(hooks, **(prefetcher if prefetcher is not None else NO_PREFETCHER))
+    for k, h in every.items():  # (with NUMBA_DISABLE_JIT, njit returns the function itself: the loop runs in Python)
         if not numba.config.DISABLE_JIT and getattr(h, "targetoptions", {}).get("inline") != "always":
             raise TypeError(f"{name}: hook {k} must be an @njit(inline='always') function, got {h!r}")
-    scope = dict(page_loop.__globals__, **hooks)
+    scope = dict(page_loop.__globals__, **every, PREFETCHING=prefetcher is not None,
+                 LOG_ROWS=4 if prefetcher is not None else 2)
+    for helper in (evict, take_frame):  # they call the policy's victim
+        scope[helper.__name__] = njit(inline="always")(pytypes.FunctionType(helper.__code__, scope, helper.__name__))
     fn = pytypes.FunctionType(page_loop.__code__, scope, f"{name}_step", page_loop.__defaults__)
     fn.__qualname__ = f"{name}_step"  # Numba's cache file is named after it: one per policy
     fn.__doc__ = page_loop.__doc__
@@ -164,7 +270,7 @@ def compose(name: str, **hooks):
     # cached only when every hook is the package's own: the cache folder's key covers the package's source, not a
     # user's file, whose edited hooks would otherwise be served the loop compiled from the old ones
     top = __name__.partition(".")[0]
-    ours = all(getattr(h, "py_func", h).__module__.partition(".")[0] == top for h in hooks.values())
+    ours = all(getattr(h, "py_func", h).__module__.partition(".")[0] == top for h in every.values())
     return njit(cache=ours, _nrt=False)(fn)
 
 
@@ -184,3 +290,33 @@ def admit_to_frame(st, r, f, p, w):
     jk.store(st.frame_page, f, p)
     jk.store(st.dirty, f, w)
     return r
+
+
+# No prefetcher: every hook does nothing (compose's default; the loop's prefetching branches are compiled out).
+@njit(cache=True, inline="always")
+def _no_begin(st):
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _no_found(st, q, f):
+    return q, 0
+
+
+@njit(cache=True, inline="always")
+def _no_admitted(st, q, f, prefetched):
+    return q
+
+
+@njit(cache=True, inline="always")
+def _no_next(st, q, p, hit, w):
+    return q, -1
+
+
+@njit(cache=True, inline="always")
+def _no_end(st, q):
+    pass
+
+
+NO_PREFETCHER = {"pf_begin": _no_begin, "pf_found": _no_found, "pf_evicted": _no_found, "pf_admitted": _no_admitted,
+                 "pf_next": _no_next, "pf_end": _no_end}

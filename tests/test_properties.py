@@ -95,3 +95,26 @@ def test_dense_remap_preserves_order(pages):
     assert np.all(np.diff(uniq) > 0)
     order = np.argsort(p, kind="stable")
     assert np.all(np.diff(dense[order]) >= 0)
+
+
+PAGE_PREFETCHERS = sorted(n for n, p in POLICIES.items()
+                          if [c.name for c in p.kernel.counters][-3:] == ["prefetch_hits", "prefetched_pages",
+                                                                         "prefetch_evicted"]
+                          and not n.startswith("seg_"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(tr=traces(), cap=st.integers(1, 20), policy=st.sampled_from(PAGE_PREFETCHERS), k=st.integers(0, 3),
+       tagged=st.booleans())
+def test_a_page_read_ahead_is_requested_evicted_or_still_held(tr, cap, policy, k, tagged):
+    """Every page a page-granular prefetcher reads is a device read beyond the read misses, and ends as a prefetch
+    hit, evicted unrequested, or held unrequested at the end (so at most what is held)."""
+    params = {"sequential_k": k, "tagged": tagged} if policy == "lru_obl" else {}
+    c = simulate(tr, policy, cap, **params).counters
+    assert c["device_reads"] == c["read_misses"] + c["prefetched_pages"]
+    held_unrequested = c["prefetched_pages"] - c["prefetch_hits"] - c["prefetch_evicted"]
+    assert 0 <= held_unrequested <= c["resident_at_end"]
+
+
+def test_page_prefetchers_include_lru_obl():
+    assert "lru_obl" in PAGE_PREFETCHERS

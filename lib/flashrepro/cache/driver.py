@@ -3,9 +3,12 @@
 A policy that decides only *which* page to evict (``lru``, ``fifo``, ``random``, ``clock``, ``cflru``) is its state and
 five hooks; :func:`compose` builds its ``step`` (the contract of :mod:`flashrepro.cache.contract`) from
 :func:`page_loop` with the hooks inlined, so the loop below is the only place that does what every such
-policy does: the log's room check, the lookahead prefetch, hit or miss, the tallies, a device read on a
-read miss (none on a write miss: it covers the whole page), a free frame while the cache fills, the
-victim's write-back when it is dirty, the page table ``page_frame``, and the per-chunk counter update.
+policy does: the log's room check, the CPU prefetch hint for a page table entry a few references ahead,
+hit or miss, the tallies, a device read on a read miss (none on a write miss: it covers the whole page), a
+free frame while the cache fills, the victim's write-back when it is dirty, the page table ``page_frame``,
+and the per-chunk counter update. A prefetcher (pages read ahead from the device) is six more hooks
+(:data:`PREFETCH_HOOKS`), kept apart from eviction as libCacheSim's prefetchers are, so one prefetcher
+composes with any of these policies (:mod:`flashrepro.cache.obl`).
 
 The policy's state is a ``NamedTuple`` with at least ``page_frame`` (int32 per unit: the frame holding it,
 -1 if not resident) and ``sc``, the scalars: a one-element record array from :func:`new_scalars`, whose record

@@ -28,6 +28,7 @@ over writing its body out.
 from __future__ import annotations
 
 import functools
+import types as pytypes
 
 import numpy as np
 from llvmlite import ir
@@ -37,6 +38,16 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
 PREFETCH_DISTANCE = 16  # references ahead; see benchmarks/ (a simulator knows its future stream)
+
+def copy_with_globals(fn, name: str, scope: dict):
+    """A copy of the Python function ``fn`` named ``name`` (its qualified name too: Numba names a cache file
+    after it) that looks its global names up in ``scope`` instead of its module's: a name bound there is a
+    constant of the copy when Numba compiles it. driver.compose makes each policy's loop this way, and segment
+    each policy's step."""
+    out = pytypes.FunctionType(fn.__code__, scope, name, fn.__defaults__)
+    out.__qualname__, out.__doc__, out.__module__ = name, fn.__doc__, fn.__module__
+    return out
+
 
 njit_no_refcount = functools.partial(njit, cache=True, _nrt=False)
 """``@njit(cache=True)`` for a kernel's inner steps, compiled without Numba's reference counting (NRT).

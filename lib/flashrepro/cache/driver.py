@@ -27,8 +27,6 @@ package's JIT cache folder is keyed by the source of this file and of every poli
 
 from __future__ import annotations
 
-import types as pytypes
-
 import numba
 import numpy as np
 from numba import njit
@@ -49,6 +47,7 @@ PREFETCH_COUNTERS = (  # a policy composed with a prefetcher reports these after
 # prefetcher, and the most log rows one reference can write (a read and a write-back, twice with a prefetch).
 PREFETCHING = False
 LOG_ROWS = 2
+PREFETCH_LOG_ROWS = 4  # LOG_ROWS with a prefetcher (a composed policy's Kernel.log_rows_per_ref)
 
 
 def new_scalars(frames: int, extra=()) -> np.recarray:
@@ -263,13 +262,10 @@ def compose(name: str, prefetcher: dict | None = None, **hooks):
         if not numba.config.DISABLE_JIT and getattr(h, "targetoptions", {}).get("inline") != "always":
             raise TypeError(f"{name}: hook {k} must be an @njit(inline='always') function, got {h!r}")
     scope = dict(page_loop.__globals__, **every, PREFETCHING=prefetcher is not None,
-                 LOG_ROWS=4 if prefetcher is not None else 2)
+                 LOG_ROWS=PREFETCH_LOG_ROWS if prefetcher is not None else 2)
     for helper in (evict, take_frame):  # they call the policy's victim
-        scope[helper.__name__] = njit(inline="always")(pytypes.FunctionType(helper.__code__, scope, helper.__name__))
-    fn = pytypes.FunctionType(page_loop.__code__, scope, f"{name}_step", page_loop.__defaults__)
-    fn.__qualname__ = f"{name}_step"  # Numba's cache file is named after it: one per policy
-    fn.__doc__ = page_loop.__doc__
-    fn.__module__ = __name__
+        scope[helper.__name__] = njit(inline="always")(jk.copy_with_globals(helper, helper.__name__, scope))
+    fn = jk.copy_with_globals(page_loop, f"{name}_step", scope)  # one cache file per policy
     # cached only when every hook is the package's own: the cache folder's key covers the package's source, not a
     # user's file, whose edited hooks would otherwise be served the loop compiled from the old ones
     top = __name__.partition(".")[0]

@@ -136,11 +136,11 @@ class LRUOBL(Kernel):
         return 1  # the page after each touched one, which a read of it prefetches
 
     def log_rows_per_ref(self, tiers, params):
-        return 4  # a read, a prefetch, and a write-back for each
+        return driver.PREFETCH_LOG_ROWS  # a read, a prefetch, and a write-back for each
 
     def new_state(self, units, tiers, params):
-        frames = min(tiers["capacity_pages"], units.n)
         base = lru.new_lru_state(units.n, tiers["capacity_pages"])
+        frames = int(base.sc[0].frames)
         sc = driver.new_scalars(frames, SCALARS)
         sc[0].k, sc[0].tagged = params.sequential_k, params.tagged
         return OBLState(base.page_frame, base.node, sc, np.zeros(frames, np.uint8),

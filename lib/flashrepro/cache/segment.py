@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import types
 import typing
 
 import numpy as np
@@ -729,21 +728,14 @@ def _seg_step(refs, start, state, counters, log, nlog, outcome, base, do_log):
     return i, nlog
 
 
-_MODE = MODE_LRU  # the policy that a copy of _seg_step serves: a constant in each copy (_specialised)
+_MODE = MODE_LRU  # the policy that a copy of _seg_step serves: a constant in each copy (_STEPS)
 
 
-def _specialised(mode):
-    """:func:`_seg_step` compiled for one policy ``mode``, a constant there: LLVM drops the other policies'
-    branches from the inlined steps (3-6% fewer instructions a reference on the bench stream, perf stat). Each
-    copy is cached on disk under its own name, as driver.compose's loops are."""
-    scope = dict(_seg_step.__globals__, _MODE=mode)
-    fn = types.FunctionType(_seg_step.__code__, scope, f"_seg_step_{mode}", _seg_step.__defaults__)
-    fn.__qualname__ = f"_seg_step_{mode}"
-    fn.__doc__ = _seg_step.__doc__
-    return jk.njit_no_refcount(fn)
-
-
-_STEPS = tuple(_specialised(m) for m in (MODE_LRU, MODE_PREFETCH, MODE_FIXED, MODE_ADAPTIVE))  # by mode
+_STEPS = tuple(jk.njit_no_refcount(jk.copy_with_globals(_seg_step, f"_seg_step_{m}",
+                                                        dict(_seg_step.__globals__, _MODE=m)))
+               for m in (MODE_LRU, MODE_PREFETCH, MODE_FIXED, MODE_ADAPTIVE))
+"""_seg_step compiled for each policy (indexed by mode), the mode a constant there: LLVM drops the other policies'
+branches from the inlined steps (3-6% fewer instructions a reference on the bench stream, perf stat)."""
 
 _MODES = {"seg_lru": MODE_LRU, "seg_prefetch": MODE_PREFETCH, "seg_cull_fixed": MODE_FIXED,
           "seg_cull_adaptive": MODE_ADAPTIVE}

@@ -14,11 +14,16 @@ class Book:
 
     def ref(self, hit, w):
         self.hits.append(hit)
-        self.c["references"] += 1
-        kind = "write" if w else "read"
-        self.c["hits" if hit else "misses"] += 1
-        self.c[f"{kind}_{'hits' if hit else 'misses'}"] += 1
-        self.c["write_references"] += bool(w)
+        c = self.c
+        c["references"] += 1
+        if w:
+            c["write_references"] += 1
+        if hit:
+            c["hits"] += 1
+            c["write_hits" if w else "read_hits"] += 1
+        else:
+            c["misses"] += 1
+            c["write_misses" if w else "read_misses"] += 1
 
     def read(self, i, page):
         self.ios.append((i, 0, 0, page, 1))

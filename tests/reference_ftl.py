@@ -285,9 +285,9 @@ class FTLReference:
     def pick(self, first):
         if self.victim == "random-all":
             return self.random_all(first)
-        cands = self.candidates()  # in close order
         if self.victim == "fifo_threshold":
             return self.fifo_threshold(first)
+        cands = self.candidates()  # in close order
         if self.heap_mode:
             assert sorted(self.pq[1:]) == sorted(cands), "the heap holds the candidates"
         if not cands:

@@ -71,7 +71,7 @@ class SegmentCache:
 
     # --- bookkeeping -----------------------------------------------------------------------------------
     def used(self):
-        return sum(len(v) for v in self.present.values())
+        return sum(map(len, self.present.values()))
 
     def window(self, lst):
         """The b least recently used segments (only adaptive culling keeps B1 and B2)."""
@@ -94,7 +94,13 @@ class SegmentCache:
         self.c["device_writes_eviction"] += len(self.dirty.get(s, set()))
         self.c["evictions"] += len(self.present.get(s, set()))
         self.c["prefetch_evicted"] += len(self.pf.get(s, set()))
-        self.present[s], self.pf[s], self.dirty[s] = set(), set(), set()
+        self.forget(s)
+
+    def forget(self, s):
+        """Segment ``s`` holds no block any more: drop its (empty) sets, so that :meth:`used` sums over the
+        segments in memory only, not every segment ever seen."""
+        for blocks in (self.present, self.pf, self.dirty):
+            blocks.pop(s, None)
 
     def cull(self, s):
         self.remove(s)
@@ -103,6 +109,8 @@ class SegmentCache:
         self.pf[s] = set()
         if self.present[s]:
             self.insert(s, self.L2)
+        else:
+            self.forget(s)
 
     def make_room(self, need, ref, to_l1):
         while self.used() + need > self.M:

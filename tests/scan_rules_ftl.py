@@ -4,11 +4,15 @@ Slow and obviously correct, and fast enough (compiled) to run the incremental ru
 ``lib/flashrepro/ftl/victims`` against over streams far longer than the plain-Python reference of
 ``reference_ftl.py`` can: the same device, the same writes, the same victims expected. They read only the
 FIFO of closed lines and the valid counts, never the age lists, slots or watch that the incremental rules
-read, so a fault in those structures shows as a different victim. Each is ``pick(state, first)`` with the
-kernel's signature; a test swaps it into an ``FTL`` (``ftl._pick``).
+read, so a fault in those structures shows as a different victim. Each is ``pick(state, first)``, compiled
+with the kernel's signature by :func:`scan_rule` on first use (not at import: every test worker imports this
+module to collect the tests, and compiling the three took each about 5 s); a test swaps it into an ``FTL``
+(``ftl._pick = scan_rule(policy.victim)``).
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 from numba import njit
@@ -17,7 +21,6 @@ from flashrepro import jitkit as jk
 from flashrepro.ftl import _kernel as K
 
 
-@njit(K.VICTIM_SIG)
 def cost_benefit(s, first):
     """The largest ``age * (P - v) / (2 v)`` over the closed lines with an invalid page, in close order, a
     line replacing the best only if strictly larger; an empty line at once."""
@@ -42,7 +45,6 @@ def cost_benefit(s, first):
     return best
 
 
-@njit(K.VICTIM_SIG)
 def fifo(s, first):
     """The earliest-closed line with an invalid page."""
     L = s.prm[0].lines
@@ -106,7 +108,6 @@ def _least_valid_closed(s):
     return best
 
 
-@njit(K.VICTIM_SIG)
 def fifo_threshold(s, first):
     """2R's scan: from the cursor over the eligible prefix, cyclically, the first line under the limit;
     the fallbacks and the global fallback as ``victims/fifo_threshold.py`` states them."""
@@ -132,4 +133,11 @@ def fifo_threshold(s, first):
     return victim
 
 
-SCAN_RULES = {"cost-benefit": cost_benefit, "fifo": fifo, "fifo_threshold": fifo_threshold}
+SCAN_RULES = {"cost-benefit": cost_benefit, "fifo": fifo, "fifo_threshold": fifo_threshold}  # not compiled
+
+
+@functools.cache
+def scan_rule(victim: str):
+    """The scan rule standing in for the incremental rule ``victim``, compiled with :data:`K.VICTIM_SIG` (the
+    first call for each rule compiles it)."""
+    return njit(K.VICTIM_SIG)(SCAN_RULES[victim])

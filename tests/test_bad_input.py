@@ -16,7 +16,10 @@ R, W, FL, TR = int(Op.READ), int(Op.WRITE), int(Op.FLUSH), int(Op.TRIM)
 
 
 def _write(tmp_path, name: str, data: bytes | str):
+    """``data`` as a new file (an old one unlinked first: on ext4 rewriting a file in place flushes it to disk
+    when it is closed, 5 ms each time a hypothesis case writes its file again)."""
     p = tmp_path / name
+    p.unlink(missing_ok=True)
     p.write_bytes(data.encode() if isinstance(data, str) else data)
     return p
 
@@ -274,8 +277,7 @@ def test_mutated_field_is_an_error_at_its_line_or_a_correct_read(fmt, data, tmp_
     sep, oracle, _ = FORMATS[fmt]
     lines, bad_i = data.draw(mutated_file(fmt))
     text = "".join(sep.join(f) + "\n" for f in lines)
-    path = tmp_path / f"m.{fmt}"
-    path.write_bytes(text.encode("utf-8"))
+    path = _write(tmp_path, f"m.{fmt}", text.encode("utf-8"))
     expected = []
     verdict = None
     for k, raw in enumerate(text.split("\n")[:-1]):
@@ -310,8 +312,7 @@ def test_mutated_field_is_an_error_at_its_line_or_a_correct_read(fmt, data, tmp_
 @settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(blob=st.binary(min_size=1, max_size=300))
 def test_random_bytes_are_an_error_or_a_sane_read(fmt, blob, tmp_path):
-    path = tmp_path / f"r.{fmt}"
-    path.write_bytes(blob)
+    path = _write(tmp_path, f"r.{fmt}", blob)
     try:
         tr = read_trace(path, fmt)
     except TraceFormatError as e:

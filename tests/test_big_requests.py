@@ -104,17 +104,18 @@ def test_trims_of_any_size_are_ranges(tmp_path, capsys, isolated_interim):
     assert time.perf_counter() - started < 10
 
 
+# one request: (op, device, first page, pages, bytes into the first page)
+_REQUEST = st.tuples(st.sampled_from([R, W, W, T]), st.sampled_from([0, 5, 1 << 33]), st.integers(0, 63),
+                     st.one_of(st.integers(1, 20), st.sampled_from([1 << 18, 1 << 28])), st.sampled_from([0, 512]))
+
+
 @st.composite
 def trace_with_trims(draw):
     """Requests on up to three devices, pages 0..63 at 4 KiB, some of them trims of up to 20 pages or of 1 GiB or
-    1 TiB (past the next device's first address, were they not kept to their own)."""
+    1 TiB (past the next device's first address, were they not kept to their own). (Drawn a request at a time:
+    six choices a request, where five lists took ten: each element of a list is one, and whether it goes on.)"""
     n = draw(st.integers(2, 40))
-    op = draw(st.lists(st.sampled_from([R, W, W, T]), min_size=n, max_size=n))
-    dev = draw(st.lists(st.sampled_from([0, 5, 1 << 33]), min_size=n, max_size=n))
-    first = draw(st.lists(st.integers(0, 63), min_size=n, max_size=n))
-    pages = draw(st.lists(st.one_of(st.integers(1, 20), st.sampled_from([1 << 18, 1 << 28])), min_size=n,
-                          max_size=n))
-    inner = draw(st.lists(st.sampled_from([0, 512]), min_size=n, max_size=n))
+    op, dev, first, pages, inner = zip(*draw(st.lists(_REQUEST, min_size=n, max_size=n)), strict=True)
     off = [f * 4096 + i for f, i in zip(first, inner, strict=True)]
     size = [k * 4096 if o == T else min(k, 3) * 4096 - i for o, k, i in zip(op, pages, inner, strict=True)]
     return Trace(np.arange(n) * 1e-3, np.array(op, np.int8), np.array(off), np.array(size), device=np.array(dev))

@@ -6,13 +6,13 @@ comparison in test_kernels.py sweeps only their boolean parameters), the degener
 import numpy as np
 import pytest
 from conftest import random_trace
-from hypothesis import given, settings
+from hypothesis import given, note, settings
 from hypothesis import strategies as st
 from reference import REFERENCES
 from reference_clock_hbm import TABLE2
 from reference_clock_hbm import clock_dnv as ref_dnv
 from reference_clock_hbm import clock_hbm as ref_hbm
-from test_kernels import compare_to_reference, flush_turns
+from test_kernels import SIZES, compare_to_reference, flush_turns, seeded_trace
 from test_properties import min_capacity, traces
 
 from flashrepro.cache import POLICIES, Simulator, contract, make_params, simulate
@@ -57,7 +57,6 @@ DNV_VARIANTS = [{}, {"padding": "nvm"}, {"padding": "none"}, {"block_pages": 4},
                 {"pad_order": "page", "padding": "none", "block_pages": 2},
                 {"incoming_first": True, "block_pages": 4},
                 {"incoming_first": True, "write_miss_read": True, "padding": "buffer_evict", "block_pages": 4}]
-SIZES = [(1, 1), (2, 7), (3, 40), (4, 150), (5, 1000)]
 
 
 @pytest.mark.parametrize("params", HBM_VARIANTS, ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()) or "-")
@@ -65,14 +64,14 @@ SIZES = [(1, 1), (2, 7), (3, 40), (4, 150), (5, 1000)]
 def test_hbm_matches_reference(params, write_fraction):
     """Every size, with the end flush on and off by turns (as in test_kernels.py): each variant meets both."""
     turn = HBM_VARIANTS.index(params) + (write_fraction > 0.5)
-    for (seed, cap), flush in zip(SIZES, flush_turns(turn, len(SIZES)), strict=True):
-        _compare(random_trace(seed, write_fraction=write_fraction), "clock_hbm", ref_hbm, cap, flush, **params)
+    for (seed, cap, n), flush in zip(SIZES, flush_turns(turn, len(SIZES)), strict=True):
+        _compare(seeded_trace(seed, n=n, write_fraction=write_fraction), "clock_hbm", ref_hbm, cap, flush, **params)
 
 
 @pytest.mark.parametrize("params", DNV_VARIANTS, ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()) or "-")
 def test_dnv_matches_reference(params):
-    for (seed, cap), flush in zip(SIZES, flush_turns(DNV_VARIANTS.index(params), len(SIZES)), strict=True):
-        _compare(random_trace(seed, write_fraction=0.6), "clock_dnv", ref_dnv, cap, flush, **params)
+    for (seed, cap, n), flush in zip(SIZES, flush_turns(DNV_VARIANTS.index(params), len(SIZES)), strict=True):
+        _compare(seeded_trace(seed, n=n, write_fraction=0.6), "clock_dnv", ref_dnv, cap, flush, **params)
 
 
 def test_tiers_given_explicitly_match_the_reference():
@@ -84,15 +83,15 @@ def test_tiers_given_explicitly_match_the_reference():
 
 def test_the_comparison_traces_reach_every_rule():
     """The seeded traces the references are compared on exercise every level, class and move."""
-    tr = random_trace(4, write_fraction=0.8)
+    tr = seeded_trace(4, write_fraction=0.8)
     c = simulate(tr, "clock_hbm", 150).counters
     for k in ("level_ups", "level_downs", "to_eviction_candidate", "to_migration_candidate", "promote_swaps",
               "migrations_dram_nvm", "migrations_nvm_dram", "write_hits_nvm", "writebacks_nvm"):
         assert c[k] > 0, k
-    c = simulate(random_trace(4, write_fraction=0.6), "clock_dnv", 150, block_pages=4).counters
+    c = simulate(seeded_trace(4, write_fraction=0.6), "clock_dnv", 150, block_pages=4).counters
     for k in ("clean_drops", "padded_nvm_pages", "padded_dram_pages", "migrations_dram_nvm", "writebacks_dram"):
         assert c[k] > 0, k
-    r = simulate(random_trace(4, write_fraction=0.8), "clock_hbm", 150, rotation="sweep").counters
+    r = simulate(seeded_trace(4, write_fraction=0.8), "clock_hbm", 150, rotation="sweep").counters
     assert r["level_ups"] > 0 and r["level_downs"] > 0
 
 
@@ -160,24 +159,27 @@ def test_dnv_without_nvm_is_clock_with_referenced_inserts():
 
 
 # --- the baselines' cache_reads switch ---------------------------------------------------------------------
-@settings(max_examples=40, deadline=None)
-@given(tr=traces(), cap=st.integers(1, 80), policy=st.sampled_from(["lru", "clock"]))
-def test_without_cache_reads_only_written_pages_are_held(tr, cap, policy):
+@settings(max_examples=20, deadline=None)
+@given(tr=traces(), cap=st.integers(1, 80))
+def test_without_cache_reads_only_written_pages_are_held(tr, cap):
+    """LRU and CLOCK on each drawn trace (20 traces each, as drawing one of the two for 40 examples gave)."""
     refs = tr.to_pages()
-    c = simulate(tr, policy, cap, flush_at_end=True, cache_reads=False).counters
     written = int(np.unique(refs.page[refs.is_write]).size)
-    assert c["resident_at_end"] <= min(cap, written)
-    assert c["device_reads"] == c["read_misses"]
-    # every write miss allocates; reads never do
-    assert c["resident_at_end"] == c["write_misses"] - c["evictions"]
-    # a read hits only a page written before and still held
-    res = simulate(tr, policy, cap, log_io=True, cache_reads=False)
-    seen_written = set()
-    for p, w, h in zip(refs.page.tolist(), refs.is_write.tolist(), res.hit.tolist(), strict=True):
-        if h:
-            assert p in seen_written
-        if w:
-            seen_written.add(p)
+    for policy in ("lru", "clock"):
+        note(policy)
+        c = simulate(tr, policy, cap, flush_at_end=True, cache_reads=False).counters
+        assert c["resident_at_end"] <= min(cap, written)
+        assert c["device_reads"] == c["read_misses"]
+        # every write miss allocates; reads never do
+        assert c["resident_at_end"] == c["write_misses"] - c["evictions"]
+        # a read hits only a page written before and still held
+        res = simulate(tr, policy, cap, log_io=True, cache_reads=False)
+        seen_written = set()
+        for p, w, h in zip(refs.page.tolist(), refs.is_write.tolist(), res.hit.tolist(), strict=True):
+            if h:
+                assert p in seen_written
+            if w:
+                seen_written.add(p)
 
 
 def test_cache_reads_on_is_the_default():
@@ -404,7 +406,7 @@ def _ids(r):
 def test_each_open_rule_changes_the_comparison_traces(rule):
     """The seeded traces the reference comparison runs on are ones where each rule matters."""
     policy, base, params = rule
-    tr = random_trace(4, write_fraction=0.6)
+    tr = seeded_trace(4, write_fraction=0.6)
     assert simulate(tr, policy, 150, **base).counters != simulate(tr, policy, 150, **base, **params).counters
 
 
@@ -413,7 +415,7 @@ def test_each_log_order_rule_changes_only_the_order(rule):
     """A log-order rule changes the order of the comparison traces' I/O log and nothing else: the same rows as a
     multiset within each reference, the same outcomes and counters."""
     policy, base, params = rule
-    tr = random_trace(4, write_fraction=0.6)
+    tr = seeded_trace(4, write_fraction=0.6)
     a = simulate(tr, policy, 150, log_io=True, flush_at_end=True, **base)
     b = simulate(tr, policy, 150, log_io=True, flush_at_end=True, **base, **params)
     assert a.counters == b.counters and np.array_equal(a.outcome, b.outcome)

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference import fifo as fifo_ref
 from reference import random_replacement as random_ref
-from test_kernels import compare_to_reference
+from test_kernels import compare_to_reference, seeded_trace
 from test_properties import check_accounting, traces
 
 from flashrepro.cache import simulate
@@ -34,14 +34,14 @@ def _pages_trace(pages, writes=None, name="pages") -> Trace:
 @pytest.mark.parametrize("write_fraction", [0.0, 0.4, 1.0])
 @pytest.mark.parametrize("flush", [False, True])
 def test_fifo_matches_reference(seed, capacity, write_fraction, flush):
-    compare_to_reference(random_trace(seed, write_fraction=write_fraction), "fifo", fifo_ref, capacity, flush)
+    compare_to_reference(seeded_trace(seed, write_fraction=write_fraction), "fifo", fifo_ref, capacity, flush)
 
 
 @pytest.mark.parametrize("rng_seed", SEEDS)
 @pytest.mark.parametrize("seed,capacity", [(21, 1), (22, 7), (23, 64), (24, 250)])
 @pytest.mark.parametrize("write_fraction,flush", [(0.0, False), (0.4, True), (1.0, False)])
 def test_random_matches_reference(rng_seed, seed, capacity, write_fraction, flush):
-    compare_to_reference(random_trace(seed, write_fraction=write_fraction), "random", random_ref, capacity, flush,
+    compare_to_reference(seeded_trace(seed, write_fraction=write_fraction), "random", random_ref, capacity, flush,
                          seed=rng_seed)
 
 

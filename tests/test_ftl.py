@@ -107,16 +107,15 @@ def compare_with_reference(policy, trigger, seed, kinds=None):
     for part in np.split(np.arange(len(w)), cuts):
         ftl.write(w[part], log[part[0]:part[-1] + 1], victims, None if tags is None else tags[part])
     ftl.check()
-    for i, lpn in enumerate(w):
-        ref.write(int(lpn), 0 if tags is None else int(tags[i]))
+    for lpn, kind in zip(w.tolist(), [0] * len(w) if tags is None else tags.tolist(), strict=True):
+        ref.write(lpn, kind)
     assert log.tolist() == ref.copies_before
     n_v = int(ftl.state.sc[0].nlog_v)
     assert victims[:n_v].tolist() == ref.victims
     assert ftl.counters == ref.counters()
     assert ftl.state.erase_count.tolist() == ref.erases
-    l2p = ftl.state.l2p
     P = g.pages_per_line
-    assert {lpn: (int(l2p[lpn]) // P, int(l2p[lpn]) % P) for lpn in range(g.logical_pages) if l2p[lpn] >= 0} == ref.l2p
+    assert {lpn: (ppn // P, ppn % P) for lpn, ppn in enumerate(ftl.state.l2p.tolist()) if ppn >= 0} == ref.l2p
     assert ftl.counters["gc_passes"] > 20  # the comparison covered garbage collection
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scan_rules_ftl import SCAN_RULES
+from scan_rules_ftl import scan_rule
 
 from flashrepro.ftl import FTL, POLICIES, TRIGGERS, GCTrigger, Geometry
 from flashrepro.ftl import _kernel as K
@@ -46,7 +46,7 @@ GEOMETRIES_ = [Geometry(16, 160, 16 * 160 * 4 // 5), Geometry(256, 40, 256 * 40 
 def run_pair(policy, trigger, g, w, chunks=7):
     """The policy's incremental rule and its scan twin on the same writes, in chunks; both FTLs."""
     new, old = FTL(g, policy, trigger), FTL(g, policy, trigger)
-    old._pick = SCAN_RULES[policy.victim]
+    old._pick = scan_rule(policy.victim)
     logs = []
     for f in (new, old):
         victims = np.zeros(len(w), np.int32)
@@ -147,7 +147,7 @@ def test_structures_are_exact_after_every_chunk(P, L, fill, seed, n, policy, tri
     g = Geometry(P, L, max(1, min(int(P * L * fill), (L - 6) * P)))
     w = np.random.default_rng(seed).integers(0, g.logical_pages, n).astype(np.int32)
     new, old = FTL(g, policy, trigger), FTL(g, policy, trigger)
-    old._pick = SCAN_RULES[policy.victim]
+    old._pick = scan_rule(policy.victim)
     logs = [np.zeros(4 * n + 8, np.int32) for _ in range(2)]
     for part in np.array_split(w, cuts):
         for f, log in zip((new, old), logs, strict=True):
@@ -162,13 +162,16 @@ def test_age_rows_exact_over_many_words(policy, trigger):
     """More than 2048 lines: a row's bitset has more than 64 words (4096 slots), so finding a row's next
     earliest-closed line crosses every level of the bitset (sync_ages searches it in place); the rows checked
     after every chunk, and the scan twin choosing the same victims."""
-    g = Geometry(256, 2200, 256 * 2200 * 3 // 4)  # sparse rows: a row's next line can lie words away
+    # 8000 slots: most of the time a row has lines on both sides of slot 4096, where the bitset's second level
+    # starts its second word; 48 sparse rows: a row's next line can lie words away. Short lines keep the writes
+    # (and the checks' work) down: the GC passes count lines, not pages
+    g = Geometry(48, 4000, 48 * 4000 * 3 // 4)
     # FEMU's trigger collects about twice as often, and its scan twin scans every line on every background ask:
     # half the writes give it as many passes as the reserve rule's
     passes = 2 if trigger.name == "femu" else 4
     w = skewed(3, passes * g.logical_pages, g.logical_pages, hot=0.02, hot_share=0.8)
     new, old = FTL(g, policy, trigger), FTL(g, policy, trigger)
-    old._pick = SCAN_RULES[policy.victim]
+    old._pick = scan_rule(policy.victim)
     logs = [np.zeros(len(w), np.int32) for _ in range(2)]
     for f in (new, old):
         f.write(np.arange(g.logical_pages, dtype=np.int32))

@@ -2,6 +2,7 @@
 through Policy and FTL with no change to flashrepro.ftl.device; the settings' checks, Policy's keywords and
 the hook's bounds on the kernel's parameters."""
 
+import functools
 import inspect
 import pickle
 
@@ -18,8 +19,7 @@ from flashrepro.ftl.victims._registry import at_least
 SKIP = 0  # the toy rule's slot of prm.rule
 
 
-@njit(K.VICTIM_SIG)
-def _skip_pick(s, first):
+def _skip_pick_py(s, first):
     """The ``prm.rule[SKIP]``-th earliest-closed line with an invalid page (the last such line if there are fewer):
     with 0, FEMU's fifo."""
     L = s.prm[0].lines
@@ -37,6 +37,13 @@ def _skip_pick(s, first):
     return found
 
 
+@functools.cache
+def _skip_pick():
+    """The toy rule's pick, compiled with the kernel's signature on first use (at import, every test worker paid
+    for it while collecting the tests)."""
+    return njit(K.VICTIM_SIG)(_skip_pick_py)
+
+
 def _skip_configure(params, geometry, prm):
     prm.rule[SKIP] = params.toy_skip
     prm.stable_skip = params.toy_skip == 0  # FEMU's fifo is stable; the others need not be
@@ -45,7 +52,7 @@ def _skip_configure(params, geometry, prm):
 @pytest.fixture
 def toy_rule():
     """``toy-skip``, registered for one test: its setting ``toy_skip`` is known to no other rule."""
-    register("toy-skip", _skip_pick, "the toy_skip-th earliest-closed line with an invalid page",
+    register("toy-skip", _skip_pick(), "the toy_skip-th earliest-closed line with an invalid page",
              params=(Param("toy_skip", 0, at_least(0), "lines with an invalid page passed over"),),
              configure=_skip_configure)
     yield "toy-skip"
@@ -91,7 +98,7 @@ def test_the_toy_rule_and_its_setting_leave_with_it(toy_rule):
         Policy("toy", "fifo", toy_skip=1)
     with pytest.raises(AttributeError):
         _ = POLICIES["fifo"].toy_skip
-    register(toy_rule, _skip_pick, "again", params=(Param("toy_skip", 0, at_least(0)),), configure=_skip_configure)
+    register(toy_rule, _skip_pick(), "again", params=(Param("toy_skip", 0, at_least(0)),), configure=_skip_configure)
 
 
 def test_device_has_no_branch_on_a_rule_name():
@@ -104,7 +111,7 @@ def test_a_hook_may_write_only_its_block_and_the_settable_slots():
     def bad(params, geometry, prm):
         prm.stop = 7
 
-    register("toy-bad", _skip_pick, "writes the stop rule", params=(Param("toy_bad", 0),), configure=bad)
+    register("toy-bad", _skip_pick(), "writes the stop rule", params=(Param("toy_bad", 0),), configure=bad)
     try:
         with pytest.raises(RuntimeError, match="configure wrote prm.stop,? outside"):
             FTL(Geometry(16, 40, 480), Policy("bad", "toy-bad"))
@@ -114,13 +121,13 @@ def test_a_hook_may_write_only_its_block_and_the_settable_slots():
 
 def test_registration_refuses_clashing_settings():
     with pytest.raises(ValueError, match="one of Policy's own keywords"):
-        register("toy-x", _skip_pick, "", params=(Param("stop", 0),), configure=_skip_configure)
+        register("toy-x", _skip_pick(), "", params=(Param("stop", 0),), configure=_skip_configure)
     with pytest.raises(ValueError, match="another rule's"):
-        register("toy-x", _skip_pick, "", params=(Param("threshold", 0.5),), configure=_skip_configure)
+        register("toy-x", _skip_pick(), "", params=(Param("threshold", 0.5),), configure=_skip_configure)
     with pytest.raises(ValueError, match="no configure hook"):
-        register("toy-x", _skip_pick, "", params=(Param("toy_x", 0),))
+        register("toy-x", _skip_pick(), "", params=(Param("toy_x", 0),))
     with pytest.raises(ValueError, match="toy_x must be an integer >= 0, got -1"):
-        register("toy-x", _skip_pick, "", params=(Param("toy_x", -1, at_least(0)),), configure=_skip_configure)
+        register("toy-x", _skip_pick(), "", params=(Param("toy_x", -1, at_least(0)),), configure=_skip_configure)
     assert "toy-x" not in VICTIM_RULES
 
 

@@ -94,6 +94,15 @@ def test_the_parse_cache_never_serves_a_changed_file(tmp_path, isolated_interim,
 
 
 _ALPHABET = "0123456789" * 4 + ",,,;\t  -+.eE#xRW\n\n"
+_EDGE = st.sampled_from(["9" * 18, "9" * 19, "-" + "1" * 18, "0.000000000000000000000001", "1" * 15 + ".5",
+                         "1" * 16, "1e5", ".5", "5.", "+3", "-", " 7 ", ""])
+# a field of each kind, as a valid-looking line has it (built once: a strategy is validated when first drawn)
+_PLAIN = {"int": st.integers(-10**6, 10**6).map(str) | _EDGE,
+          "float": st.floats(-1e6, 1e6).map(lambda x: f"{x:.4f}") | _EDGE,
+          "token": st.sampled_from(["R", "W", "Read", "w", "Readings", "ReadWrite", " W ", ""]),
+          "skip": st.sampled_from(["", "hm", "x y"]),
+          "digits": st.sampled_from(["", "7", "123"])}
+_TEXT = st.text(alphabet=_ALPHABET, max_size=30)
 
 
 @st.composite
@@ -102,19 +111,12 @@ def _block_and_spec(draw):
     kinds = draw(st.lists(st.sampled_from(["int", "float", "token", "skip", "digits"]), min_size=1, max_size=5))
     spec = FastSpec(sep, tuple((f"f{i}", k) for i, k in enumerate(kinds)),
                     extra=draw(st.sampled_from(["none", "empty", "one", "any"])), pad=draw(st.booleans()))
-    edge = st.sampled_from(["9" * 18, "9" * 19, "-" + "1" * 18, "0.000000000000000000000001", "1" * 15 + ".5",
-                            "1" * 16, "1e5", ".5", "5.", "+3", "-", " 7 ", ""])
-    plain = {"int": st.integers(-10**6, 10**6).map(str) | edge,
-             "float": st.floats(-1e6, 1e6).map(lambda x: f"{x:.4f}") | edge,
-             "token": st.sampled_from(["R", "W", "Read", "w", "Readings", "ReadWrite", " W ", ""]),
-             "skip": st.sampled_from(["", "hm", "x y"]),
-             "digits": st.sampled_from(["", "7", "123"])}
     lines = []
     for _ in range(draw(st.integers(1, 12))):
         if draw(st.booleans()):  # a valid-looking line
-            lines.append(sep.join(draw(plain[k]) for k in kinds))
+            lines.append(sep.join(draw(_PLAIN[k]) for k in kinds))
         else:  # random text over the characters that matter
-            lines.append(draw(st.text(alphabet=_ALPHABET, max_size=30)).replace("\n", ""))
+            lines.append(draw(_TEXT).replace("\n", ""))
     return ("\n".join(lines) + "\n").encode(), spec
 
 

@@ -7,13 +7,15 @@
 * the runner stages a run's outputs and moves them into place only when the notebook completes: a run that
   fails leaves the previous outputs as they were, no partial table, and keeps its executed notebook.
 
-Every run here writes under ``tmp_path`` (``paths.root`` there, ``FLASHREPRO_HOME`` for the kernels).
+Every run here writes under a temporary folder of pytest's, ``tmp_path`` or the module's :func:`good_run`
+(``paths.root`` there, ``FLASHREPRO_HOME`` for the kernels).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import types
@@ -61,21 +63,26 @@ plots.savefig(fig, "90_toy_fig", formats=("png",))
 """
 
 
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    """``paths`` rooted at ``tmp_path`` here and in the kernels the runner starts; notebooks/90_toy.ipynb."""
+def _home(root: Path, monkeypatch) -> Path:
+    """``paths`` rooted at ``root`` here and in the kernels the runner starts; notebooks/90_toy.ipynb."""
     for name in ("results", "figures", "build", "notebooks"):
-        monkeypatch.setattr(paths, name, tmp_path / name)
-    monkeypatch.setattr(paths, "root", tmp_path)
+        monkeypatch.setattr(paths, name, root / name)
+    monkeypatch.setattr(paths, "root", root)
     monkeypatch.setattr(paths, "staging", None)
     monkeypatch.setattr(paths, "current", None)
-    monkeypatch.setenv("FLASHREPRO_HOME", str(tmp_path))
+    monkeypatch.setenv("FLASHREPRO_HOME", str(root))
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(LIB), os.environ.get("PYTHONPATH", "")]))
     monkeypatch.setenv("MPLBACKEND", "Agg")
     for var in (paths.VARIANT_ENV, paths.STAGING_ENV, paths.NOTEBOOK_ENV):
         monkeypatch.delenv(var, raising=False)
-    _toy(tmp_path / "notebooks" / "90_toy.ipynb", PARAMS, BODY)
-    return tmp_path
+    _toy(root / "notebooks" / "90_toy.ipynb", PARAMS, BODY)
+    return root
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    """``paths`` rooted at ``tmp_path`` here and in the kernels the runner starts; notebooks/90_toy.ipynb."""
+    return _home(tmp_path, monkeypatch)
 
 
 def _files(folder: Path) -> dict[str, bytes]:
@@ -220,15 +227,28 @@ def _run(home: Path, **params):
     return notebooks.run(src, home / "build" / "paper" / "90_toy.ipynb", {"scale": "paper", **params}, progress=False)
 
 
+@pytest.fixture(scope="module")
+def good_run(tmp_path_factory):
+    """A home where the runner has run the toy once (a notebook run is a kernel's start: seconds), with a SIGKILLed
+    run's staging folder beside the outputs of an earlier run when it started."""
+    root = tmp_path_factory.mktemp("good_run")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _home(root, monkeypatch)
+        dead = subprocess.Popen([sys.executable, "-c", "pass"])
+        dead.wait()
+        stale = root / "build" / "staging" / f".90_toy.pid{dead.pid}.abcd1234" / "outputs" / "results" / "90_toy_x.csv"
+        stale.parent.mkdir(parents=True)
+        stale.write_text("half\n")
+        _run(root)
+    return root
+
+
 @pytest.fixture
-def previous(home):
-    """The outputs of an earlier good run, in place; a SIGKILLed run's staging folder beside them."""
-    dead = subprocess.Popen([sys.executable, "-c", "pass"])
-    dead.wait()
-    stale = home / "build" / "staging" / f".90_toy.pid{dead.pid}.abcd1234" / "outputs" / "results" / "90_toy_x.csv"
-    stale.parent.mkdir(parents=True)
-    stale.write_text("half\n")
-    _run(home)
+def previous(home, good_run):
+    """The outputs of an earlier good run, in place (:func:`good_run`'s, copied: what it left of the SIGKILLed
+    run's staging folder too)."""
+    for name in ("results", "figures", "build"):
+        shutil.copytree(good_run / name, home / name, symlinks=True)
     return _files(home / "results"), _files(home / "figures"), (home / "build" / "paper" / "90_toy.ipynb").read_bytes()
 
 

@@ -1,13 +1,13 @@
 """Invariants every policy must keep, on traces hypothesis draws."""
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 from flashrepro.cache import POLICIES, lru_mrc, make_params, simulate
 from flashrepro.traces import Op, Trace
 
-POLICY = st.sampled_from(sorted(POLICIES))
+ALL_POLICIES = sorted(POLICIES)  # the registered policies, as collection finds them
 
 
 @st.composite
@@ -20,10 +20,14 @@ def traces(draw, max_len=300):
     return Trace(np.zeros(n), op, np.array(pages) * 4096, np.array(sizes) * 4096, name="hyp")
 
 
-@settings(max_examples=60, deadline=None)
-@given(tr=traces(), cap=st.integers(1, 80), policy=POLICY, flush=st.booleans())
-def test_accounting_invariants(tr, cap, policy, flush):
-    check_accounting(tr, cap, policy, flush)
+# Drawing a trace costs more than running every policy on it: each example checks every policy (25 traces each,
+# where drawing one policy per example gave each policy 3 or 4).
+@settings(max_examples=25, deadline=None)
+@given(tr=traces(), cap=st.integers(1, 80), flush=st.booleans())
+def test_accounting_invariants(tr, cap, flush):
+    for policy in ALL_POLICIES:
+        note(f"policy {policy}")
+        check_accounting(tr, cap, policy, flush)
 
 
 def min_capacity(policy: str, **params) -> int:
@@ -66,22 +70,25 @@ def test_lru_misses_never_rise_with_capacity(tr, caps):
     assert misses == lru_mrc(tr).misses(caps).tolist()
 
 
-@settings(max_examples=40, deadline=None)
-@given(tr=traces(), policy=POLICY)
-def test_cache_larger_than_footprint_only_cold_misses(tr, policy):
+@settings(max_examples=15, deadline=None)
+@given(tr=traces())
+def test_cache_larger_than_footprint_only_cold_misses(tr):
+    """Every policy on each drawn trace (15 traces each; one policy per example gave each 2 or 3)."""
     refs = tr.to_pages()
-    pol = POLICIES[policy]
-    k = min_capacity(policy)
-    units, _ = refs.units(k, pol.kernel.unit_halo(make_params(policy), 4096))
-    c = simulate(tr, policy, units.n + 1).counters  # room for every unit, prefetched ones too
-    if pol.caps.drops_with_room:  # its paper drops some pages even with room: each extra miss follows a drop
-        assert c["evictions"] >= c["misses"] - refs.n_unique >= 0
-        return
-    if pol.caps.prefetches:  # prefetch hits stand in for some first references
-        assert c["misses"] + c["prefetch_hits"] >= refs.n_unique >= c["misses"]
-    else:
-        assert c["misses"] == refs.n_unique
-    assert c["evictions"] == 0
+    for policy in ALL_POLICIES:
+        note(f"policy {policy}")
+        pol = POLICIES[policy]
+        k = min_capacity(policy)
+        units, _ = refs.units(k, pol.kernel.unit_halo(make_params(policy), 4096))
+        c = simulate(tr, policy, units.n + 1).counters  # room for every unit, prefetched ones too
+        if pol.caps.drops_with_room:  # its paper drops some pages even with room: each extra miss follows a drop
+            assert c["evictions"] >= c["misses"] - refs.n_unique >= 0
+            continue
+        if pol.caps.prefetches:  # prefetch hits stand in for some first references
+            assert c["misses"] + c["prefetch_hits"] >= refs.n_unique >= c["misses"]
+        else:
+            assert c["misses"] == refs.n_unique
+        assert c["evictions"] == 0
 
 
 @settings(max_examples=40, deadline=None)
@@ -103,17 +110,27 @@ PAGE_PREFETCHERS = sorted(n for n, p in POLICIES.items()
                           and not n.startswith("seg_"))
 
 
-@settings(max_examples=60, deadline=None)
-@given(tr=traces(), cap=st.integers(1, 20), policy=st.sampled_from(PAGE_PREFETCHERS), k=st.integers(0, 3),
-       tagged=st.booleans())
-def test_a_page_read_ahead_is_requested_evicted_or_still_held(tr, cap, policy, k, tagged):
+def _prefetcher_settings():
+    """Every page-granular prefetcher, lru_obl with each sequential_k 0-3, tagged or not."""
+    for policy in PAGE_PREFETCHERS:
+        if policy == "lru_obl":
+            yield from ((policy, {"sequential_k": k, "tagged": t}) for k in range(4) for t in (False, True))
+        else:
+            yield policy, {}
+
+
+@settings(max_examples=30, deadline=None)
+@given(tr=traces(), cap=st.integers(1, 20))
+def test_a_page_read_ahead_is_requested_evicted_or_still_held(tr, cap):
     """Every page a page-granular prefetcher reads is a device read beyond the read misses, and ends as a prefetch
-    hit, evicted unrequested, or held unrequested at the end (so at most what is held)."""
-    params = {"sequential_k": k, "tagged": tagged} if policy == "lru_obl" else {}
-    c = simulate(tr, policy, cap, **params).counters
-    assert c["device_reads"] == c["read_misses"] + c["prefetched_pages"]
-    held_unrequested = c["prefetched_pages"] - c["prefetch_hits"] - c["prefetch_evicted"]
-    assert 0 <= held_unrequested <= c["resident_at_end"]
+    hit, evicted unrequested, or held unrequested at the end (so at most what is held). Each drawn trace meets
+    every prefetcher setting (30 traces each; one setting per example gave lru_obl's eight about 4 each)."""
+    for policy, params in _prefetcher_settings():
+        note(f"{policy} {params}")
+        c = simulate(tr, policy, cap, **params).counters
+        assert c["device_reads"] == c["read_misses"] + c["prefetched_pages"]
+        held_unrequested = c["prefetched_pages"] - c["prefetch_hits"] - c["prefetch_evicted"]
+        assert 0 <= held_unrequested <= c["resident_at_end"]
 
 
 def test_page_prefetchers_include_lru_obl():

@@ -1,7 +1,5 @@
 """Stable table printing, deterministic figures, outputs kept apart by scale."""
 
-from pathlib import Path
-
 import polars as pl
 import pytest
 
@@ -79,27 +77,16 @@ def test_cpu_seconds_counts_a_child_once_it_has_ended():
     assert notebooks.cpu_seconds() - c0 >= 0.3
 
 
-def _record_many(args) -> None:
-    import os
-
-    from flashrepro import notebooks, paths
-
-    worker, results = args
-    paths.results = Path(results)
-    os.environ["FLASHREPRO_TRACE_DIRS"] = ""
-    for i in range(15):
-        notebooks.record_time(f"{worker:02d}_nb{i:02d}", "paper", float(i))
-
-
 def test_notebook_timings_lose_no_row_when_runs_finish_at_once(tmp_path, monkeypatch):
     """`make -j` finishes notebooks at the same moment: every runner's row survives (the read-modify-write of
     notebook_timings.csv is under a lock; without it, rows written between another's read and write vanish)."""
     import multiprocessing
 
     import polars as pl
+    from timings_race import record_many  # in a module of its own: each process imports no more than it needs
 
     with multiprocessing.get_context("spawn").Pool(4) as pool:  # spawn: polars' threads make fork unsafe
-        pool.map(_record_many, [(w, str(tmp_path)) for w in range(4)])
+        pool.map(record_many, [(w, str(tmp_path)) for w in range(4)])
     got = pl.read_csv(tmp_path / "notebook_timings.csv")
     assert got.height == 4 * 15
     assert [p.name for p in tmp_path.iterdir()] == ["notebook_timings.csv"]  # no temporary or lock file left

@@ -3,6 +3,7 @@
 
 import math
 import os
+import time
 from pathlib import Path
 
 import numpy as np
@@ -194,7 +195,9 @@ def test_dask_local_cluster_gives_the_same_csvs(tmp_path, monkeypatch):
                                                       os.environ.get("PYTHONPATH", "")]))
     local = R.run_map(["toy_robustness"], n=24, seed=5, out_dir=tmp_path / "local", progress=False,
                       log=lambda m: None)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+    # one worker process with two threads: the points still cross a process boundary and finish out of input
+    # order (a map that kept them in completion order fails here), without a second process's start and imports
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True,
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:
         res = R.run_map(["toy_robustness"], n=24, seed=5, out_dir=tmp_path / "dask", progress=False, client=client,
                         log=lambda m: None)
@@ -365,6 +368,24 @@ def _map_one(args) -> None:
     robustness.run_map([paper], n=6, seed=2, out_dir=Path(out), progress=False, log=lambda m: None)
 
 
+def _waited_for(folder: Path, other, timeout_s: float = 60) -> bool:
+    """Whether a process came to wait for a lock on ``folder`` before ``other`` (an AsyncResult) was ready: Linux
+    lists each process waiting for a lock in /proc/locks (marked "->", with the locked file's device and inode).
+    Elsewhere: whether ``other`` is still not ready after 6 s, long enough to start and finish were it not waiting."""
+    locks = Path("/proc/locks")
+    if not locks.exists():
+        other.wait(timeout=6)
+        return not other.ready()
+    st = folder.stat()
+    inode = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    deadline = time.monotonic() + timeout_s
+    while not other.ready() and time.monotonic() < deadline:
+        if any(f[1] == "->" and f[6] == inode for f in map(str.split, locks.read_text().splitlines())):
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def test_maps_one_paper_at_a_time_give_the_files_of_one_map_of_all(tmp_path):
     """make runs each paper's map as soon as its notebook is done: the papers' maps one after another, in either
     order, write the same bytes as one map of both papers; a map's merge waits while another holds the lock on
@@ -385,8 +406,7 @@ def test_maps_one_paper_at_a_time_give_the_files_of_one_map_of_all(tmp_path):
     fcntl.flock(lock, fcntl.LOCK_EX)  # another map merging its rows
     with multiprocessing.get_context("spawn").Pool(1) as pool:  # spawn: polars' threads make fork unsafe
         other = pool.apply_async(_map_one, ((papers[1], str(d), str(Path(__file__).parent)),))
-        other.wait(timeout=6)  # long enough to start and finish, were it not waiting
-        assert not other.ready()  # the second map waits for the lock
+        assert _waited_for(d, other) and not other.ready()  # the second map waits for the lock
         os.close(lock)
         other.get(timeout=60)
     assert _bytes(d) == _bytes(tmp_path / "all")

@@ -7,10 +7,13 @@ binary). Without one it is skipped with that reason, unless ``FLASHREPRO_REQUIRE
 
 import datetime as dt
 import html
+import json
 import os
 import re
+import select
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import nbformat
@@ -312,13 +315,79 @@ def test_the_build_differs_only_in_its_date(tmp_path, monkeypatch):
 
 
 # --- in headless Chromium ---------------------------------------------------------------------------------------
-def _render(browser: str, index: Path, fragment: str = "") -> str:
-    cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-           "--allow-file-access-from-files", "--virtual-time-budget=10000", "--dump-dom",
-           index.resolve().as_uri() + fragment]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr[-2000:]
-    return out.stdout
+class _Chromium:
+    """One headless Chromium for every page a test opens (a start costs seconds, a page a fraction of one), driven
+    over its DevTools pipe: with ``--remote-debugging-pipe`` it reads commands on fd 3 and writes replies and
+    events on fd 4, each a JSON message ending in a NUL byte. Each page opens in a browser context of its own (no
+    cache or storage shared with the pages before it), as in a browser started for that page alone."""
+
+    FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+             "--allow-file-access-from-files", "--remote-debugging-pipe")
+
+    def __init__(self, browser: str, log: Path, timeout_s: float = 120):
+        commands, self._to = os.pipe()
+        self._from, replies = os.pipe()
+        self._log, self._timeout_s, self._buf, self._id = log, timeout_s, b"", 0
+        with open(log, "wb") as err:  # bash puts the pipes on fds 3 and 4 (any fd number), then runs the browser
+            self._proc = subprocess.Popen(["bash", "-c", f'exec "$@" 3<&{commands} 4>&{replies}', "bash", browser,
+                                           *self.FLAGS], pass_fds=(commands, replies), stdout=subprocess.DEVNULL,
+                                          stderr=err)
+        os.close(commands)
+        os.close(replies)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            self._send("Browser.close", timeout_s=10)
+        except (AssertionError, TimeoutError):
+            pass
+        try:
+            self._proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+        os.close(self._to)
+        os.close(self._from)
+
+    def _send(self, method: str, session: str | None = None, timeout_s: float | None = None, **params) -> dict:
+        """Send one command (to the page of ``session``, else to the browser) and return its result."""
+        self._id += 1
+        message = {"id": self._id, "method": method, "params": params} | ({"sessionId": session} if session else {})
+        os.write(self._to, json.dumps(message).encode() + b"\0")
+        deadline = time.monotonic() + (timeout_s or self._timeout_s)
+        while True:
+            while b"\0" not in self._buf:  # the events and replies before this command's reply are skipped
+                if not select.select([self._from], [], [], max(0.0, deadline - time.monotonic()))[0]:
+                    raise TimeoutError(f"Chromium did not answer {method}")
+                chunk = os.read(self._from, 1 << 16)
+                assert chunk, f"Chromium closed its DevTools pipe: {self._log.read_text()[-2000:]}"
+                self._buf += chunk
+            raw, self._buf = self._buf.split(b"\0", 1)
+            reply = json.loads(raw)
+            if reply.get("id") == self._id:
+                assert "error" not in reply, f"{method}: {reply['error']}"
+                return reply["result"]
+
+    def dom(self, url: str) -> str:
+        """The page at ``url`` as ``--dump-dom`` prints it: its DOM once loaded (the load event, and with it the
+        page's self-check, has run when ``document.readyState`` is "complete")."""
+        context = self._send("Target.createBrowserContext")["browserContextId"]
+        try:
+            target = self._send("Target.createTarget", url="about:blank", browserContextId=context)["targetId"]
+            session = self._send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+            self._send("Page.navigate", session, url=url)
+            loaded = ("location.href !== 'about:blank' && document.readyState === 'complete'"
+                      " ? document.documentElement.outerHTML : ''")
+            deadline = time.monotonic() + self._timeout_s
+            while not (dom := self._send("Runtime.evaluate", session, expression=loaded)["result"].get("value")):
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"{url} did not load within {self._timeout_s:g} s")
+                time.sleep(0.02)
+            return dom
+        finally:
+            self._send("Target.disposeBrowserContext", browserContextId=context)
 
 
 def _selfcheck(dom: str) -> dict:
@@ -342,26 +411,28 @@ def test_report_renders_in_headless_chromium(tmp_path, monkeypatch):
     index = site.build(tmp_path / "site", o["results"], o["figures"], o["notebooks"], built=BUILT)
     want = ledger.read(o["results"] / "claims.csv").to_dicts()
     every = [f"claim-{i}" for i in range(len(want))]
-    check = _selfcheck(_render(browser, index))
-    assert check.get("done") == "1"
-    # provenance: shown, naming the commit and the trace folder
-    assert check["provenance-shown"] == "1" and check["commit"] == _head_commit()
-    assert str(o["traces"]) in check["traces"] and "arc 1/5" in check["traces"]
-    # every figure loads and has a visible caption that is not its file name
-    assert int(check["claim-rows"]) == len(want) == o["n_claims"] and check["shown-ids"].split() == every
-    assert int(check["figures"]) == int(check["captioned"]) == 4 and check["uncaptioned"] == "", check
-    assert int(check["images-ok"]) == 4 and int(check["images-broken"]) == 0, check
-    # the filter, from the address as a caption's link sets it: by paper, by verdict and text, by figure, headline
-    cases = {"#ledger?paper=1": lambda r: r["paper"] == 1,
-             "#ledger?verdict=not%20comparable&q=ANOTHER%20device": lambda r: r["claim"] == "Table 1",
-             "#ledger?figure=01_bs_clock_fig2": lambda r: r["claim"] == "hit ratio",
-             "#ledger?headline=1&paper=3": lambda r: r["headline"] and r["paper"] == 3}
-    for fragment, keep in cases.items():
-        check = _selfcheck(_render(browser, index, fragment))
-        shown = [f"claim-{i}" for i, r in enumerate(want) if keep(r)]
-        assert shown and check["shown-ids"].split() == shown, (fragment, check["shown-ids"])
-        assert int(check["shown"]) == len(shown) < len(want)
-    # the checks can fail: a figure that went missing is seen as a broken image
-    (tmp_path / "site" / "figures" / "03_clock_hbm_fig4.png").unlink()
-    check = _selfcheck(_render(browser, index))
-    assert int(check["images-broken"]) == 1 and "03_clock_hbm_fig4.png" in check["broken"]
+    page = index.resolve().as_uri()
+    with _Chromium(browser, tmp_path / "chromium.log") as chromium:
+        check = _selfcheck(chromium.dom(page))
+        assert check.get("done") == "1"
+        # provenance: shown, naming the commit and the trace folder
+        assert check["provenance-shown"] == "1" and check["commit"] == _head_commit()
+        assert str(o["traces"]) in check["traces"] and "arc 1/5" in check["traces"]
+        # every figure loads and has a visible caption that is not its file name
+        assert int(check["claim-rows"]) == len(want) == o["n_claims"] and check["shown-ids"].split() == every
+        assert int(check["figures"]) == int(check["captioned"]) == 4 and check["uncaptioned"] == "", check
+        assert int(check["images-ok"]) == 4 and int(check["images-broken"]) == 0, check
+        # the filter, from the address as a caption's link sets it: by paper, by verdict and text, by figure, headline
+        cases = {"#ledger?paper=1": lambda r: r["paper"] == 1,
+                 "#ledger?verdict=not%20comparable&q=ANOTHER%20device": lambda r: r["claim"] == "Table 1",
+                 "#ledger?figure=01_bs_clock_fig2": lambda r: r["claim"] == "hit ratio",
+                 "#ledger?headline=1&paper=3": lambda r: r["headline"] and r["paper"] == 3}
+        for fragment, keep in cases.items():
+            check = _selfcheck(chromium.dom(page + fragment))
+            shown = [f"claim-{i}" for i, r in enumerate(want) if keep(r)]
+            assert shown and check["shown-ids"].split() == shown, (fragment, check["shown-ids"])
+            assert int(check["shown"]) == len(shown) < len(want)
+        # the checks can fail: a figure that went missing is seen as a broken image
+        (tmp_path / "site" / "figures" / "03_clock_hbm_fig4.png").unlink()
+        check = _selfcheck(chromium.dom(page))
+        assert int(check["images-broken"]) == 1 and "03_clock_hbm_fig4.png" in check["broken"]

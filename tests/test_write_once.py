@@ -2,6 +2,7 @@
 reference by reference on traces with time, syncs, flushes and deletes, and the equivalences the issue asks
 for (no flushes and no history: write_once = lru_flush = lru)."""
 
+import functools
 import itertools
 
 import numpy as np
@@ -99,6 +100,7 @@ def test_timeline_has_a_row_per_entry_events_included():
 
 
 # --- kernel against reference, reference by reference -----------------------------------------------------
+@functools.cache  # a few seeded traces serve many cases (simulate never changes a trace)
 def event_trace(seed, n=700, n_files=3, pages_per_file=40, span_s=60.0, p=(0.45, 0.43, 0.03, 0.06, 0.03)):
     """Reads and writes over a few files, flushes, per-file syncs and deletes of a file's range, over
     ``span_s`` seconds (several 5 s grid points)."""
@@ -125,9 +127,15 @@ CASES = ([("lru_flush", v) for v in VARIANTS]
          + [("write_once", {**v, **h}) for v, h in itertools.product(VARIANTS, WO_VARIANTS)])
 
 
+@functools.cache
+def trace_entries(tr):
+    """The reference's input for ``tr`` (:func:`entries`), made once per trace: flush_cache only reads it."""
+    return entries(tr)
+
+
 def compare(tr, policy, capacity, flush_at_end, **params):
     res = simulate(tr, policy, capacity, flush_at_end=flush_at_end, log_io=True, **params)
-    hits, ios, counters = flush_cache(entries(tr), capacity, flush_at_end, write_once=policy == "write_once",
+    hits, ios, counters = flush_cache(trace_entries(tr), capacity, flush_at_end, write_once=policy == "write_once",
                                       **params)
     differ = np.flatnonzero(res.hit != np.array(hits, bool))
     assert differ.size == 0, f"first differing page reference: {differ[:1]}"

@@ -14,6 +14,7 @@ reference's defaults; the comparisons select them with the reference's switches 
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import cleanroom_bs_clock as ref
@@ -30,6 +31,7 @@ HAND = {False: {}, True: {"new_page_before_hand": True}}  # package insert_behin
 
 
 # ---------------------------------------------------------------- traces and runners
+@functools.cache  # each trace serves many cases (a Trace is never changed by simulate)
 def random_trace(seed: int, n: int, n_pages: int, write_fraction: float, max_pages: int, seq: float = 0.4) -> Trace:
     """Requests of 1..max_pages pages: a sequential run continues with probability ``seq``, else a hot or a
     uniform page.  Sequential runs make dirty neighbours, which is what BS-CLOCK's bulk write needs."""

@@ -13,11 +13,13 @@ Every run here writes under a temporary folder of pytest's, ``tmp_path`` or the 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import types
 from pathlib import Path
 
@@ -230,17 +232,26 @@ def _run(home: Path, **params):
 @pytest.fixture(scope="module")
 def good_run(tmp_path_factory):
     """A home where the runner has run the toy once (a notebook run is a kernel's start: seconds), with a SIGKILLed
-    run's staging folder beside the outputs of an earlier run when it started."""
+    run's staging folder beside the outputs of an earlier run when it started; and what the run and its kernel
+    (which inherits file descriptor 2) wrote to stderr."""
     root = tmp_path_factory.mktemp("good_run")
-    with pytest.MonkeyPatch.context() as monkeypatch:
+    with pytest.MonkeyPatch.context() as monkeypatch, tempfile.TemporaryFile("w+", errors="replace") as err:
         _home(root, monkeypatch)
         dead = subprocess.Popen([sys.executable, "-c", "pass"])
         dead.wait()
         stale = root / "build" / "staging" / f".90_toy.pid{dead.pid}.abcd1234" / "outputs" / "results" / "90_toy_x.csv"
         stale.parent.mkdir(parents=True)
         stale.write_text("half\n")
-        _run(root)
-    return root
+        saved = os.dup(2)
+        os.dup2(err.fileno(), 2)
+        try:
+            with contextlib.redirect_stderr(err):
+                _run(root)
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        err.seek(0)
+        return types.SimpleNamespace(root=root, stderr=err.read())
 
 
 @pytest.fixture
@@ -248,7 +259,7 @@ def previous(home, good_run):
     """The outputs of an earlier good run, in place (:func:`good_run`'s, copied: what it left of the SIGKILLed
     run's staging folder too)."""
     for name in ("results", "figures", "build"):
-        shutil.copytree(good_run / name, home / name, symlinks=True)
+        shutil.copytree(good_run.root / name, home / name, symlinks=True)
     return _files(home / "results"), _files(home / "figures"), (home / "build" / "paper" / "90_toy.ipynb").read_bytes()
 
 
@@ -302,10 +313,9 @@ def test_runner_variant_writes_params_json(home, capsys):
     assert "(variant 90_toy/knob=5: results/variants/90_toy/knob=5/)" in capsys.readouterr().out
 
 
-def test_runner_talks_to_its_kernel_over_local_sockets(home, capfd):
+def test_runner_talks_to_its_kernel_over_local_sockets(good_run):
     """The kernel listens on IPC sockets, not on TCP ports of localhost, so it prints no warning about
-    unencrypted TCP (once per notebook in ``make``'s output before)."""
+    unencrypted TCP (once per notebook in ``make``'s output before): checked on :func:`good_run`'s run."""
     assert notebooks.ipc_kernel_manager()().transport == "ipc"
-    _run(home)
-    err = capfd.readouterr().err
+    err = good_run.stderr
     assert "without encryption" not in err and "TCP" not in err

@@ -17,7 +17,7 @@ R, W, FL, TR = int(Op.READ), int(Op.WRITE), int(Op.FLUSH), int(Op.TRIM)
 
 def _write(tmp_path, name: str, data: bytes | str):
     """``data`` as a new file (an old one unlinked first: on ext4 rewriting a file in place flushes it to disk
-    when it is closed, 5 ms each time a hypothesis case writes its file again)."""
+    when it is closed, 1-5 ms each time a hypothesis case writes its file again)."""
     p = tmp_path / name
     p.unlink(missing_ok=True)
     p.write_bytes(data.encode() if isinstance(data, str) else data)

@@ -74,6 +74,12 @@ def test_dnv_matches_reference(params):
         _compare(seeded_trace(seed, n=n, write_fraction=0.6), "clock_dnv", ref_dnv, cap, flush, **params)
 
 
+def trace_at_150(write_fraction):
+    """The seeded trace the comparisons above run at a cache of 150 pages (the tests of the rules use it too)."""
+    seed, n = next((seed, n) for seed, cap, n in SIZES if cap == 150)
+    return seeded_trace(seed, n=n, write_fraction=write_fraction)
+
+
 def test_tiers_given_explicitly_match_the_reference():
     tr = random_trace(6, write_fraction=0.6)
     _compare(tr, "clock_hbm", ref_hbm, None, True, dram_pages=13, nvm_pages=51)
@@ -83,15 +89,15 @@ def test_tiers_given_explicitly_match_the_reference():
 
 def test_the_comparison_traces_reach_every_rule():
     """The seeded traces the references are compared on exercise every level, class and move."""
-    tr = seeded_trace(4, write_fraction=0.8)
+    tr = trace_at_150(0.8)
     c = simulate(tr, "clock_hbm", 150).counters
     for k in ("level_ups", "level_downs", "to_eviction_candidate", "to_migration_candidate", "promote_swaps",
               "migrations_dram_nvm", "migrations_nvm_dram", "write_hits_nvm", "writebacks_nvm"):
         assert c[k] > 0, k
-    c = simulate(seeded_trace(4, write_fraction=0.6), "clock_dnv", 150, block_pages=4).counters
+    c = simulate(trace_at_150(0.6), "clock_dnv", 150, block_pages=4).counters
     for k in ("clean_drops", "padded_nvm_pages", "padded_dram_pages", "migrations_dram_nvm", "writebacks_dram"):
         assert c[k] > 0, k
-    r = simulate(seeded_trace(4, write_fraction=0.8), "clock_hbm", 150, rotation="sweep").counters
+    r = simulate(trace_at_150(0.8), "clock_hbm", 150, rotation="sweep").counters
     assert r["level_ups"] > 0 and r["level_downs"] > 0
 
 
@@ -406,7 +412,7 @@ def _ids(r):
 def test_each_open_rule_changes_the_comparison_traces(rule):
     """The seeded traces the reference comparison runs on are ones where each rule matters."""
     policy, base, params = rule
-    tr = seeded_trace(4, write_fraction=0.6)
+    tr = trace_at_150(0.6)
     assert simulate(tr, policy, 150, **base).counters != simulate(tr, policy, 150, **base, **params).counters
 
 
@@ -415,7 +421,7 @@ def test_each_log_order_rule_changes_only_the_order(rule):
     """A log-order rule changes the order of the comparison traces' I/O log and nothing else: the same rows as a
     multiset within each reference, the same outcomes and counters."""
     policy, base, params = rule
-    tr = seeded_trace(4, write_fraction=0.6)
+    tr = trace_at_150(0.6)
     a = simulate(tr, policy, 150, log_io=True, flush_at_end=True, **base)
     b = simulate(tr, policy, 150, log_io=True, flush_at_end=True, **base, **params)
     assert a.counters == b.counters and np.array_equal(a.outcome, b.outcome)

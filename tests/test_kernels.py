@@ -43,10 +43,11 @@ def _param_grid(policy):
     yield from EXTRA.get(policy, [])
 
 
-SIZES = [(1, 1, 1500), (2, 7, 1500), (3, 40, 1500), (4, 150, 3000), (5, 1000, 3000)]  # (trace seed, capacity, requests)
-# A cache of 40 pages or fewer turns over every few dozen references: 1,500 requests (some 3,300 page references)
-# turn it over a hundred times or more and reach every counter 3,000 would (every case here, and in
-# test_clock_hbm.py); the two larger caches get the whole 3,000 to fill and churn.
+SIZES = [(1, 1, 1500), (2, 7, 1500), (3, 40, 1500), (4, 150, 1500), (5, 1000, 3000)]  # (trace seed, capacity, requests)
+# The caches smaller than the footprint (300 pages) fill within a few hundred references: 1,500 requests (some
+# 3,300 page references) turn them over again and again and reach every counter 3,000 would, in every case here
+# and in test_clock_hbm.py. The cache larger than the footprint keeps 3,000: there CLOCK-HBM's 200 DRAM pages take
+# that long to move a level down.
 # Every parameter set of every policy at every size, with the end-of-trace flush on and off by turns (flush_turns):
 # a run with the flush differs from one without it only after the last reference, so running every case both
 # ways would repeat everything else. By turns, each parameter set meets both at some sizes and each size meets

@@ -14,6 +14,8 @@ NVM frames, end-of-trace rows with the last reference) are switched on in the re
 
 from __future__ import annotations
 
+import functools
+
 import cleanroom_clock_hbm as R
 import numpy as np
 import pytest
@@ -85,14 +87,20 @@ def ref_kwargs(policy, pkg, ref):
     return kw
 
 
+@functools.cache
+def refs_of(tr):
+    """R.refs_of(tr), once per trace: the comparisons run every trace many times (and only read it)."""
+    return R.refs_of(tr)
+
+
 def run_ref(policy, tr, d, n, flush, **kw):
     fn = R.clock_hbm if policy == "clock_hbm" else R.clock_dnv
-    return fn(R.refs_of(tr), d, n, flush_at_end=flush, **kw)
+    return fn(refs_of(tr), d, n, flush_at_end=flush, **kw)
 
 
 def pkg_rows(res, end_ref=True):
     L = res.io_log
-    rows = list(zip(*(map(int, getattr(L, a)) for a in ("ref", "op", "cause", "first_page", "n_pages", "tier")),
+    rows = list(zip(*(getattr(L, a).tolist() for a in ("ref", "op", "cause", "first_page", "n_pages", "tier")),
                     strict=True))
     if end_ref:  # the package logs the end flush with the last reference; the contract's IOLog says -1
         rows = [(-1,) + r[1:] if r[2] == R.END_FLUSH else r for r in rows]
@@ -108,7 +116,7 @@ def differences(policy, tr, d, n, flush, pkg=None, ref=None, pkg_extra=None, end
     outcome, rows, c = run_ref(policy, tr, d, n, flush, **ref_kwargs(policy, pkg, ref))
     where = f"{policy} {tr.name} dram={d} nvm={n} flush={flush} pkg={pkg} {pkg_extra or ''} ref={ref or ''}"
     msgs = []
-    po = [int(x) for x in res.outcome]
+    po = res.outcome.tolist()
     if po != outcome:
         j = next(k for k in range(len(outcome)) if po[k] != outcome[k])
         msgs.append(f"{where}: outcome of reference {j}: package {po[j]}, reference {outcome[j]}")

@@ -48,6 +48,7 @@ SAMPLES = {
     "tencent": ("sample.tencent.csv", {}, ","),
 }
 
+
 def _reader(fmt: str) -> tuple:
     """What reads a format's hostile cases: its registration but for its name and description, its sample file
     and options (a format that is another's under a second name, as ssdsim is mqsim's, reads every case as that
@@ -138,7 +139,7 @@ def read(path: Path, fmt: str | None):
 
 def write(path: Path, data: bytes | str) -> Path:
     """``data`` as a new file at ``path`` (the old one unlinked first: on ext4 rewriting a file in place flushes
-    it to disk when it is closed, 5 ms a case; a new file is not flushed)."""
+    it to disk when it is closed, 1-5 ms a case; a new file is not flushed)."""
     path.unlink(missing_ok=True)
     path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
     return path

@@ -172,3 +172,37 @@ def test_after_import_leaves_a_missing_module_missing_and_runs_once(tmp_path, mo
     importlib.import_module("flashrepro_hooked")
     monkeypatch.delitem(sys.modules, "flashrepro_hooked")
     assert calls == [True]
+
+
+_TOY_RUN = """
+import numpy as np
+import toys
+from flashrepro import jitkit as jk
+toys._write_back(jk.list_new(4), np.zeros(4, np.uint8), np.zeros(4, np.int64), 4, -1, np.zeros((1, 6), np.int64), 0,
+                 False, 0, 0)
+s = toys._write_back.stats
+print(type(toys._write_back._cache._impl.locator).__name__, sum(s.cache_hits.values()), sum(s.cache_misses.values()))
+"""
+
+
+def test_the_toys_compile_once_per_machine_not_once_per_checkout(tmp_path):
+    """tests/toys.py in a second checkout (a copy with a later modification time, as a clean clone has) loads its
+    kernels from the cache the first one filled: Numba's own cache, keyed by the file's time, compiled them
+    again in every clone."""
+    import shutil
+    import subprocess
+    import sys
+
+    src = os.path.join(os.path.dirname(__file__), "toys.py")
+    outs = []
+    for i, name in enumerate(("first", "second")):
+        folder = tmp_path / name
+        folder.mkdir()
+        shutil.copyfile(src, folder / "toys.py")
+        os.utime(folder / "toys.py", (1e9 + i, 1e9 + i))
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(folder), str(jitcache.PACKAGE.parent)]))
+        run = subprocess.run([sys.executable, "-c", _TOY_RUN], capture_output=True, text=True, env=env, timeout=300,
+                             cwd=folder, check=True)
+        outs.append(run.stdout.split())
+    assert outs[0][0] == "ToysLocator" and outs[1] == ["ToysLocator", "1", "0"]
+    assert not (tmp_path / "second" / "__pycache__").exists()

@@ -62,8 +62,9 @@ class ToysLocator(jitcache.PackageLocator):
 
 
 _LOCATORS = (getattr(jitcache.caching, "CacheImpl", None) or jitcache.caching._CacheImpl)._locator_classes
-if ToysLocator not in _LOCATORS:
-    _LOCATORS.insert(0, ToysLocator)
+if ToysLocator not in _LOCATORS:  # after the package's own (which takes no file outside the package)
+    _LOCATORS.insert(_LOCATORS.index(jitcache.PackageLocator) + 1 if jitcache.PackageLocator in _LOCATORS else 0,
+                     ToysLocator)
 
 
 F_DELETED = C.N_BASE + len(C.FLUSH_COUNTERS)

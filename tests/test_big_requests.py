@@ -1,8 +1,14 @@
 """Huge requests (issue 24, item 2): a read or write above the readers' limit is an error at its line, at once;
-a trim of any size is a range event, never expanded page by page."""
+a trim of any size is a range event, never expanded page by page.
 
+"At once" and "never expanded" are checked by the memory the work takes, not by its time (speed belongs to
+``make bench``; a timed assertion fails on a loaded machine): :func:`small_peak` bounds the peak of what
+Python and NumPy allocate (tracemalloc), where a 1 TiB request expanded page by page, or read into a buffer,
+would take gigabytes. (Arrays a compiled kernel allocates inside itself are not traced.)"""
+
+import contextlib
 import json
-import time
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -16,6 +22,18 @@ from flashrepro.traces import Op, Trace, TraceFormatError, load_trace, read_trac
 S = 512
 TIB = 1 << 40
 R, W, T = int(Op.READ), int(Op.WRITE), int(Op.TRIM)
+
+
+@contextlib.contextmanager
+def small_peak(limit: int = 64 << 20):
+    """The block's peak of traced allocations (Python objects and NumPy arrays) stays under ``limit`` bytes."""
+    tracemalloc.start()
+    try:
+        yield
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < limit, f"the block allocated {peak:,} bytes at its peak"
 
 
 def _write(tmp_path, name, text):
@@ -41,10 +59,8 @@ HUGE = {
 def test_a_huge_read_or_write_is_an_error_at_its_line_at_once(fmt, tmp_path):
     first, huge = HUGE[fmt]
     p = _write(tmp_path, f"t.{fmt}", first + huge + first)
-    started = time.perf_counter()
-    with pytest.raises(TraceFormatError) as e:
+    with small_peak(), pytest.raises(TraceFormatError) as e:
         read_trace(p, fmt)
-    assert time.perf_counter() - started < 5
     msg = str(e.value)
     assert f"t.{fmt}:2:" in msg and "1,099,511,627,776 bytes is larger than the limit of 1,073,741,824 bytes" in msg
     assert "max_request_bytes" in msg
@@ -74,16 +90,15 @@ def test_trace_info_of_a_terabyte_write_fails_at_once(tmp_path, capsys, isolated
     """It used to expand 2^28 pages (a minute, 10 GB) before printing anything."""
     first, huge = HUGE["blkparse"]
     p = _write(tmp_path, "big.blkparse", first + huge)
-    started = time.perf_counter()
-    assert main(["trace-info", str(p)]) == 2
-    assert time.perf_counter() - started < 10
+    with small_peak():
+        assert main(["trace-info", str(p)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "big.blkparse:2:" in err and "limit of 1,073,741,824 bytes" in err
 
 
 def test_trims_of_any_size_are_ranges(tmp_path, capsys, isolated_interim):
-    """Whole-device discards as mkfs issues them (1 TiB, 16 TiB, 2^61 bytes): read, described and simulated in
-    seconds, never expanded page by page; the bytes they discard are in the trace's meta."""
+    """Whole-device discards as mkfs issues them (1 TiB, 16 TiB, 2^61 bytes): read, described and simulated
+    without being expanded page by page (:func:`small_peak`); the bytes they discard are in the trace's meta."""
     lines = ["  8,0 0 1 0.0 1 C W 0 + 8 [x]", "  8,0 0 2 0.1 1 C W 64 + 8 [x]",  # pages 0 and 8 written
              "  8,0 0 3 0.2 1 C D 0 + 2147483648 [mkfs]",  # 1 TiB: drops pages 0 and 8
              "  8,0 0 4 0.3 1 C R 0 + 16 [x]", "  8,0 0 5 0.4 1 C W 8 + 8 [x]",  # pages 0, 1 missed; 1 written
@@ -92,16 +107,15 @@ def test_trims_of_any_size_are_ranges(tmp_path, capsys, isolated_interim):
              "  8,0 0 8 0.7 1 C D 8 + 4503599627370496 [mkfs]",  # 2^61 bytes from page 1: drops page 8
              "  8,0 0 9 0.8 1 C R 0 + 16 [x]"]  # pages 0, 1 missed
     p = _write(tmp_path, "trim.blkparse", "\n".join(lines) + "\n")
-    started = time.perf_counter()
-    tr = read_trace(p, "blkparse")
-    assert tr.meta["trimmed_bytes"] == TIB + 16 * TIB + (1 << 61)
-    stats = tr.stats()
-    assert stats["trims"] == 3 and stats["footprint_pages"] == 3 and stats["reading"]["trimmed_bytes"] == \
-        TIB + 16 * TIB + (1 << 61)
-    r = simulate(tr, "write_once", 16, on_delete="drop").counters
-    assert r["deletes"] == 3 and r["deleted_pages"] == 2 + 2 + 1 and r["read_misses"] == 2 + 1 + 2
-    assert main(["trace-info", str(p)]) == 0 and json.loads(capsys.readouterr().out)["trims"] == 3
-    assert time.perf_counter() - started < 10
+    with small_peak():
+        tr = read_trace(p, "blkparse")
+        assert tr.meta["trimmed_bytes"] == TIB + 16 * TIB + (1 << 61)
+        stats = tr.stats()
+        assert stats["trims"] == 3 and stats["footprint_pages"] == 3 and stats["reading"]["trimmed_bytes"] == \
+            TIB + 16 * TIB + (1 << 61)
+        r = simulate(tr, "write_once", 16, on_delete="drop").counters
+        assert r["deletes"] == 3 and r["deleted_pages"] == 2 + 2 + 1 and r["read_misses"] == 2 + 1 + 2
+        assert main(["trace-info", str(p)]) == 0 and json.loads(capsys.readouterr().out)["trims"] == 3
 
 
 # one request: (op, device, first page, pages, bytes into the first page)

@@ -138,6 +138,17 @@ def _uint(s):
     return v
 
 
+def _device(s):
+    """A device number: any integer below 2^63 (it addresses no bytes, so the 2^62-byte bound of offsets and
+    sizes is not its)."""
+    if not s.isascii() or not s.isdigit():
+        raise Bad
+    v = int(s)
+    if v >= 1 << 63:
+        raise Bad
+    return v
+
+
 def _digits(s):
     """A field the reader checks but does not use: any run of ASCII digits."""
     if not s.isascii() or not s.isdigit():
@@ -173,7 +184,7 @@ def o_spc(f):
     if len(f) != 5:
         raise Bad
     size = _uint(f[2])
-    return (_float(f[4]), _op(f[3], {"r": R, "R": R, "w": W, "W": W}), *_dev(_uint(f[0]), _uint(f[1]) * SECTOR, size),
+    return (_float(f[4]), _op(f[3], {"r": R, "R": R, "w": W, "W": W}), *_dev(_device(f[0]), _uint(f[1]) * SECTOR, size),
             size)
 
 
@@ -189,7 +200,7 @@ def o_five(f, unit):
     if len(f) != 5:
         raise Bad
     size = _uint(f[3]) * SECTOR
-    return (_float(f[0]) * unit, _op(f[4], {"1": R, "0": W}), *_dev(_uint(f[1]), _uint(f[2]) * SECTOR, size), size)
+    return (_float(f[0]) * unit, _op(f[4], {"1": R, "0": W}), *_dev(_device(f[1]), _uint(f[2]) * SECTOR, size), size)
 
 
 def o_diskmon(f):
@@ -197,7 +208,7 @@ def o_diskmon(f):
         raise Bad
     _digits(f[0]), _float(f[2])
     size = _uint(f[6]) * SECTOR
-    return (_float(f[1]), _op(f[4], {"Read": R, "Write": W}), *_dev(_uint(f[3]), _uint(f[5]) * SECTOR, size), size)
+    return (_float(f[1]), _op(f[4], {"Read": R, "Write": W}), *_dev(_device(f[3]), _uint(f[5]) * SECTOR, size), size)
 
 
 def o_fiu(f):
@@ -226,7 +237,7 @@ def o_tencent(f):
     if len(f) != 5:
         raise Bad
     size = _uint(f[2]) * SECTOR
-    return (_float(f[0]), _op(f[3], {"0": R, "1": W}), *_dev(_uint(f[4]), _uint(f[1]) * SECTOR, size), size)
+    return (_float(f[0]), _op(f[3], {"0": R, "1": W}), *_dev(_device(f[4]), _uint(f[1]) * SECTOR, size), size)
 
 
 # format -> (separator, oracle, field generators of a valid line)
@@ -265,6 +276,33 @@ def mutated_file(draw, fmt):
     else:
         lines[i].insert(j, draw(MUTANT))
     return lines, i
+
+
+DEVICE_FIELD = {"spc": 0, "mqsim": 1, "diskmon": 3, "tencent": 4}  # the formats whose lines name a device
+VALID_LINE = {"spc": "0,8,4096,w,0.0", "mqsim": "0 0 8 8 0", "diskmon": "0 0.0 0.0 0 Write 8 8",
+              "tencent": "1,8,8,1,0"}
+
+
+@pytest.mark.parametrize("fmt", sorted(DEVICE_FIELD))
+@pytest.mark.parametrize("device,valid", [(2**62 + 1, True), (2**63 - 1, True), (2**63, False)])
+def test_the_oracles_bound_device_numbers_as_the_readers_do(fmt, device, valid, tmp_path):
+    """A device number addresses no bytes: any integer below 2^63 is one (the mutations draw 2^62 + 1, which an
+    oracle bounding it like an offset refused while the readers took it)."""
+    sep, oracle, _ = FORMATS[fmt]
+    fields = VALID_LINE[fmt].split(sep)
+    fields[DEVICE_FIELD[fmt]] = str(device)
+    try:
+        oracle(fields)
+        said = True
+    except Bad:
+        said = False
+    assert said == valid
+    path = _write(tmp_path, f"d.{fmt}", sep.join(fields) + "\n")
+    if valid:
+        assert read_trace(path, fmt).device_numbers.tolist() == [device]
+    else:
+        with pytest.raises(TraceFormatError, match=f"d.{fmt}:1:"):
+            read_trace(path, fmt)
 
 
 @pytest.mark.parametrize("fmt", sorted(FORMATS))

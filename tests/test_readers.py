@@ -12,7 +12,7 @@ from conftest import real_trace_dir
 
 from flashrepro import paths
 from flashrepro._io import atomic_path
-from flashrepro.traces import CsvLayout, Op, TraceFormatError, catalog, load_trace, read_trace
+from flashrepro.traces import CsvLayout, Op, TraceFormatError, TraceWarning, catalog, load_trace, read_trace
 from flashrepro.traces import store as store_mod
 
 R, W, F = Op.READ, Op.WRITE, Op.FLUSH
@@ -450,3 +450,40 @@ def test_fiu_last_field_reads_alike_on_both_paths(tmp_path):
     alone = read_trace(_write(tmp_path, line, "a.fiu"), "fiu")
     beside = read_trace(_write(tmp_path, line + "200 1 my proc 1008 8 W 6 0 d6c75ba4\n", "b.fiu"), "fiu")
     assert beside.offset_bytes.tolist() == [1000 * S, 1008 * S] and alone.offset_bytes.tolist() == [1000 * S]
+
+
+def _trace_warnings(fn):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = fn()
+    return out, [(w.category, str(w.message)) for w in caught]
+
+
+def test_a_cached_read_says_what_the_parse_said(tmp_path, isolated_interim):
+    """A reader's TraceWarning (here, a record dropped past the sector limit) is kept with the parse cache's entry
+    and given again on every load: a cached read used to say nothing, so a notebook's output depended on whether
+    the cache was warm."""
+    text = "0\t0.48\t0.005\t0\tWrite\t8486082789636758048\t2742488\t\n1\t0.61\t0.009\t0\tWrite\t34767\t80\t\n"
+    p = _write(tmp_path, text, "p2p.trace")
+    first, said = _trace_warnings(lambda: load_trace(p, "diskmon", max_sector=1 << 32))
+    again, said_again = _trace_warnings(lambda: load_trace(p, "diskmon", max_sector=1 << 32))
+    assert said == said_again == [(TraceWarning, f"{p}: dropped 1 records past sector 4294967296 (first at line 1)")]
+    assert len(list((isolated_interim / "traces").glob("*/meta.json"))) == 1  # the second load read the entry
+    assert len(first) == len(again) == 1 and again.meta["dropped_records"] == 1
+    _, plain = _trace_warnings(lambda: read_trace(p, "diskmon", max_sector=1 << 32))
+    assert plain == said  # the same as reading without the cache
+    clean = _write(tmp_path, text.splitlines(keepends=True)[1], "clean.trace")
+    assert _trace_warnings(lambda: load_trace(clean, "diskmon"))[1] == []
+
+
+def test_other_warnings_of_a_parse_pass_once_and_are_not_kept(tmp_path, isolated_interim, monkeypatch):
+    real = store_mod.iter_trace
+
+    def noisy(*args, **kwargs):
+        warnings.warn("a library's deprecation", DeprecationWarning, stacklevel=1)
+        yield from real(*args, **kwargs)
+
+    monkeypatch.setattr(store_mod, "iter_trace", noisy)
+    p = _write(tmp_path, "1\t0.61\t0.009\t0\tWrite\t34767\t80\t\n", "d.trace")
+    assert _trace_warnings(lambda: load_trace(p, "diskmon"))[1] == [(DeprecationWarning, "a library's deprecation")]
+    assert _trace_warnings(lambda: load_trace(p, "diskmon"))[1] == []  # cached: only a reader's notes come back

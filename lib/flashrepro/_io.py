@@ -29,6 +29,12 @@ class TraceFormatError(ValueError):
     """A trace file could not be read; the message names the file, the line and the reason."""
 
 
+class TraceWarning(UserWarning):
+    """A trace file was read, but not all of it: lines that are not records skipped, records dropped. The
+    message names the file and the first line; the parse cache keeps it with the entry and gives it again each
+    time the entry is opened, so a cached read says what the first one said."""
+
+
 # What the decompressors raise on damaged input: zlib.error (a bad deflate block in gzip) is no OSError
 _DECODE_ERRORS = (EOFError, OSError, zlib.error, lzma.LZMAError, zstandard.ZstdError, ValueError)
 

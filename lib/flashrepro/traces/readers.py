@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._io import MAX_REQUEST_BYTES, TraceFormatError, open_decompressed
+from .._io import MAX_REQUEST_BYTES, TraceFormatError, TraceWarning, open_decompressed
 from . import fastparse
 from .fastparse import FastSpec
 from .trace import Op, Trace
@@ -635,7 +635,7 @@ def iter_trace(path, format: str | None = None, block_bytes: int = BLOCK_BYTES, 
         raise TraceFormatError(f"{path}: no {fmt.name} records found (empty trace)")
     if ctx.meta.get("skipped_lines"):
         warnings.warn(f"{path}: skipped {ctx.meta['skipped_lines']} lines that are not {fmt.name} records (first "
-                      f"at line {ctx.meta['first_skipped_line']})", stacklevel=2)
+                      f"at line {ctx.meta['first_skipped_line']})", TraceWarning, stacklevel=2)
     yield _trace(prev, path, fmt, ctx, final=True)
 
 
@@ -766,7 +766,7 @@ def _extent_filter(f: _Fields, offset_sectors: np.ndarray, size_sectors: np.ndar
         if isinstance(f, _FastFields):
             raise _Fallback("records to drop")  # the warning and the counts come from the exact path
         warnings.warn(f"{f.path}: dropped {nbad} records past sector {max_sector} (first at line {first})",
-                      stacklevel=6)
+                      TraceWarning, stacklevel=6)
     return ~bad, {"dropped_records": nbad, "dropped_reason": f"extent past sector {max_sector}"}
 
 

@@ -28,12 +28,14 @@ import mmap
 import os
 import shutil
 import struct
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
 from .. import paths
+from .._io import TraceWarning
 from ..tempfiles import sweep, temp_name
 from .readers import MAX_REQUEST_BYTES, concat, iter_trace, read_trace
 from .trace import AddressSpace, Trace
@@ -238,7 +240,9 @@ class _ColumnFiles:
 def _write_entry(target: Path, parts: Iterator[Trace], progress=None) -> None:
     """Append every batch's columns to a temporary folder, then rename it to ``target``. The meta.json written
     last holds the whole trace's :class:`AddressSpace` when its requests are on several devices (every batch
-    read back is keyed in it). ``progress(requests_parsed)`` is called after each batch."""
+    read back is keyed in it), and the reader's :class:`TraceWarning` messages, which :func:`open_trace` gives
+    (every other warning the parse raises passes as it was raised). ``progress(requests_parsed)`` is called after
+    each batch."""
     target.parent.mkdir(parents=True, exist_ok=True)
     sweep(target.parent)  # folders a killed parse left behind
     tmp = temp_name(target)
@@ -246,18 +250,24 @@ def _write_entry(target: Path, parts: Iterator[Trace], progress=None) -> None:
     try:
         tmp.mkdir()
         space, last = None, None
-        for tr in parts:
-            columns.append(tr)
-            if progress is not None:
-                progress(columns.n)
-            if tr.device is not None:
-                part = AddressSpace.of(tr.device, tr.op, tr.offset_bytes, tr.size_bytes)
-                space = part if space is None else space.union(part)
-            last = tr
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", TraceWarning)
+            for tr in parts:
+                columns.append(tr)
+                if progress is not None:
+                    progress(columns.n)
+                if tr.device is not None:
+                    part = AddressSpace.of(tr.device, tr.op, tr.offset_bytes, tr.size_bytes)
+                    space = part if space is None else space.union(part)
+                last = tr
+        notes = [str(w.message) for w in caught if issubclass(w.category, TraceWarning)]
+        for w in caught:
+            if not issubclass(w.category, TraceWarning):
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
         several = space is not None and len(space.devices) > 1
         meta = {**last.meta, "several_devices": True} if several else last.meta
         info = {"name": last.name, "meta": meta, "n": columns.n, "columns": columns.finish(),
-                "space": space.to_json() if several else None}
+                "space": space.to_json() if several else None, "warnings": notes}
         info["checksum"] = _checksum(info)
         (tmp / "meta.json").write_text(json.dumps(info))
         try:
@@ -275,7 +285,9 @@ def open_trace(path, format: str | None = None, *, cache: bool = True, progress=
     for a folder format, or with ``cache=False``). The first call parses the file block by block into
     ``data/interim/traces/<key>/``; later calls on the same, unchanged file with the same options reuse it
     (the key: see the module), unless the entry is not to be trusted (:func:`entry_info`): then it is parsed
-    again. ``progress(requests_parsed)``, if given, is called after each block a parse reads."""
+    again. The reader's :class:`TraceWarning` messages (lines skipped, records dropped) are kept with the entry
+    and given on every call, the first or a cached one. ``progress(requests_parsed)``, if given, is called after
+    each block a parse reads."""
     path = Path(path)
     if path.is_dir():  # a folder format (android-sql) caches its own result, keyed by every file in it
         opts.pop("max_request_bytes", None)  # its requests are the pages SQLite writes, never one huge line
@@ -293,6 +305,8 @@ def open_trace(path, format: str | None = None, *, cache: bool = True, progress=
         info = entry_info(target)
         if info is None:  # only if something else keeps spoiling the folder
             raise OSError(f"the parse cache entry {target} is not readable after writing it")
+    for note in info.get("warnings") or ():  # what the reader said when it parsed the file, every time
+        warnings.warn(note, TraceWarning, stacklevel=2)
     return StoredTrace(target, str(path), info)
 
 

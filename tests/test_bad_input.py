@@ -129,11 +129,11 @@ class Bad(Exception):
     """The oracle's verdict: this line is not a valid record."""
 
 
-def _uint(s):
+def _uint(s, below=1 << 62):
     if not s.isascii() or not s.isdigit():
         raise Bad
     v = int(s)
-    if v >= 1 << 62:
+    if v >= below:
         raise Bad
     return v
 
@@ -141,12 +141,7 @@ def _uint(s):
 def _device(s):
     """A device number: any integer below 2^63 (it addresses no bytes, so the 2^62-byte bound of offsets and
     sizes is not its)."""
-    if not s.isascii() or not s.isdigit():
-        raise Bad
-    v = int(s)
-    if v >= 1 << 63:
-        raise Bad
-    return v
+    return _uint(s, 1 << 63)
 
 
 def _digits(s):

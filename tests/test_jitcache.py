@@ -49,10 +49,7 @@ def test_the_package_kernels_are_cached_in_this_versions_folder():
     if folder is None:
         pytest.skip("FLASHREPRO_JIT_CACHE=off in this environment")
     assert folder.name == jitcache.source_hash()
-    from numba.core import caching
-
-    impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
-    assert impl._locator_classes[0] is jitcache.PackageLocator
+    assert jitcache.locator_classes()[0] is jitcache.PackageLocator
     from flashrepro.cache import lru
 
     kernel = lru._lru_step.py_func
@@ -115,10 +112,8 @@ def test_numbas_start_up_probes_import_neither_scipy_linalg_nor_pycparser():
 
 _CHECK = """
 from flashrepro import jitcache
-from numba.core import caching
-impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
 folder = jitcache.PackageLocator.folder
-print(impl._locator_classes[0] is jitcache.PackageLocator, folder.name == jitcache.source_hash())
+print(jitcache.locator_classes()[0] is jitcache.PackageLocator, folder.name == jitcache.source_hash())
 """
 _LAZY = """
 import sys

@@ -61,7 +61,7 @@ class ToysLocator(jitcache.PackageLocator):
         return super(jitcache.PackageLocator, cls).from_function(py_func, py_file)
 
 
-_LOCATORS = (getattr(jitcache.caching, "CacheImpl", None) or jitcache.caching._CacheImpl)._locator_classes
+_LOCATORS = jitcache.locator_classes()
 if ToysLocator not in _LOCATORS:  # after the package's own (which takes no file outside the package)
     _LOCATORS.insert(_LOCATORS.index(jitcache.PackageLocator) + 1 if jitcache.PackageLocator in _LOCATORS else 0,
                      ToysLocator)

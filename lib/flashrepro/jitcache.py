@@ -119,11 +119,16 @@ def install() -> Path | None:
     if new:
         _prune(root, folder)
     PackageLocator.folder = folder
-    impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # the name lost its underscore in 0.61
-    classes = impl._locator_classes
+    classes = locator_classes()
     if PackageLocator not in classes:
         classes.insert(0, PackageLocator)
     return folder
+
+
+def locator_classes() -> list:
+    """Numba's cache locator classes, in the order it tries them for a function (the list itself: insert a
+    locator to have it tried). Its class is ``CacheImpl`` from Numba 0.61, ``_CacheImpl`` before."""
+    return (getattr(caching, "CacheImpl", None) or caching._CacheImpl)._locator_classes
 
 
 class PackageLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):

@@ -262,9 +262,11 @@ def _write_entry(target: Path, parts: Iterator[Trace], progress=None) -> None:
                     part = AddressSpace.of(tr.device, tr.op, tr.offset_bytes, tr.size_bytes)
                     space = part if space is None else space.union(part)
                 last = tr
-        notes = [str(w.message) for w in caught if issubclass(w.category, TraceWarning)]
+        notes = []
         for w in caught:
-            if not issubclass(w.category, TraceWarning):
+            if issubclass(w.category, TraceWarning):
+                notes.append(str(w.message))
+            else:
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
         several = space is not None and len(space.devices) > 1
         meta = {**last.meta, "several_devices": True} if several else last.meta

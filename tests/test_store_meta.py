@@ -133,14 +133,14 @@ def test_an_entry_of_the_old_layout_is_parsed_again(cached, parses):
     assert len(parses) == 2
 
 
-def test_an_entry_without_the_readers_warnings_is_parsed_again(cached, parses):
-    """An entry that does not hold its parse's TraceWarning messages (a list, empty when there were none) could not
-    give them on a cached load, so it is parsed again, even with its checksum right."""
+def test_an_entry_without_the_readers_warnings_is_read_without_parsing(cached, parses):
+    """An entry made before the parse cache kept the reader's TraceWarning messages is still trusted (parsing it
+    again on its first open raced the other processes opening it: one discarded the entry another had just
+    written); it has no warnings to give."""
     p, entry, want = cached
     _edit_json(entry, lambda info: info.pop("warnings"), checksum=True)
     _same(load_trace(p, "mqsim"), want)
-    assert len(parses) == 2
-    assert json.loads((entry / "meta.json").read_text())["warnings"] == []
+    assert len(parses) == 1
 
 
 def test_batches_of_a_stored_trace_read_the_device_column(cached):

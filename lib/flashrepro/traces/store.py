@@ -171,16 +171,14 @@ def _checksum(info: dict) -> str:
 
 
 def entry_info(folder: Path) -> dict | None:
-    """The content of ``folder/meta.json`` if the entry can be trusted, else None: the checksum matches, it
-    holds the reader's warnings (a list, maybe empty), the columns are those of a trace with their dtypes, and
-    every column file (and no other) has a header and a size that match."""
+    """The content of ``folder/meta.json`` if the entry can be trusted, else None: the checksum matches, the
+    columns are those of a trace with their dtypes, and every column file (and no other) has a header and a
+    size that match."""
     try:
         info = json.loads((folder / "meta.json").read_text())
         if not isinstance(info, dict) or info.get("checksum") != _checksum(info):
             return None
         n, columns = int(info["n"]), info["columns"]
-        if not isinstance(info["warnings"], list):  # without them the entry cannot say what its parse said
-            return None
         if info["space"] is not None:
             AddressSpace.from_json(info["space"])
     except (OSError, ValueError, KeyError, TypeError):
@@ -309,7 +307,9 @@ def open_trace(path, format: str | None = None, *, cache: bool = True, progress=
         info = entry_info(target)
         if info is None:  # only if something else keeps spoiling the folder
             raise OSError(f"the parse cache entry {target} is not readable after writing it")
-    for note in info["warnings"]:  # what the reader said when it parsed the file, every time
+    # What the reader said when it parsed the file. An entry made before the warnings were kept has none; it is
+    # not parsed again for them: processes opening it at once would each discard the entry another just wrote.
+    for note in info.get("warnings", ()):
         warnings.warn(note, TraceWarning, stacklevel=2)
     return StoredTrace(target, str(path), info)
 

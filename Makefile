@@ -130,7 +130,7 @@ fit4: $(STAMP)  ## refit paper 4's OLTP models to Figs. 1-2 -> data/paper/2rpp_m
 # Headless Chromium first (`make browser`; where it cannot be installed the run goes on and says so before and
 # after pytest: the report's browser test is then skipped, or fails with FLASHREPRO_REQUIRE_BROWSER=1).
 # The notebooks (nbval) go first: the longest files, handed out at the start, leave no worker a long tail alone.
-PYTEST := $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile build/nbval tests --nbval-lax
+PYTEST := $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --max-worker-restart=0 build/nbval tests --nbval-lax
 test: $(STAMP)  ## lint, Chromium for the report's test, the kernels compiled on every core, then every test and notebook
 	$(PY) -m ruff check lib tests benchmarks
 	@$(MAKE) --no-print-directory browser || $(BROWSER_WARNING)

@@ -6,6 +6,8 @@ import pytest
 
 from flashrepro.traces import Op, Trace
 
+pytest_plugins = ["watchdog"]  # a test that hangs is stopped, with every thread's stack (tests/watchdog.py)
+
 DATA = Path(__file__).parent / "data"
 
 # The slowest test files (and nbval notebooks) of `make test`, slowest first: they are collected first, so

@@ -1,5 +1,7 @@
 """The warm-up compiles the kernels ahead of a run: every job runs, and each names a real policy, rule or step."""
 
+import threading
+
 from flashrepro import warm
 from flashrepro.cache import POLICIES
 from flashrepro.ftl import VICTIM_RULES
@@ -53,3 +55,37 @@ def test_a_run_with_a_failed_job_leaves_no_stamp(tmp_path, monkeypatch):
     said = []
     warm.warm(1, log=said.append, if_needed=True)
     assert not warm.stamp().is_file() and any("failed" in m for m in said)
+
+
+_HELD = threading.Lock()  # held by a thread of the test's process while the pool starts its children
+
+
+def _lock_free(task):  # a job: can this child take the lock? (a forked child copies it held, and waits forever)
+    if not _HELD.acquire(timeout=2):
+        raise RuntimeError("the child inherited a lock held by a thread of its parent")
+    return task, 0.0
+
+
+def test_the_jobs_run_in_fresh_processes_not_forked_copies(monkeypatch):
+    """The pool starts its children fresh (spawn): a forked child of a process with other threads running (a test
+    worker's, polars', Numba's) inherits the locks they hold at that moment, and can wait forever on one, as a
+    forked warm-up child did in a test run that CI stopped after 90 minutes."""
+    monkeypatch.setattr(warm, "tasks", lambda: [("policy", "lru")])
+    monkeypatch.setattr(warm, "run_task", _lock_free)
+    taken, release = threading.Event(), threading.Event()
+
+    def hold():
+        with _HELD:
+            taken.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert taken.wait(10)
+        said = []
+        warm.warm(1, log=said.append)
+    finally:
+        release.set()
+        holder.join()
+    assert said == [said[-1]] and said[-1].startswith("warm: 1 jobs"), said

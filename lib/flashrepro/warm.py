@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import multiprocessing as mp
 import os
 import platform
 import sys
@@ -97,7 +98,9 @@ def warm(jobs: int | None = None, log=print, if_needed: bool = False) -> float:
     jobs = jobs or os.cpu_count() or 1
     t0 = time.perf_counter()
     failed = 0
-    with ProcessPoolExecutor(jobs) as pool:
+    # spawn, not fork: a caller with threads running (polars', Numba's, a test runner's) cannot be copied safely;
+    # a forked child can wait forever on a lock one of those threads held at the fork
+    with ProcessPoolExecutor(jobs, mp_context=mp.get_context("spawn")) as pool:
         futures = {pool.submit(run_task, t): t for t in tasks()}
         for f in as_completed(futures):
             try:

@@ -1,5 +1,5 @@
 """A pytest plugin (loaded by conftest.py): a test that runs past ``FLASHREPRO_TEST_TIMEOUT`` seconds (default
-300; the slowest test takes about 16 s; 0 switches it off) is stopped, and the run says where it was.
+300, far longer than any test takes; 0 switches it off) is stopped, and the run says where it was.
 
 Python's faulthandler watches each test from a C thread: at the limit it writes every thread's stack and ends
 the process, which works even inside a compiled kernel or a blocking call, where no Python signal handler runs.

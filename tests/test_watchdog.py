@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).parent
+# plugins the two runs do not need, whose imports (Jupyter's, for nbval) would be most of their time
+NO_PLUGINS = [f"-pno:{p}" for p in ("cacheprovider", "nbval", "anyio", "hypothesispytest")]
 
 
 @pytest.fixture
@@ -23,7 +25,7 @@ def _pytest(folder, *args):
     env = {**os.environ, "FLASHREPRO_TEST_TIMEOUT": "1", "TMPDIR": str(folder / "tmp"),
            "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
     # if the watchdog did not stop the test, this run would take 600 s: subprocess's timeout fails the test first
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *args, "test_h.py"],
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", *NO_PLUGINS, *args, "test_h.py"],
                           cwd=folder, env=env, capture_output=True, text=True, timeout=120)
 
 

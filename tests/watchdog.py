@@ -35,7 +35,7 @@ def pytest_configure(config):
     elif worker is None:  # a run without xdist
         config._hang_file = open(os.dup(2), "w")  # noqa: SIM115  (stderr as it is before pytest captures it)
         config._hang_direct = True
-    else:
+    elif FOLDER in os.environ:  # a worker (of a controller that made the folder: one that loaded this plugin)
         config._hang_file = open(Path(os.environ[FOLDER]) / f"{worker['workerid']}.txt", "w")  # noqa: SIM115
 
 

@@ -19,6 +19,7 @@ from numba import njit
 
 from flashrepro import jitkit as jk
 from flashrepro.ftl import _kernel as K
+from flashrepro.ftl.victims import fifo_threshold as FT
 
 
 def cost_benefit(s, first):
@@ -61,7 +62,7 @@ def fifo(s, first):
 def _scan(s, region, first, fifo_fallback):
     L = s.prm[0].lines
     fifo_, close_seq, valid, kind = s.fifo, s.close_seq, s.valid, s.kind
-    cutoff = s.sc[0].seq - s.prm[0].rule[K.RECENT]
+    cutoff = s.sc[0].seq - s.prm[0].rule[FT.RECENT]
     limit = s.prm[0].limit
     head = jk.list_front(fifo_, L)
     if head == L or close_seq[head] > cutoff:
@@ -74,7 +75,7 @@ def _scan(s, region, first, fifo_fallback):
     best_v = s.prm[0].pages + 1
     while True:
         v = valid[ln]
-        if first or (kind[ln] == K.COLD) == (region == 1):
+        if first or (kind[ln] == K.COLD) == (region == FT.COLD_REGION):
             if v <= limit:
                 return ln
             if fifo_fallback:
@@ -114,10 +115,10 @@ def fifo_threshold(s, first):
     if not first:
         return _scan(s, s.sc[0].region, False, False)
     P = s.prm[0].pages
-    mode = s.prm[0].rule[K.FALLBACK]
-    found = _scan(s, 0, True, mode == 1)
+    mode = s.prm[0].rule[FT.FALLBACK]
+    found = _scan(s, 0, True, mode == FT.FIFO)
     if found < -1:
-        if mode == 2:
+        if mode == FT.GLOBAL:
             victim = -1
         else:
             victim = -2 - found
@@ -129,7 +130,7 @@ def fifo_threshold(s, first):
         s.sc[0].pick_note = K.GLOBAL_FALLBACKS
         if victim < 0 or s.valid[victim] == P:
             return -1
-    s.sc[0].region = 1 if s.kind[victim] == K.COLD else 0
+    s.sc[0].region = FT.COLD_REGION if s.kind[victim] == K.COLD else FT.NORMAL_REGION
     return victim
 
 

@@ -153,9 +153,10 @@ def test_policy_keywords_and_settings_as_before():
         p.with_(treshold=0.3)
 
 
-def test_the_kernel_names_fifo_thresholds_slots_as_the_rule_does():
-    assert (K.RECENT, K.FALLBACK) == (fifo_threshold.RECENT, fifo_threshold.FALLBACK)
+def test_fifo_thresholds_settings_fill_its_own_slots():
     f = FTL(Geometry(16, 40, 480), POLICIES["2r++"].with_(fallback="fifo", recent_fraction=0.25, cursor="resume"))
-    assert (f.prm.rule[K.RECENT], f.prm.rule[K.FALLBACK], f.prm.cursor_resume, f.prm.stable_skip) == (10, 1, 1, 0)
+    ft = fifo_threshold
+    assert (f.prm.rule[ft.RECENT], f.prm.rule[ft.FALLBACK]) == (10, ft.FIFO)
+    assert (f.prm.cursor_resume, f.prm.stable_skip) == (1, 0)
     assert f.prm.limit == 6  # strictly under 0.4 x 16
     assert FTL(Geometry(16, 40, 480), "greedy").prm.limit == -1

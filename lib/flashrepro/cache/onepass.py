@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..traces.trace import RefStream, Units, dense_remap
+from ..traces.trace import RefStream, Units, dense_remap, references_pages
 from . import contract as C
 from .registry import get_policy, make_params
 from .simulate import UNIT_BYTES, SimResult, Simulator, simulate_stream, stream_spec
@@ -70,7 +70,7 @@ def simulate_source(source, policy: str, capacity_pages: int | None = None, *, p
             sim.finish()
             return SimResult(policy, p, sum(tiers.values()), source.name, sim.counter_dict(), None, None, tiers,
                              None)
-    data = (trace.op <= 1) & (trace.size_bytes > 0)
+    data = references_pages(trace.op) & (trace.size_bytes > 0)
     off, size = trace.address_bytes[data], trace.size_bytes[data]
     if int(((off + size - 1) // page_bytes - off // page_bytes + 1).sum()) > whole_max_refs:
         del trace, data, off, size

@@ -200,6 +200,9 @@ L1, L2), whether it is in that list's LRU window (``inw``, B1 or B2) and what it
 NO_LIST, L1, L2 = 0, 1, 2  # a frame's ``which``
 
 
+_DEFAULTS = AdaptiveParams()  # every segment setting at its default (new_state reads those a policy lacks)
+
+
 class SegState(typing.NamedTuple):
     """The state is kept per *frame*, not per segment: a segment with blocks in memory holds one of
     min(M, segments) frames, and the lists link frames (as LRU's list links frames, not pages). The state of
@@ -760,23 +763,26 @@ class _SegmentKernel(Kernel):
         sc.cap, sc.k = cap, k
         sc.k_shift = k.bit_length() - 1 if k & (k - 1) == 0 else -1
         sc.wfront[:] = -1
-        sc.update_every = getattr(params, "update_every", 3)
-        sc.short_only = CULL_WHEN[getattr(params, "cull_when", "always")]
-        sc.write_l1 = WRITE_INTO[getattr(params, "write_into", "l2")]
-        sc.cull_first = ROOM_FIRST[getattr(params, "room_first", "evict")]
-        sc.full_windows = PARTIAL_WINDOWS[getattr(params, "partial_windows", "count")]
-        sc.per_request = COUNT_HITS[getattr(params, "count_hits", "block")]
-        sc.carry = int(getattr(params, "carry_hits", False))
-        sc.at_hit = UPDATE_AT[getattr(params, "update_at", "step")]
-        sc.feed_writes = int(getattr(params, "feedback_writes", False))
-        frac = getattr(params, "window_fraction", 0.05)
-        b = max(1, int(WINDOW_ROUND[getattr(params, "window_round", "nearest")](frac * cap / k)))
-        sc.b = b if self.mode == MODE_ADAPTIVE else 0  # only adaptive culling needs B1 and B2
+        adaptive = self.mode == MODE_ADAPTIVE
+        # a policy whose parameters lack a setting (seg_lru has no culling, seg_cull_fixed no feedback) does not
+        # use it: it reads the defaults, and its feedback is off (no step, no floor)
+        s = dataclasses.replace(_DEFAULTS, **dataclasses.asdict(params))
+        sc.update_every = s.update_every
+        sc.short_only = CULL_WHEN[s.cull_when]
+        sc.write_l1 = WRITE_INTO[s.write_into]
+        sc.cull_first = ROOM_FIRST[s.room_first]
+        sc.full_windows = PARTIAL_WINDOWS[s.partial_windows]
+        sc.per_request = COUNT_HITS[s.count_hits]
+        sc.carry = int(s.carry_hits)
+        sc.at_hit = UPDATE_AT[s.update_at]
+        sc.feed_writes = int(s.feedback_writes)
+        b = max(1, int(WINDOW_ROUND[s.window_round](s.window_fraction * cap / k)))
+        sc.b = b if adaptive else 0  # only adaptive culling needs B1 and B2
         sc.n1 = cap / (2 * k)  # half of the memory, in segments (fixed; adaptive starts there)
-        sc.step = getattr(params, "step", 0.0)
-        sc.n1_max = cap / k if getattr(params, "n1_cap", "memory") == "memory" else np.inf
-        sc.n1_min = float(b) if getattr(params, "n1_floor", "zero") == "window" else 0.0
-        if self.mode == MODE_ADAPTIVE:
+        sc.step = s.step if adaptive else 0.0
+        sc.n1_max = cap / k if s.n1_cap == "memory" else np.inf
+        sc.n1_min = float(b) if adaptive and s.n1_floor == "window" else 0.0
+        if adaptive:
             sc.n1 = min(max(sc.n1, sc.n1_min), sc.n1_max)  # the start respects the bounds too
         if self.mode == MODE_FIXED:
             sc.n1 = float(cap // (2 * k))

@@ -237,7 +237,8 @@ class _BSClockKernel(Kernel):
         raise NotImplementedError
 
     def hand_past_bulk(self, params) -> bool:
-        return getattr(params, "hand_past_bulk", False)
+        """Whether the hand stands past a victim's bulk write (Spatial Clock writes no bulk: no)."""
+        return False
 
     def behind_hand(self, params) -> bool:
         return params.insert_behind_hand
@@ -274,3 +275,6 @@ class BSClock(_BSClockKernel):
 
     def limit(self, params) -> int:
         return params.limit
+
+    def hand_past_bulk(self, params) -> bool:
+        return params.hand_past_bulk

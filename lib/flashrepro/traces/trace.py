@@ -53,12 +53,25 @@ class Op(IntEnum):
     SYNC = 4  # fsync of one file (``Trace.file``); no data
 
 
+def references_pages(op: np.ndarray) -> np.ndarray:
+    """Whether each request reads or writes data (``Op.READ``, ``Op.WRITE``): the requests a page-granular cache
+    sees as page references; flushes, trims and syncs are events."""
+    return (op == Op.READ) | (op == Op.WRITE)
+
+
+@njit(cache=True, inline="always")
+def _references_pages(op):
+    """:func:`references_pages` of one operation code, in compiled code."""
+    return op == Op.READ or op == Op.WRITE
+
+
 class Event(IntEnum):
     """What one entry of the reference stream is (``RefStream.event``, int8).
 
     READ and WRITE are page references; the others are events a policy may act on (a write-back cache
     honouring ``fsync`` flushes on SYNC_FILE / SYNC_ALL; a cache may drop deleted pages). Policies that
-    do not handle events never see them (``Caps.flushes``)."""
+    do not handle events never see them (``Caps.flushes``). READ is 0 and WRITE is 1, so a page reference's
+    event is its write bit: the cache kernels take ``w = np.uint8(event[i])`` as 1 for a write."""
 
     READ = 0
     WRITE = 1
@@ -421,7 +434,7 @@ def _count_pages(op, offset, size, page_bytes):
     most = -1
     biggest = 0
     for i in range(op.shape[0]):
-        if (op[i] == 0 or op[i] == 1) and size[i] > 0:
+        if _references_pages(op[i]) and size[i] > 0:
             k = (offset[i] + size[i] - 1) // page_bytes - offset[i] // page_bytes + 1
             total += k
             if k > most:
@@ -434,7 +447,7 @@ def _expand_kernel(op, offset, size, page_bytes):
     n = op.shape[0]
     total = 0
     for i in range(n):
-        if (op[i] == 0 or op[i] == 1) and size[i] > 0:
+        if _references_pages(op[i]) and size[i] > 0:
             total += (offset[i] + size[i] - 1) // page_bytes - offset[i] // page_bytes + 1
     page = np.empty(total, np.int64)
     is_write = np.empty(total, np.bool_)
@@ -442,12 +455,12 @@ def _expand_kernel(op, offset, size, page_bytes):
     rest = np.empty(total, np.int64)  # pages of the request from this one on (this one included)
     k = 0
     for i in range(n):
-        if (op[i] == 0 or op[i] == 1) and size[i] > 0:
+        if _references_pages(op[i]) and size[i] > 0:
             first = offset[i] // page_bytes
             last = (offset[i] + size[i] - 1) // page_bytes
             for q in range(first, last + 1):
                 page[k] = q
-                is_write[k] = op[i] == 1
+                is_write[k] = op[i] == Op.WRITE
                 req[k] = i
                 rest[k] = last - q + 1
                 k += 1
@@ -481,7 +494,7 @@ def _request_segments(op, offset, size, page_bytes, k, halo):
     hi = np.empty(n, np.int64)
     m = 0
     for i in range(n):
-        if (op[i] == 0 or op[i] == 1) and size[i] > 0:
+        if _references_pages(op[i]) and size[i] > 0:
             lo[m] = offset[i] // page_bytes // k
             hi[m] = (offset[i] + size[i] - 1) // page_bytes // k + halo + 1
             m += 1
@@ -518,7 +531,7 @@ def touched_segments(trace, page_bytes: int, k: int = 1, halo: int = 0) -> np.nd
     if total * 8 > (1 << 30):
         from .._io import check_memory
 
-        i = int(np.argmax(np.where((trace.op <= 1) & (trace.size_bytes > 0), trace.size_bytes, 0)))
+        i = int(np.argmax(np.where(references_pages(trace.op) & (trace.size_bytes > 0), trace.size_bytes, 0)))
         check_memory(total * 8, f"trace {trace.name!r}: {total:,} segments touched (its largest request, number {i}, "
                                 f"is {int(trace.size_bytes[i]):,} bytes)")
     base = np.repeat(start - np.concatenate(([0], np.cumsum(lens)[:-1])), lens)

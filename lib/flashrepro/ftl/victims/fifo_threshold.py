@@ -13,15 +13,15 @@ with ``strict_threshold``, 2R++'s "lower than").
 * First victim of a pass: the first eligible line under the limit. The paper gives no rule for when
   there is none (section 3); ``prm.rule[FALLBACK]`` (``fallback``) names the assumption:
 
-  - ``"least-valid"`` (0): the least-valid eligible line (first in scan order among ties), a *fallback*;
-  - ``"fifo"`` (1): the first eligible line from the cursor with an invalid page (pure FIFO), a *fallback*;
-  - ``"global"`` (2): the least-valid closed line of all, recent window included (first in close order
+  - ``"least-valid"`` (``LEAST_VALID``): the least-valid eligible line (first in scan order among ties), a *fallback*;
+  - ``"fifo"`` (``FIFO``): the first eligible line from the cursor with an invalid page (pure FIFO), a *fallback*;
+  - ``"global"`` (``GLOBAL``): the least-valid closed line of all, recent window included (first in close order
     among ties), a *global fallback*.
 
   If the rule finds nothing with an invalid page (every eligible line full, or none eligible), the
   least-valid closed line of all is taken, a *global fallback*. The kernel counts a fallback only when
-  the pass takes the victim (``sc.pick_note``). The victim's region (normal = kinds 0 and 1, cold = 2)
-  is kept in ``sc.region``.
+  the pass takes the victim (``sc.pick_note``). The victim's region (``NORMAL_REGION``: kinds 0 and 1;
+  ``COLD_REGION``: kind 2) is kept in ``sc.region``.
 * Follow-up victims: the same scan from the cursor, restricted to the first victim's region, with no
   fallback (-1 ends the pass).
 
@@ -44,7 +44,9 @@ from .. import _kernel as K
 from ._registry import Param, between, one_of, register
 
 RECENT, FALLBACK = 0, 1  # this rule's slots of prm.rule: the recent window, the fallback's code
-FALLBACKS = {"least-valid": 0, "fifo": 1, "global": 2}  # the fallback's code by name
+LEAST_VALID, FIFO, GLOBAL = 0, 1, 2  # the fallback's codes in prm.rule[FALLBACK]
+FALLBACKS = {"least-valid": LEAST_VALID, "fifo": FIFO, "global": GLOBAL}  # the fallback's code by name
+NORMAL_REGION, COLD_REGION = 0, 1  # sc.region: the first victim's region (normal kinds 0 and 1, or cold)
 CURSORS = ("wrap", "resume")
 
 PARAMS = (
@@ -120,15 +122,15 @@ def _scan(s, region, first, fallback):
         q = _first_of(K.slot_first_from(slot_bits, L, K.SLOT_UNDER, start, last),
                       K.slot_first_from(slot_bits, L, K.SLOT_UNDER_COLD, start, last), start, 2 * L)
     else:
-        q = K.slot_first_from(slot_bits, L, K.SLOT_UNDER_COLD if region == 1 else K.SLOT_UNDER, start, last)
+        q = K.slot_first_from(slot_bits, L, K.SLOT_UNDER_COLD if region == COLD_REGION else K.SLOT_UNDER, start, last)
     if q >= 0:
         return slot_line[q]
     if not first:
         return -1
-    if fallback == 1:
+    if fallback == FIFO:
         q = K.slot_first_from(slot_bits, L, K.SLOT_HAS_INVALID, start, last)
         return -2 - slot_line[q] if q >= 0 else -1
-    if fallback == 2:
+    if fallback == GLOBAL:
         return -1
     # the least-valid eligible line with an invalid page, the first from the cursor among ties (if only full
     # lines are eligible the global fallback decides, as it would after taking one)
@@ -173,7 +175,7 @@ def _least_valid_closed(s):
 @jk.njit_no_refcount(K.VICTIM_SIG)
 def pick(s, first):
     if not first:
-        return _scan(s, s.sc[0].region, False, 2)
+        return _scan(s, s.sc[0].region, False, GLOBAL)  # (a follow-up takes no fallback: unused)
     P = s.prm[0].pages
     mode = s.prm[0].rule[FALLBACK]
     found = _scan(s, 0, True, mode)
@@ -187,7 +189,7 @@ def pick(s, first):
         s.sc[0].pick_note = K.GLOBAL_FALLBACKS
         if victim < 0 or s.valid[victim] == P:
             return -1
-    s.sc[0].region = 1 if s.kind[victim] == K.COLD else 0
+    s.sc[0].region = COLD_REGION if s.kind[victim] == K.COLD else NORMAL_REGION
     return victim
 
 

@@ -27,6 +27,7 @@ import math
 
 import numpy as np
 
+from ...cache.contract import IO_WRITE
 from ...devices import FlashCard
 
 
@@ -48,7 +49,7 @@ def implied_bulk(card: FlashCard, reduction: float, pages_ratio: float = 1.0) ->
 def scattered_writes(io_log) -> int:
     """Device write requests that do not start one page after where the previous write request ended
     (the first write counts as scattered; reads in between do not break a sequence)."""
-    d = io_log.device & (io_log.op == 1)
+    d = io_log.device & (io_log.op == IO_WRITE)
     first, n = io_log.first_page[d], io_log.n_pages[d]
     if len(first) == 0:
         return 0

@@ -11,6 +11,7 @@ import polars as pl
 from tqdm.auto import tqdm
 
 from ...cache import simulate
+from ...cache.contract import IO_WRITE
 from ...devices import CARDS, io_time
 from ...traces import Op, Trace
 from . import costmodel as M
@@ -348,7 +349,7 @@ def write_request_shapes(models: dict[str, Trace], capacity: int = CACHE_PAGES, 
     for name, tr in models.items():
         res = simulate(tr, "bs_clock", capacity, log_io=True, **params)
         log = res.io_log
-        w = log.device & (log.op == 1)
+        w = log.device & (log.op == IO_WRITE)
         n, first = log.n_pages[w], log.first_page[w]
         single = n == 1
         rows.append({"workload": name, "write_requests": int(w.sum()), "single_page_share": float(single.mean()),
@@ -373,7 +374,7 @@ def worked_example() -> pl.DataFrame:
     for policy in ("spatial_clock", "bs_clock"):
         res = simulate(tr, policy, EXAMPLE["capacity"], log_io=True)
         log = res.io_log
-        for k in np.flatnonzero(log.device & (log.op == 1)):
+        for k in np.flatnonzero(log.device & (log.op == IO_WRITE)):
             first, n = int(log.first_page[k]), int(log.n_pages[k])
             rows.append({"policy": policy, "write_request": f"LSN {first * SECTORS_PER_PAGE}"
                          f"-{(first + n - 1) * SECTORS_PER_PAGE}", "pages": n, "evicted": res.to_dict()["evictions"],

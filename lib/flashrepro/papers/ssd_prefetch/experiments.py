@@ -9,8 +9,8 @@ The schemes are Sec. 5's: "proposed" runs "through the Linux kernel" over the RA
 prefetch and adaptive culling; "existing" is the same with the technique removed from the driver (the
 segment LRU: memory unit and largest I/O the segment, no prefetch). Both sit behind the host's read-ahead
 ("Linux default settings"), the ``front``: :func:`flashrepro.traces.readahead.readahead_front`, Linux's
-16 -> 128 KiB sequential read-ahead as Sec. 2.2 describes it. ``front="none"`` is the bare driver (what
-earlier versions of this package compared), and ``linux_readahead`` (a page LRU with the read-ahead, no
+16 -> 128 KiB sequential read-ahead as Sec. 2.2 describes it. ``front="none"`` is the bare driver (the
+schemes without the host's read-ahead), and ``linux_readahead`` (a page LRU with the read-ahead, no
 segment unit) is a third baseline. The primary measure is the bandwidth of all requests on Fig. 4's model 1
 with the ``sqrt`` shape; the tables carry every curve and the read-only bandwidth too.
 """

@@ -1,9 +1,12 @@
-"""The front door: README.md's length and table of contents, the links of README.md and docs/*.md, and
-``make docs`` (``flashrepro.docs``), which renders every table of measured numbers in them from results/."""
+"""The front door: README.md's length and table of contents, the links of README.md and docs/*.md, the recipes
+given as diffs (they still apply to the tree), and ``make docs`` (``flashrepro.docs``), which renders every table
+of measured numbers in them from results/."""
 
 import csv
 import io
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -43,6 +46,19 @@ def _anchors(page: Path) -> set[str]:
 
 def _links(page: Path) -> list[str]:
     return [t for _, t in LINK.findall(_prose(page.read_text()))]
+
+
+DIFFS = [(page, i, block) for page in PAGES
+         for i, block in enumerate(re.findall(r"^```diff\n(.*?)^```", page.read_text(), re.S | re.M))]
+HAVE_CHECKOUT = (ROOT / ".git").exists() and shutil.which("git") is not None
+
+
+def _applies(block: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    """``git apply --check`` of a recipe's diff against the work tree (nothing is changed)."""
+    patch = tmp_path / "recipe.diff"
+    patch.write_text(block)
+    return subprocess.run(["git", "apply", "--check", str(patch)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
 
 
 def _toc() -> list[str]:
@@ -308,3 +324,25 @@ def test_a_commit_that_looks_like_a_number_is_rendered_as_written(tmp_path):
     f.write_text(f.read_text().replace("abc1234", "2622e44"))
     out = docs.render_bench(tmp_path / "r")
     assert "at commit 2622e44," in out
+
+
+def test_the_recipes_cover_a_cache_policy_an_ftl_victim_rule_and_a_trace_format():
+    where = {(page.name, block.split("\n", 1)[0]) for page, _, block in DIFFS}
+    assert ("contract.md", "diff --git a/lib/flashrepro/cache/__init__.py b/lib/flashrepro/cache/__init__.py") in where
+    assert ("own_trace.md", "diff --git a/lib/flashrepro/traces/readers.py b/lib/flashrepro/traces/readers.py") in where
+    assert any(name == "ftl_victim_rules.md" for name, _ in where)
+
+
+@pytest.mark.skipif(not HAVE_CHECKOUT, reason="needs the git checkout and git")
+@pytest.mark.parametrize(("page", "i", "block"), DIFFS, ids=[f"{p.name}-{i}" for p, i, _ in DIFFS])
+def test_every_recipe_diff_in_the_docs_still_applies_to_the_tree(page, i, block, tmp_path):
+    r = _applies(block, tmp_path)
+    assert r.returncode == 0, f"{page.name}'s diff {i} no longer applies: {r.stderr}"
+
+
+@pytest.mark.skipif(not HAVE_CHECKOUT, reason="needs the git checkout and git")
+def test_the_recipe_check_sees_a_diff_whose_context_moved(tmp_path):
+    page, _, block = next(d for d in DIFFS if d[0].name == "contract.md")
+    context = next(ln for ln in block.splitlines() if ln.startswith(" ") and ln.strip())
+    r = _applies(block.replace(context, context + "  # edited since", 1), tmp_path)
+    assert r.returncode != 0 and "patch does not apply" in r.stderr

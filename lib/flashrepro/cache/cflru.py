@@ -161,6 +161,8 @@ prefetched ahead, and the rest stays in the frames' rows (see ``W``)."""
 class CFLRU(Kernel):
     """CFLRU: LRU that evicts clean pages from its clean-first region before any dirty page."""
 
+    step_kernel = staticmethod(_cflru_step)
+
     def new_state(self, units, tiers, params):
         capacity = tiers["capacity_pages"]
         f = params.window_fraction
@@ -172,10 +174,6 @@ class CFLRU(Kernel):
         node = jk.rec_new(frames, W, (ALL, CLEAN))
         node[W * np.arange(frames)[:, None] + np.array([DIRTY, INWIN])] = 0
         return CFLRUState(np.full(n, -1, np.int32), node, sc)
-
-    def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
-        # do_log or None: a run without the log gets a specialisation compiled without its branches
-        return _cflru_step(refs, start, state, counters, log, nlog, outcome, base, do_log or None, None)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         node = state.node

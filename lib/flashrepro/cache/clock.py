@@ -108,10 +108,11 @@ class Clock(Kernel):
         sc[0].init_ref = REF if params.insert_referenced else 0
         return ClockState(np.full(units.n, -1, np.int32), np.full(frames, -1, np.int32), np.zeros(frames, np.uint8), sc)
 
-    def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
-        # do_log or None: a run without the log gets a specialisation compiled without its branches (1.2x)
-        return _clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log or None,
-                           None if params.cache_reads else 1)
+    step_kernel = staticmethod(_clock_step)
+
+    def rules(self, params):
+        # None or 1: a run that caches reads and one that does not each get their specialisation
+        return None if params.cache_reads else 1
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         sc = state.sc[0]

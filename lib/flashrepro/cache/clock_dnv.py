@@ -500,9 +500,10 @@ class ClockDNV(Kernel):
     def log_rows_per_ref(self, tiers, params):
         return 3 + (2 * params.block_pages if params.padding != "none" else 0)
 
-    def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
-        # do_log or None: a run without the log gets a specialisation compiled without its branches
-        return _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log or None, DNVRules.of(params))
+    step_kernel = staticmethod(_dnv_step)
+
+    def rules(self, params):
+        return DNVRules.of(params)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         return H.finish_tiers(state, counters, log, nlog, do_log, flush_at_end, last_ref)

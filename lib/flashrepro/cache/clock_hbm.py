@@ -552,9 +552,10 @@ class ClockHBM(Kernel):
     def log_rows_per_ref(self, tiers, params):
         return 3
 
-    def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
-        # do_log or None: a run without the log gets a specialisation compiled without its branches
-        return _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log or None, HBMRules.of(params))
+    step_kernel = staticmethod(_hbm_step)
+
+    def rules(self, params):
+        return HBMRules.of(params)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         return H.finish_tiers(state, counters, log, nlog, do_log, flush_at_end, last_ref)

@@ -79,15 +79,14 @@ def fifo_order(state: FIFOState) -> np.ndarray:
 class FIFO(Kernel):
     """FIFO: evict the page inserted longest ago; hits do not reorder."""
 
+    step_kernel = staticmethod(_fifo_step)
+
     def new_state(self, units, tiers, params):
         # a cache larger than the footprint never fills: frames beyond it would never be used
         frames = min(tiers["capacity_pages"], units.n)
         sc = driver.new_scalars(frames, SCALARS)
         return FIFOState(np.full(units.n, -1, np.int32), np.full(frames, -1, np.int32), np.zeros(frames, np.uint8),
                          sc)
-
-    def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
-        return _fifo_step(refs, start, state, counters, log, nlog, outcome, base, do_log or None, None)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         frames = fifo_order(state)

@@ -143,10 +143,11 @@ class LRU(Kernel):
     def new_state(self, units, tiers, params):
         return new_lru_state(units.n, tiers["capacity_pages"])
 
-    def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
-        # do_log or None: a run without the log gets a specialisation compiled without its branches (1.1x)
-        return _lru_step(refs, start, state, counters, log, nlog, outcome, base, do_log or None,
-                         None if params.cache_reads else 1)
+    step_kernel = staticmethod(_lru_step)
+
+    def rules(self, params):
+        # None or 1: a run that caches reads and one that does not each get their specialisation
+        return None if params.cache_reads else 1
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         order, dirty = lru_order(state)

@@ -129,6 +129,8 @@ _lru_obl_step = driver.compose("lru_obl", prefetcher=PREFETCHER, begin=lru._begi
 class LRUOBL(Kernel):
     """LRU with one-block lookahead: a read miss (or, tagged, a prefetch hit) reads the next page ahead."""
 
+    step_kernel = staticmethod(_lru_obl_step)
+
     caps = C.Caps(prefetches=True)
     counters = C.BASE + driver.PREFETCH_COUNTERS
 
@@ -145,9 +147,6 @@ class LRUOBL(Kernel):
         sc[0].k, sc[0].tagged = params.sequential_k, params.tagged
         return OBLState(base.page_frame, base.node, sc, np.zeros(frames, np.uint8),
                         np.full(max(params.sequential_k, 1), -2**62, np.int64))  # no read yet: never p - j
-
-    def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
-        return _lru_obl_step(refs, start, state, counters, log, nlog, outcome, base, do_log or None, None)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         order, dirty = lru.lru_order(state)

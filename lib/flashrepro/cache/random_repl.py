@@ -93,15 +93,14 @@ frame or one drawn uniformly from the seeded stream ``rng``."""
 class Random(Kernel):
     """RANDOM: evict a resident page drawn uniformly at random (seeded splitmix64 stream)."""
 
+    step_kernel = staticmethod(_random_step)
+
     def new_state(self, units, tiers, params):
         # a cache larger than the footprint never fills: frames beyond it would never be used
         frames = min(tiers["capacity_pages"], units.n)
         sc = driver.new_scalars(frames)
         return RandomState(np.full(units.n, -1, np.int32), np.full(frames, -1, np.int32), np.zeros(frames, np.uint8),
                            sc, np.array([params.seed], np.uint64))
-
-    def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
-        return _random_step(refs, start, state, counters, log, nlog, outcome, base, do_log or None, None)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         frames = np.arange(state.sc[0].used)  # frame order: the order the reference keeps its slots in

@@ -24,10 +24,20 @@ from . import contract as C
 
 class Kernel:
     """What a policy provides to the driver (see :mod:`flashrepro.cache.contract`). Subclasses override
-    ``new_state``, ``step`` and ``finish``; the class attributes say what else they do."""
+    ``new_state`` and ``finish``, and name their compiled step (``step_kernel``, with ``rules`` for what it reads
+    of the parameters) or override ``step``; the class attributes say what else they do."""
 
     caps: C.Caps = C.Caps()
     counters: tuple[C.Counter, ...] = C.BASE
+    step_kernel = None
+    """The compiled step over one chunk, ``step_kernel(refs, start, state, counters, log, nlog, outcome, base,
+    do_log, rules)``, that :meth:`step` calls (a ``staticmethod``: a compiled function would otherwise be bound to
+    the kernel object), or None for a kernel that overrides :meth:`step`."""
+
+    def rules(self, params):
+        """The step kernel's last argument: the parameters as it reads them. None (the default) when it reads
+        none; a value that is None or not selects a specialisation compiled without the other's branches."""
+        return None
 
     def unit_pages(self, params, page_bytes: int) -> int:
         """Pages per segment of the unit space (1: the policy works on pages)."""
@@ -51,7 +61,13 @@ class Kernel:
         raise NotImplementedError
 
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
-        raise NotImplementedError
+        """Entries ``start ..`` of one chunk: :attr:`step_kernel` with ``do_log or None`` (a run without the log
+        gets a specialisation compiled without its branches) and :meth:`rules`. Returns ``(stop, nlog)``: ``stop``
+        short of the chunk's end when the log had no room (the simulator grows it and calls again)."""
+        if self.step_kernel is None:
+            raise NotImplementedError(f"{type(self).__name__} names no step_kernel and does not override step")
+        return self.step_kernel(refs, start, state, counters, log, nlog, outcome, base, do_log or None,
+                                self.rules(params))
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         raise NotImplementedError

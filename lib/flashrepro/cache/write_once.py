@@ -508,14 +508,14 @@ class _FlushKernel(Kernel):
         # the driver doubles the log until they fit, so a huge capacity never sizes the first log.
         return min(tiers["capacity_pages"], 1 << 16) + 2
 
-    def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
+    step_kernel = staticmethod(_step)
+
+    def rules(self, params):
         scope, on_delete = _codes(params)
         once = self.write_once
-        rules = FlushRules(float(params.period_s), scope, on_delete, once, once and params.history_all_written,
-                           once and params.consume_history, bool(params.write_miss_read),
-                           bool(not once or params.evict_at_sync), self.track_clean(params))
-        # do_log or None: a run without the log gets a specialisation compiled without its branches
-        return _step(refs, start, state, counters, log, nlog, outcome, base, do_log or None, rules)
+        return FlushRules(float(params.period_s), scope, on_delete, once, once and params.history_all_written,
+                          once and params.consume_history, bool(params.write_miss_read),
+                          bool(not once or params.evict_at_sync), self.track_clean(params))
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         order, dirty = _order(state)

@@ -1,4 +1,5 @@
-"""The victim rules as they were before issue 22 made them incremental: each pick walks every closed line.
+"""The victim rules written as walks: each pick walks every closed line (the package's rules keep their
+candidates incrementally instead).
 
 Slow and obviously correct, and fast enough (compiled) to run the incremental rules of
 ``lib/flashrepro/ftl/victims`` against over streams far longer than the plain-Python reference of

@@ -152,8 +152,8 @@ def test_progress_bar(tmp_path, capsys):
     assert res.requests == 2 and "replay y" in capsys.readouterr().err
 
 
-# Issue 24: a loading.sql statement SQLite refuses stops the SQLite replay (it used to go on, on a database
-# without the app's tables, and report a fraction of the requests without a word).
+# Issue 24: a loading.sql statement SQLite refuses stops the SQLite replay (going on would run on a database
+# without the app's tables and report a fraction of the requests without a word).
 
 
 def _broken_app(data_dir, tmp_path):

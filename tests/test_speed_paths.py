@@ -1,4 +1,4 @@
-"""Issue 22's faster data paths against the plain versions they replaced, value for value.
+"""The faster data paths against plain versions of the same computation, value for value.
 
 * the PCMark05 models' request loops (Numba, drawing from the same Generator) against the Python loops;
 * simulate()'s I/O log (one pass into columns, the log buffer kept between runs) against the strided
@@ -21,9 +21,9 @@ from flashrepro.traces import Op, Trace, synthetic
 from flashrepro.traces.pcmark import BLOCK, MODELS, _layout, generate
 
 
-# --- the PCMark05 models: the Python loops the Numba ones replace ------------------------------------------
+# --- the PCMark05 models: plain Python loops beside the Numba ones --------------------------------------------
 def _plain_generate(m, seed, n_requests=None):
-    """generate() as it was written before issue 22: the same draws, one Python call each."""
+    """generate() written plainly: the same draws, one Python call each."""
     rng = np.random.default_rng([seed, 2011])
     start, size = _layout(m, rng)
     if m.kind in ("loading", "startup", "scan"):
@@ -96,7 +96,7 @@ POLICIES = ["lru", "clock_hbm", "seg_prefetch", "bs_clock", "lru_flush", "linux_
 
 
 def _columns_by_copies(trace, policy, capacity, **kw):
-    """The log's columns as simulate() built them before issue 22 (strided copies, Units.pages)."""
+    """The log's columns built the plain way (strided copies, Units.pages)."""
     from flashrepro.cache.registry import get_policy, make_params
     from flashrepro.cache.simulate import Simulator
 

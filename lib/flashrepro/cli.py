@@ -965,7 +965,8 @@ def _check_output(path: str | None, flag: str) -> None:
 
 def cmd_sweep(a) -> int:
     """Run ``flashrepro sweep``; errors propagate to :func:`run_command`, which prints them."""
-    from .sweep import TraceFile, device_time, expand_policies, run_cases, stable
+    from .devices import device_time
+    from .sweep import TraceFile, expand_policies, run_cases, stable
     from .traces import catalog, open_trace
 
     _load_policy_files(a.policy_file)

@@ -114,7 +114,7 @@ def fifo_threshold(s, first):
     """2R's scan: from the cursor over the eligible prefix, cyclically, the first line under the limit;
     the fallbacks and the global fallback as ``victims/fifo_threshold.py`` states them."""
     if not first:
-        return _scan(s, s.sc[0].region, False, False)
+        return _scan(s, s.sc[0].rule[FT.REGION], False, False)
     P = s.prm[0].pages
     mode = s.prm[0].rule[FT.FALLBACK]
     found = _scan(s, 0, True, mode == FT.FIFO)
@@ -131,7 +131,7 @@ def fifo_threshold(s, first):
         s.sc[0].pick_note = K.GLOBAL_FALLBACKS
         if victim < 0 or s.valid[victim] == P:
             return -1
-    s.sc[0].region = FT.COLD_REGION if s.kind[victim] == K.COLD else FT.NORMAL_REGION
+    s.sc[0].rule[FT.REGION] = FT.COLD_REGION if s.kind[victim] == K.COLD else FT.NORMAL_REGION
     return victim
 
 

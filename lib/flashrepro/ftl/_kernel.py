@@ -166,7 +166,6 @@ SC_DTYPE = np.dtype([
     ("nlog_v", _I8),  # victims so far (the first len(log_victims) are logged)
     ("clock", _I8),  # host writes since the device was created
     ("n_cands", _I8),  # candidates, in cands[:n_cands]
-    ("region", _I8),  # fifo_threshold: the first victim's region (0 normal, 1 cold)
     ("tick", _I8),  # the event counter that stamps bucket order (entered)
     ("front_line", _I8, (N_KINDS,)),  # the open line per kind (-1 = none)
     ("front_off", _I8, (N_KINDS,)),  # its next free offset
@@ -180,6 +179,7 @@ SC_DTYPE = np.dtype([
     ("watch_line", _I8),  # the watched answer: a closed line
     ("watch_until", _I8),  # the watched answer holds while clock < this
     ("n_age_log", _I8),  # lines in age_log (prm.age_lists): closed lines whose row is stale until sync_ages
+    ("rule", _I8, (4,)),  # the victim rule's own scalars, which the mechanism never reads (numbered in its file)
 ], align=True)
 CURSOR_PENDING = -1  # sc.cursor: the next line to close (prm.cursor_resume, after the newest line was a victim)
 SAMPLE_CLOSED = -1  # prm.sample_draws: the rule's first victim is draw_closed (random-all)

@@ -7,7 +7,9 @@ FIFO of closed lines, the valid-count buckets, the candidate set, close times, i
 it as a first-class function, so adding a rule needs no change to the kernel, and its settings need no
 change to :mod:`flashrepro.ftl.device`: the rule declares them (:class:`Param`: name, default, check) and a
 ``configure(params, geometry, prm)`` hook that writes them into its own block of the kernel's parameters
-(``prm.rule``, slots numbered from 0 in the rule's file); they become ``Policy`` keywords. The recipe, as a diff, is
+(``prm.rule``, slots numbered from 0 in the rule's file); they become ``Policy`` keywords. A rule that keeps
+state between picks keeps it in its own scalars, ``sc.rule`` (numbered in its file the same way; 2R's scan keeps
+its first victim's region there), which the mechanism never reads. The recipe, as a diff, is
 ``docs/ftl_victim_rules.md``:
 
 1. write ``victims/<name>.py`` with ``@jk.njit_no_refcount(VICTIM_SIG) def pick(s, first)`` (it borrows the

@@ -21,7 +21,7 @@ with ``strict_threshold``, 2R++'s "lower than").
   If the rule finds nothing with an invalid page (every eligible line full, or none eligible), the
   least-valid closed line of all is taken, a *global fallback*. The kernel counts a fallback only when
   the pass takes the victim (``sc.pick_note``). The victim's region (``NORMAL_REGION``: kinds 0 and 1;
-  ``COLD_REGION``: kind 2) is kept in ``sc.region``.
+  ``COLD_REGION``: kind 2) is kept in the rule's scalar ``sc.rule[REGION]``.
 * Follow-up victims: the same scan from the cursor, restricted to the first victim's region, with no
   fallback (-1 ends the pass).
 
@@ -46,7 +46,8 @@ from ._registry import Param, between, one_of, register
 RECENT, FALLBACK = 0, 1  # this rule's slots of prm.rule: the recent window, the fallback's code
 LEAST_VALID, FIFO, GLOBAL = 0, 1, 2  # the fallback's codes in prm.rule[FALLBACK]
 FALLBACKS = {"least-valid": LEAST_VALID, "fifo": FIFO, "global": GLOBAL}  # the fallback's code by name
-NORMAL_REGION, COLD_REGION = 0, 1  # sc.region: the first victim's region (normal kinds 0 and 1, or cold)
+REGION = 0  # this rule's slot of sc.rule: the first victim's region
+NORMAL_REGION, COLD_REGION = 0, 1  # its values (normal kinds 0 and 1, or cold)
 CURSORS = ("wrap", "resume")
 
 PARAMS = (
@@ -175,7 +176,7 @@ def _least_valid_closed(s):
 @jk.njit_no_refcount(K.VICTIM_SIG)
 def pick(s, first):
     if not first:
-        return _scan(s, s.sc[0].region, False, GLOBAL)  # (a follow-up takes no fallback: unused)
+        return _scan(s, s.sc[0].rule[REGION], False, GLOBAL)  # (a follow-up takes no fallback: unused)
     P = s.prm[0].pages
     mode = s.prm[0].rule[FALLBACK]
     found = _scan(s, 0, True, mode)
@@ -189,7 +190,7 @@ def pick(s, first):
         s.sc[0].pick_note = K.GLOBAL_FALLBACKS
         if victim < 0 or s.valid[victim] == P:
             return -1
-    s.sc[0].region = COLD_REGION if s.kind[victim] == K.COLD else NORMAL_REGION
+    s.sc[0].rule[REGION] = COLD_REGION if s.kind[victim] == K.COLD else NORMAL_REGION
     return victim
 
 

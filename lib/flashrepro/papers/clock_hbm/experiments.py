@@ -494,10 +494,10 @@ BASELINE_CHOICES = [
     ("CLOCK baselines insert pages referenced (as CLOCK-DNV and CLOCK-HBM do)", {"insert_referenced": True}, BOTH),
 ]
 SWAP_CHOICES = {"miss": "swap = every miss, read or write (the text's reading)",
-                "read_miss": "swap = a miss read from flash (a read miss; the reading before issue 21)",
+                "read_miss": "swap = a miss read from flash (read misses only)",
                 "flash_io": "swap = every page moved between buffer and flash (reads and write-backs)"}
 PRICING_CHOICES = {"hybrid": "LRU and CLOCK priced at the hybrid buffer's frames (20% DRAM, 80% NVM)",
-                   "dram": "LRU and CLOCK priced as one DRAM pool (the reading before issue 21)"}
+                   "dram": "LRU and CLOCK priced as one DRAM pool"}
 
 
 def _summary(runs: pl.DataFrame, controls: bool = False) -> dict:

@@ -330,7 +330,7 @@ CR = "both allowed; the clean-room reference's default (tests/cleanroom)"
 AMBIGUITY_VARIANTS = [  # (label, what the paper leaves open, the clean-room review's verdict, the parameters)
     ("default", "S=1, B = 5%, every 3 block hits, hits beyond 3 dropped, N1 >= B1, partial windows count, "
      "writes into L2, evict before culling, cull at once, both behind the read-ahead", "", {}),
-    ("no read-ahead front", "both schemes without the host's read-ahead (earlier versions of this package)",
+    ("no read-ahead front", "both schemes without the host's read-ahead (the bare driver)",
      "settled by Sec. 5: both run 'through the Linux kernel' with its default settings", {"front": "none"}),
     ("N1 may fall to 0", "the feedback can lock up", BOTH, {"n1_floor": "zero"}),
     ("S = 0", "N1 stays at M/2k: no adaptation", "S is not given", {"step": 0.0}),

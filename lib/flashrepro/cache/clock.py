@@ -110,9 +110,7 @@ class Clock(Kernel):
 
     step_kernel = staticmethod(_clock_step)
 
-    def rules(self, params):
-        # None or 1: a run that caches reads and one that does not each get their specialisation
-        return None if params.cache_reads else 1
+    rules = staticmethod(driver.no_read_alloc)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         sc = state.sc[0]

@@ -247,6 +247,12 @@ def page_loop(refs, start, st, counters, log, nlog, outcome, base, do_log, no_re
     return stop, nlog
 
 
+def no_read_alloc(params):
+    """:func:`page_loop`'s ``no_read_alloc`` from a policy's ``cache_reads`` setting, as its ``Kernel.rules``: None
+    when read misses are cached, else 1 (each selects its own specialisation, without the other's branches)."""
+    return None if params.cache_reads else 1
+
+
 def compose(name: str, prefetcher: dict | None = None, **hooks):
     """The step kernel of policy ``name``: :func:`page_loop` with ``hooks`` (every name in :data:`HOOKS`, each
     an ``@njit(inline="always")`` function) and a ``prefetcher``'s (a dict of the :data:`PREFETCH_HOOKS`; None:

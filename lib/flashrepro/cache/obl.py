@@ -129,10 +129,9 @@ _lru_obl_step = driver.compose("lru_obl", prefetcher=PREFETCHER, begin=lru._begi
 class LRUOBL(Kernel):
     """LRU with one-block lookahead: a read miss (or, tagged, a prefetch hit) reads the next page ahead."""
 
-    step_kernel = staticmethod(_lru_obl_step)
-
     caps = C.Caps(prefetches=True)
     counters = C.BASE + driver.PREFETCH_COUNTERS
+    step_kernel = staticmethod(_lru_obl_step)
 
     def unit_halo(self, params, page_bytes):
         return 1  # the page after each touched one, which a read of it prefetches

@@ -59,17 +59,8 @@ def simulate_source(source, policy: str, capacity_pages: int | None = None, *, p
             units, rank = one
             check_memory(units.n * UNIT_BYTES, f"{policy} over {units.n:,} units of 1 page ({source.name})")
             sim = Simulator(policy, units, tiers, p, flush_at_end=flush_at_end)
-            n = len(trace)
-            no_file, one_page = np.full(min(n, ONE_PAGE_CHUNK), -1, np.int32), np.ones(min(n, ONE_PAGE_CHUNK), np.int64)
-            for start in range(0, n, ONE_PAGE_CHUNK):
-                sl = slice(start, min(start + ONE_PAGE_CHUNK, n))
-                m = sl.stop - start
-                sim.feed(RefStream(rank[sl], trace.op[sl], trace.time_s[sl], no_file[:m], one_page[:m]))
-                if progress is not None:
-                    progress(sl.stop)
-            sim.finish()
-            return SimResult(policy, p, sum(tiers.values()), source.name, sim.counter_dict(), None, None, tiers,
-                             None)
+            each = None if progress is None else (lambda part, end: progress(end))
+            return sim.run(_one_page_chunks(trace, rank), each).result(source.name)
     data = references_pages(trace.op) & (trace.size_bytes > 0)
     off, size = trace.address_bytes[data], trace.size_bytes[data]
     if int(((off + size - 1) // page_bytes - off // page_bytes + 1).sum()) > whole_max_refs:
@@ -81,17 +72,30 @@ def simulate_source(source, policy: str, capacity_pages: int | None = None, *, p
         raise ValueError(f"trace {source.name!r} has no read or write page references")
     units = stream.units
     check_memory(units.n * UNIT_BYTES, f"{policy} over {units.n:,} units of {k} page(s) ({source.name})")
-    sim = Simulator(policy, units, tiers, p, flush_at_end=flush_at_end)
     done = 0  # page references fed
-    for part, idx in stream:
-        sim.feed(part)
+
+    def each(part, idx):
+        nonlocal done
         done += len(part.unit) if idx is None else int((idx >= 0).sum())
         if progress is not None and done:
             progress(int(stream.req[done - 1]) + 1)  # requests up to that of the last reference fed
+
+    res = Simulator(policy, units, tiers, p, flush_at_end=flush_at_end).run(stream, each).result(source.name)
     if progress is not None:
         progress(len(trace))  # trailing requests without page references (syncs, trims)
-    sim.finish()
-    return SimResult(policy, p, sum(tiers.values()), source.name, sim.counter_dict(), None, None, tiers, None)
+    return res
+
+
+def _one_page_chunks(trace, rank):
+    """A trace whose every request is a read or a write of one page, as the reference stream's chunks: its
+    pages' ranks (``rank``) and ops as they are, no file, one page each; ``(chunk, end)`` pairs, ``end`` the
+    requests up to the chunk's last."""
+    n = len(trace)
+    no_file, one_page = np.full(min(n, ONE_PAGE_CHUNK), -1, np.int32), np.ones(min(n, ONE_PAGE_CHUNK), np.int64)
+    for start in range(0, n, ONE_PAGE_CHUNK):
+        end = min(start + ONE_PAGE_CHUNK, n)
+        m = end - start
+        yield RefStream(rank[start:end], trace.op[start:end], trace.time_s[start:end], no_file[:m], one_page[:m]), end
 
 
 @njit(cache=True)

@@ -107,6 +107,28 @@ class Simulator:
                                                             self.params)
             self.finished = True
 
+    def run(self, parts, each=None) -> Simulator:
+        """Feed every chunk of ``parts`` in order (``(RefStream, index)`` pairs, as a
+        :class:`~flashrepro.traces.trace.ReferenceStream` yields them), calling ``each(part, index)`` after
+        each (progress), then :meth:`finish`; returns this simulator."""
+        for part, idx in parts:
+            self.feed(part)
+            if each is not None:
+                each(part, idx)
+        self.finish()
+        return self
+
+    def result(self, trace: str, io_log: IOLog | None = None, outcome: np.ndarray | None = None) -> SimResult:
+        """The finished run as a :class:`SimResult` of the trace called ``trace``: its counters, tiers and
+        trajectory, with the I/O log and outcomes when the caller built them."""
+        trajectory = None
+        if self.trajectory:
+            import polars as pl
+
+            trajectory = pl.DataFrame(self.trajectory)
+        return SimResult(self.policy.name, self.params, sum(self.tiers.values()), trace, self.counter_dict(), io_log,
+                         outcome, self.tiers, trajectory)
+
     def counter_dict(self) -> dict[str, int]:
         stored = dict(zip(self.policy.counter_names, self.counters.tolist(), strict=True))
         return {**stored, **C.derived(stored)}
@@ -282,10 +304,7 @@ def simulate(trace: Trace | PageRefs, policy: str, capacity_pages: int | None = 
     stream = trace.reference_stream(stream_spec(pol, p, page_bytes, chunk=chunk, keep_index=log_io))  # the one ask
     if len(stream) == 0:
         raise ValueError(f"trace {stream.name!r} has no read or write page references")
-    sim = Simulator(policy, stream.units, tiers, p, flush_at_end=flush_at_end, log_io=log_io)
-    for part, _ in stream:
-        sim.feed(part)
-    sim.finish()
+    sim = Simulator(policy, stream.units, tiers, p, flush_at_end=flush_at_end, log_io=log_io).run(stream)
     io_log = outcome = None
     if log_io:
         rows = sim.log_rows()
@@ -306,13 +325,7 @@ def simulate(trace: Trace | PageRefs, policy: str, capacity_pages: int | None = 
         del rows  # every column above is a copy: the buffer can serve the next run
         _give_back_log(sim.log)
         sim.log = C.new_log(0, False)
-    trajectory = None
-    if sim.trajectory:
-        import polars as pl
-
-        trajectory = pl.DataFrame(sim.trajectory)
-    return SimResult(policy, p, sum(tiers.values()), stream.name, sim.counter_dict(), io_log, outcome, tiers,
-                     trajectory)
+    return sim.result(stream.name, io_log, outcome)
 
 
 def _unit_shape(kernel, params, page_bytes: int) -> tuple[int, int]:
@@ -425,8 +438,4 @@ def simulate_stream(source, policy: str, capacity_pages: int | None = None, *, p
     if units.n == 0:
         raise ValueError(f"trace {source.name!r} has no read or write page references")
     check_memory(units.n * UNIT_BYTES, f"{policy} over {units.n:,} units of {units.unit_pages} page(s) ({source.name})")
-    sim = Simulator(policy, units, tiers, p, flush_at_end=flush_at_end)
-    for part, _ in stream:
-        sim.feed(part)
-    sim.finish()
-    return SimResult(policy, p, sum(tiers.values()), source.name, sim.counter_dict(), None, None, tiers, None)
+    return Simulator(policy, units, tiers, p, flush_at_end=flush_at_end).run(stream).result(source.name)

@@ -81,8 +81,8 @@ def test_the_notebook_knobs_are_parameters_used_by_the_code():
     load = _notebook_cell("W.workloads(")
     assert "names=workloads" in load and "select_variants(policies)" in load and "hbm_params" in load
     assert "swap=swap" in load and "pricing=baseline_pricing" in load
-    closing = _notebook_cell("report.write_text(")
-    assert "T.text(" in closing and '"03_clock_hbm"' in closing
+    closing = _notebook_cell('PAPER.make("text.md"')
+    assert "claims, runs, interp, amb, sweep, lat, swap, scale" in closing
 
 
 

@@ -1,6 +1,6 @@
-"""Every paper package has the one layout, and its FIGURES index names exactly what its notebook writes.
+"""Every paper package has the one layout, and its ``PAPER.outputs`` name exactly what its notebook writes.
 
-(The notebooks also check the index at run time against the files they wrote: ``FIGURES.check()``.)
+(The notebooks also check the outputs at run time against the files they wrote: ``PAPER.check()``.)
 """
 
 import ast
@@ -9,10 +9,14 @@ import importlib.util
 import json
 import pkgutil
 
+import matplotlib.figure
+import polars as pl
 import pytest
 
 import flashrepro.papers
-from flashrepro import paths
+from flashrepro import paths, report
+from flashrepro.papers.layout import Output
+from flashrepro.papers.spec import Paper
 
 PACKAGES = sorted(m.name for m in pkgutil.iter_modules(flashrepro.papers.__path__) if m.ispkg)
 NO_CLAIMS = {"workloads", "matrix"}  # notebooks 00 and 06 are about no single paper
@@ -20,7 +24,7 @@ NO_CLAIMS = {"workloads", "matrix"}  # notebooks 00 and 06 are about no single p
 
 def test_every_notebook_has_a_package_and_back():
     notebooks = {p.stem for p in paths.notebooks.glob("*.ipynb")}
-    declared = {importlib.import_module(f"flashrepro.papers.{p}").NOTEBOOK for p in PACKAGES}
+    declared = {importlib.import_module(f"flashrepro.papers.{p}").PAPER.notebook for p in PACKAGES}
     assert declared == notebooks
 
 
@@ -30,36 +34,96 @@ def test_package_layout(package):
     names = {m.name for m in pkgutil.iter_modules(mod.__path__)}
     need = {"workloads", "experiments", "figures"} | ({"claims"} if package not in NO_CLAIMS else set())
     assert need <= names, f"{package} lacks {need - names}"
-    assert len(mod.FIGURES) > 0
-    for out in mod.FIGURES:
+    assert len(mod.PAPER.outputs) > 0
+    for out in mod.PAPER.outputs:
         assert callable(out.function) and out.function.__module__.startswith(mod.__name__ + "."), out
-        assert out.file.startswith(mod.NOTEBOOK) and out.file.endswith((".csv", ".png", "_text.md")), out
+        assert out.file.startswith(mod.PAPER.notebook) and out.file.endswith((".csv", ".png", "_text.md")), out
 
 
-def _written_names(source: str) -> set[str]:
-    """File names a notebook writes: savefig(..., "name"), write_table(..., "name"), write_claims(..., "nb")
-    (with ``measured=True``: ``nb_claims_measured.csv``), write_timings(..., "nb"), write_text(..., "nb")."""
-    suffix = {"savefig": ".png", "write_table": ".csv", "write_claims": "_claims.csv",
-              "write_timings": "_timings.csv", "write_text": "_text.md"}
+def _table(n):
+    return pl.DataFrame({"x": list(range(n))})
+
+
+def _figure(df):
+    fig = matplotlib.figure.Figure()
+    fig.add_subplot().plot(df["x"])
+    return fig
+
+
+def _shout(text):
+    return text.upper()
+
+
+@pytest.fixture
+def toy_outputs(tmp_path, monkeypatch):
+    """A paper ``99_toy`` with a table, a figure, wall times and a text, writing under ``tmp_path``."""
+    monkeypatch.setattr(paths, "results", tmp_path / "results")
+    monkeypatch.setattr(paths, "figures", tmp_path / "figures")
+    monkeypatch.setattr(paths, "staging", None)
+    monkeypatch.setattr(paths, "current", None)
+    monkeypatch.setattr(report, "WRITTEN", set())
+    for d in (paths.results, paths.figures):
+        d.mkdir()
+    paper = Paper("tests.toy", notebook="99_toy", title="a toy", outputs=[
+        Output("Table 1", _table, "99_toy_table.csv"), Output("Fig. 1", _figure, "99_toy_fig.png"),
+        Output("wall times", _table, "99_toy_timings.csv", always=False),
+        Output("text", _shout, "99_toy_text.md", always=False)])
+    return paper, report
+
+
+def test_an_output_is_made_and_saved_by_its_name(toy_outputs):
+    paper, _ = toy_outputs
+    df = paper.make("table.csv", 3)  # runs the declared function, writes and returns what it returned
+    assert df.equals(_table(3)) and pl.read_csv(paths.results / "99_toy_table.csv").equals(df)
+    paper.make("fig", df)  # the figure's name without its suffix: one output has it
+    assert (paths.figures / "99_toy_fig.png").stat().st_size > 0 and (paths.figures / "99_toy_fig.pdf").exists()
+    paper.save("timings.csv", _table(2))  # a table the cell assembled: written, not computed
+    assert pl.read_csv(paths.results / "99_toy_timings.csv")["x"].to_list() == [0, 1]
+    assert paper.make("text.md", "holds") == "HOLDS"
+    assert (paths.results / "99_toy_text.md").read_text() == "HOLDS\n"
+    assert paper.check()["written"].all()
+    with pytest.raises(KeyError, match="0 outputs called 'table2.csv'.*outputs: table.csv, fig.png"):
+        paper.save("table2.csv", df)
+
+
+WRITERS = {"savefig", "write_table", "write_claims", "write_timings", "write_text"}  # report's and plots'
+
+
+def _written_names(source: str, paper) -> set[str]:
+    """The files a notebook writes: ``PAPER.make("name", ...)`` and ``PAPER.save("name", ...)``, each name
+    resolved by ``paper.output`` (which fails on a name the paper does not declare). A direct call of a
+    writer (``report.write_table(df, "...")``) fails the test: a notebook writes only through its PAPER."""
     out = set()
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in suffix:
-            last = node.args[-1]
-            assert isinstance(last, ast.Constant), f"{node.func.attr} with a computed name: {ast.unparse(node)}"
-            measured = any(k.arg == "measured" and isinstance(k.value, ast.Constant) and k.value.value
-                           for k in node.keywords)
-            out.add(last.value + ("_claims_measured.csv" if node.func.attr == "write_claims" and measured
-                                  else suffix[node.func.attr]))
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        assert node.func.attr not in WRITERS, f"a write not through PAPER: {ast.unparse(node)}"
+        if isinstance(node.func.value, ast.Name) and node.func.value.id == "PAPER" and node.func.attr in (
+                "make", "save"):
+            name = node.args[0]
+            assert isinstance(name, ast.Constant), f"an output named by a computed value: {ast.unparse(node)}"
+            out.add(paper.output(name.value).file)
     return out
 
 
 @pytest.mark.parametrize("package", PACKAGES)
 def test_index_matches_the_notebook_source(package):
     mod = importlib.import_module(f"flashrepro.papers.{package}")
-    nb = json.loads((paths.notebooks / f"{mod.NOTEBOOK}.ipynb").read_text())
+    nb = json.loads(mod.PAPER.notebook_path.read_text())
     source = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
-    assert _written_names(source) == {o.file for o in mod.FIGURES}
-    assert "FIGURES.check()" in source
+    assert _written_names(source, mod.PAPER) == {o.file for o in mod.PAPER.outputs}
+    assert "PAPER.check()" in source
+
+
+def test_the_index_check_sees_a_write_outside_the_paper(toy_outputs):
+    """The static check above fails on a direct writer call; this is its ground truth at run time."""
+    paper, report = toy_outputs
+    paper.make("table.csv", 3)
+    with pytest.raises(AssertionError, match="declared but not written: \\['99_toy_fig.png'\\]"):
+        paper.check()
+    report.write_table(pl.DataFrame({"x": [1]}), "99_toy_extra")
+    with pytest.raises(AssertionError, match="written but not declared: \\['99_toy_extra.csv'\\]"):
+        paper.check()
 
 
 @pytest.mark.parametrize("package", PACKAGES)

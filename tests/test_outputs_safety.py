@@ -97,7 +97,7 @@ def shell(monkeypatch):
     from IPython.core.interactiveshell import InteractiveShell
 
     sh = InteractiveShell.instance()
-    sh.user_ns["FIGURES"] = types.SimpleNamespace(notebook="90_toy")  # what each paper notebook imports
+    sh.user_ns["PAPER"] = types.SimpleNamespace(notebook="90_toy")  # what each paper notebook imports
     yield sh
     InteractiveShell.clear_instance()
     monkeypatch.setattr(paths, "_pending_snapshot", None)
@@ -189,7 +189,7 @@ def test_the_real_notebooks_are_recognised_by_the_figures_they_import(home, monk
     """outputs_for in a notebook's namespace (here a dict, as IPython's user namespace is) finds the paper's
     defaults in notebooks/07_theory.ipynb, the file on disk and the committed one."""
     monkeypatch.setattr(paths, "notebooks", Path(notebooks.__file__).resolve().parents[2] / "notebooks")
-    ns = {"FIGURES": types.SimpleNamespace(notebook="07_theory"), "scale": "ci", "seed": 0}
+    ns = {"PAPER": types.SimpleNamespace(notebook="07_theory"), "scale": "ci", "seed": 0}
     exec("from flashrepro import paths\nrun = paths.outputs_for(scale)", ns)
     assert ns["run"].variant is None and paths.results == home / "results" / "ci"
     ns["seed"] = 3
@@ -201,7 +201,7 @@ def test_the_real_notebooks_are_recognised_by_the_figures_they_import(home, monk
 
 
 def test_a_caller_that_is_no_known_notebook_keeps_writing_by_scale(home):
-    assert paths.outputs_for("quick") is None  # this module's globals: no FIGURES, no parameters
+    assert paths.outputs_for("quick") is None  # this module's globals: no PAPER, no parameters
     assert paths.results == home / "results" / "quick" and paths.current is None
 
 

@@ -3,6 +3,7 @@ claims ledger's headline tags, the robustness maps and the report find the paper
 one package and one notebook (the toy paper below is added from a test and shows up with no other edit)."""
 
 import importlib
+import json
 import os
 import pkgutil
 import re
@@ -20,6 +21,7 @@ import flashrepro.papers
 from flashrepro import claims as ledger
 from flashrepro import headline, paths, site, sweep
 from flashrepro.papers import Paper, Spec, all_papers, find, specs
+from flashrepro.traces import catalog
 
 PACKAGES = sorted(m.name for m in pkgutil.iter_modules(flashrepro.papers.__path__) if m.ispkg)
 
@@ -31,7 +33,6 @@ def test_every_package_and_every_notebook_has_a_paper():
     for package in PACKAGES:
         mod = importlib.import_module(f"flashrepro.papers.{package}")
         assert isinstance(mod.PAPER, Paper) and mod.PAPER.key == package
-        assert mod.FIGURES is mod.PAPER.outputs and mod.NOTEBOOK == mod.PAPER.notebook  # the names notebooks use
         if hasattr(mod, "claims") and hasattr(mod.claims, "PAPER"):
             assert mod.claims.PAPER == mod.PAPER.ledger, "the ledger rows carry the spec's ledger number"
 
@@ -39,7 +40,7 @@ def test_every_package_and_every_notebook_has_a_paper():
 def test_the_source_reading_equals_the_imported_papers():
     """specs() reads the packages' source (no import); it must say what the imported PAPERs say."""
     imported = all_papers()
-    assert [Spec(p.package, p.notebook, p.title, p.ledger) for p in imported] == list(specs())
+    assert [Spec(p.package, p.notebook, p.title, p.ledger, p.catalog) for p in imported] == list(specs())
     assert [p.number for p in imported] == sorted(p.number for p in imported)
     assert find(4).notebook == "04_2rpp" and find("twor").number == 4 and find("04").key == "twor"
     assert find("07_theory").ledger == 0
@@ -112,6 +113,7 @@ def test_make_resolves_each_paper_number_to_its_notebook():
 TOY = '''
 """A paper added by a test: one package (this file) and, in a real repository, one notebook."""
 
+from ...traces import catalog, synthetic
 from ..layout import Output
 from ..spec import Paper
 
@@ -120,7 +122,13 @@ def table(n=3):
     return list(range(n))
 
 
-PAPER = Paper(__name__, notebook="98_toy", ledger=98, title="Toy: a paper added by a test",
+def model(n, seed):
+    return synthetic.uniform(100, n, seed=seed)
+
+
+catalog.add(catalog.Workload("toy/uniform", "a toy model over 100 pages", model=model, papers=(98,)))
+
+PAPER = Paper(__name__, notebook="98_toy", ledger=98, catalog="toy", title="Toy: a paper added by a test",
               outputs=[Output("Fig. 1", table, "98_toy_fig1.csv"), Output("Fig. 1", table, "98_toy_fig1.png")])
 '''
 
@@ -134,6 +142,30 @@ def toy_paper(tmp_path, monkeypatch):
     monkeypatch.setattr(flashrepro.papers, "__path__", [*flashrepro.papers.__path__, str(root)])
     yield "flashrepro.papers.toy_paper"
     sys.modules.pop("flashrepro.papers.toy_paper", None)
+    catalog.CATALOG.pop("toy/uniform", None)
+
+
+def test_the_catalog_imports_a_paper_for_its_workloads(toy_paper):
+    assert toy_paper not in sys.modules and "toy/uniform" not in catalog.CATALOG
+    assert catalog.origin("toy/uniform") == "model" and toy_paper in sys.modules  # asked by name: imported
+    assert len(catalog.get("toy/uniform", scale="ci", seed=1)) == catalog.SCALES["ci"]
+    assert "toy/uniform" in catalog.names("toy/") and not catalog.known("toy/none")
+    with pytest.raises(ValueError, match="unknown workload 'toy/none'"):
+        catalog.get("toy/none")
+
+
+def test_listing_the_catalog_imports_only_the_papers_with_workloads():
+    """Asking for one paper's workload imports that paper alone; listing the catalog, those that add workloads."""
+    code = ("import json, sys; from flashrepro.traces import catalog\n"
+            "def papers(): return sorted(m.rpartition('.')[2] for m in sys.modules if m.count('.') == 2 and "
+            f"m.startswith('flashrepro.papers.') and m.rpartition('.')[2] in {PACKAGES!r})\n"
+            "a = catalog.known('pcmark/T4-virus-scan'); one = papers(); n = len(catalog.names())\n"
+            "print(json.dumps([a, one, n, papers()]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True)
+    known, one, n, listed = json.loads(out.stdout)
+    assert known and one == ["ssd_prefetch"]
+    assert n > 60 and listed == sorted(s.key for s in specs() if s.catalog) == sorted(
+        ["bs_clock", "clock_hbm", "ssd_prefetch", "write_once"])
 
 
 def test_a_new_package_is_a_paper_everywhere(toy_paper, tmp_path):

@@ -929,7 +929,7 @@ def _workload(name: str):
     from .sweep import TraceFile
     from .traces import catalog, open_trace
 
-    if name in catalog.CATALOG:
+    if catalog.known(name):
         try:
             catalog.origin(name)  # a real trace that is not here and has no model
         except (ValueError, FileNotFoundError) as e:

@@ -8,9 +8,10 @@ the README or docs/: every table of them sits between two markers,
     <!-- results:NAME:end -->
 
 and ``python -m flashrepro.docs`` (``make docs``) replaces what is between them with the block NAME rendered
-from the files in ``results/`` that :data:`BLOCKS` names for it. Text outside the markers is never touched,
-rendering twice gives the same text, and a block whose files are missing says which ones and how to make them
-("run `make` then `make docs`") instead of failing, so the docs render on a fresh clone.
+from the files in ``results/`` that ``BLOCKS`` names for it (the package-wide blocks here, and the tables
+the paper packages' outputs declare a :class:`~flashrepro.papers.layout.Doc` for). Text outside the markers is
+never touched, rendering twice gives the same text, and a block whose files are missing says which ones and how
+to make them ("run `make` then `make docs`") instead of failing, so the docs render on a fresh clone.
 
     python -m flashrepro.docs                   # render README.md and docs/*.md from results/
     python -m flashrepro.docs --check           # exit 1 when rendering would change a page, or a line outside
@@ -21,6 +22,7 @@ rendering twice gives the same text, and a block whose files are missing says wh
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import sys
@@ -32,6 +34,7 @@ import polars as pl
 
 from . import paths
 from .claims import VERDICTS
+from .papers import all_papers
 
 MARK = re.compile(r"<!-- results:(?P<name>[a-z0-9-]+):begin -->\n(?P<body>.*?)<!-- results:(?P=name):end -->",
                   re.S)
@@ -295,7 +298,7 @@ def render_bench_memory(results: Path) -> str:
 # ---------------------------------------------------------------------------------------------------- registry
 
 def _blocks() -> dict[str, Block]:
-    blocks = [
+    out = [
         Block("claims", ("claims.csv",), render_claims, optional=("claims_measured.csv",),
               about="claims per paper by verdict"),
         Block("timings", ("notebook_timings.csv",), render_timings, about="each notebook's last wall time"),
@@ -303,72 +306,36 @@ def _blocks() -> dict[str, Block]:
         Block("bench-memory", ("bench.csv",), render_bench_memory, make="make bench",
               about="memory per request, the big SPC run"),
         Block("matrix-size", ("06_matrix_runs.csv",), render_matrix_size, about="notebook 06's run count"),
-        Block("calibration-paper1", ("01_bs_clock_calibration.csv",), render_csv(
-            "01_bs_clock_calibration.csv",
-            "Each workload model's fitted parameters and Spatial Clock's numbers against Tables 4-5 ({name}):",
-            {"workload": "workload", "kind": "model", "share": "fitted share", "hot": "hot set",
-             "hot_unit": "unit", "sc_hit_ratio": "hit ratio", "sc_hit_ratio_target": "paper",
-             "sc_pages_written": "pages written", "sc_pages_written_target": "paper", "hit_error": "hit error",
-             "written_error": "written error"}),
-            about="paper 1's workload fits"),
-        Block("ceiling-paper1", ("01_bs_clock_ceiling.csv",), render_csv(
-            "01_bs_clock_ceiling.csv", "The card models' ceilings ({name}; shares of the write time):",
-            {"card": "card", "request_ms": "a (ms per request)", "page_ms": "b (ms per page)",
-             "ceiling": "ceiling", "max_bulk_pages": "bulk pages", "ceiling_at_cap": "ceiling at that size"}),
-            about="paper 1's card-model ceilings"),
-        Block("fit-paper4", ("04_2rpp_fit.csv",), render_csv(
-            "04_2rpp_fit.csv", "The OLTP models against Figs. 1-2 ({name}):",
-            {"workload": "workload", "top20": "top-20% write share", "top20_paper": "paper (Fig. 1)",
-             "frozen60": "frozen at 60%", "frozen60_paper": "paper (Fig. 2)"}),
-            about="paper 4's model fits"),
-        Block("scale-check-paper4", ("04_2rpp_scale_check.csv",), render_csv(
-            "04_2rpp_scale_check.csv", "The grids' scale against the main runs on the default setting ({name}):",
-            {"workload": "workload", "policy": "policy", "waf_grid": "WAF (grid)", "waf_main": "WAF (main)",
-             "grid_scale": "grid scale", "main_scale": "main scale", "relative_difference": "difference",
-             "within": "within 2%"}),
-            about="paper 4's grid scale against full scale"),
-        Block("format-tests-paper3", ("03_clock_hbm_format_tests.csv",), render_csv(
-            "03_clock_hbm_format_tests.csv", "The real traces that only test the readers ({name}):",
-            {"trace": "trace", "requests": "requests", "read_share": "read share", "mean_kib": "mean KiB",
-             "page_references": "page references", "footprint_pages": "footprint pages",
-             "references_per_page": "references per page", "lru_hit_ratio_32MB": "LRU hit ratio, 32 MB"}),
-            about="paper 3's reader-test traces"),
-        Block("fallback-share-paper4", ("04_2rpp_fallback_counts.csv",), render_csv(
-            "04_2rpp_fallback_counts.csv",
-            "2R's and 2R++'s first victims that are fallbacks, per main run ({name}):",
-            {"workload": "workload", "trigger": "trigger", "fallback": "fallback rule", "policy": "policy",
-             "waf": "WAF", "gc_passes": "GC passes", "fallback_share": "fallback share"}),
-            about="paper 4's fallback shares"),
-        Block("fallback-band-paper4", ("04_2rpp_fallback_band.csv",), render_csv(
-            "04_2rpp_fallback_band.csv", "What each WAF spans across the fallback rules, at the grid scale ({name}):",
-            {"workload": "workload", "2r_min": "2R min", "2r_max": "2R max", "2r++_min": "2R++ min",
-             "2r++_max": "2R++ max", "improvement_pct_min": "improvement % min",
-             "improvement_pct_max": "improvement % max"}),
-            about="paper 4's fallback band"),
-        Block("seeds-paper4", ("04_2rpp_seeds.csv",), render_csv(
-            "04_2rpp_seeds.csv", "Seeds 0-4 at the grid scale ({name}):",
-            {"workload": "workload", "quantity": "quantity", "seeds": "seeds", "mean": "mean", "min": "min",
-             "max": "max"}),
-            about="paper 4's seed spread"),
-        Block("timings-paper4", ("04_2rpp_timings.csv",), render_csv(
-            "04_2rpp_timings.csv", "Seconds per main run on the machine that ran it ({name}):",
-            digits=3), about="paper 4's seconds per main run"),
         Block("claims-paper4-reachability", ("claims.csv",), render_claim_rows(4, "Reachability"),
               about="paper 4's reachability rows"),
     ]
+    for paper in all_papers():  # the tables a paper's outputs ask the docs to show (layout.Doc)
+        for o in paper.outputs:
+            if o.doc is not None:
+                d = o.doc
+                out.append(Block(d.block, (o.file,), render_csv(o.file, d.intro, d.columns, d.digits), about=d.about))
     for ledger in sorted(_labels()):
-        blocks.append(Block(f"claims-paper{ledger}", ("claims.csv",), render_paper_claims(ledger),
+        out.append(Block(f"claims-paper{ledger}", ("claims.csv",), render_paper_claims(ledger),
                             about=f"paper {ledger}'s claims by verdict and source, its headline rows"))
-    return {b.name: b for b in blocks}
+    return {b.name: b for b in out}
 
 
-BLOCKS = _blocks()
+@functools.cache
+def blocks() -> dict[str, Block]:
+    """Every block by name, built on first use (it imports the paper packages, for their outputs' Doc)."""
+    return _blocks()
+
+
+def __getattr__(name: str):
+    if name == "BLOCKS":  # docs.BLOCKS: blocks()
+        return blocks()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def render_block(name: str, results: Path) -> str:
-    if name not in BLOCKS:
-        raise KeyError(f"no rendered block {name!r}; blocks: {', '.join(sorted(BLOCKS))}")
-    block = BLOCKS[name]
+    if name not in blocks():
+        raise KeyError(f"no rendered block {name!r}; blocks: {', '.join(sorted(blocks()))}")
+    block = blocks()[name]
     if any(not (results / f).is_file() for f in block.files):
         return pending(block, results)
     return block.render(results)
@@ -458,7 +425,7 @@ def main(argv=None) -> int:
     ap.add_argument("--list", action="store_true", help="list the blocks and the files each reads")
     a = ap.parse_args(argv)
     if a.list:
-        for b in BLOCKS.values():
+        for b in blocks().values():
             print(f"{b.name:28s} {', '.join('results/' + f for f in b.files + b.optional):52s} {b.about}")
         return 0
     results = Path(a.results) if a.results else paths.results

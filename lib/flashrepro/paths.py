@@ -221,10 +221,10 @@ def folders(scale: str, variant: str | None) -> tuple[Path, Path]:
 
 def _notebook_of(notebook, ns: dict) -> Path | None:
     """The notebook file this run belongs to: ``notebook`` (a stem or a path), the runner's, the one whose
-    ``FIGURES`` the notebook imported (each paper notebook does, before calling outputs_for), or the one
+    ``PAPER`` the notebook imported (each paper notebook does, before calling outputs_for), or the one
     JupyterLab says it runs (``__session__``)."""
     if notebook is None:
-        notebook = os.environ.get(NOTEBOOK_ENV) or getattr(ns.get("FIGURES"), "notebook", None)
+        notebook = os.environ.get(NOTEBOOK_ENV) or getattr(ns.get("PAPER"), "notebook", None)
     if notebook is None and isinstance(ns.get("__session__"), str):
         notebook = Path(ns["__session__"]).stem
     if notebook is None:
@@ -251,7 +251,7 @@ def outputs_for(scale: str, parameters: dict | None = None, notebook: str | None
       (:func:`variant_name`), each with a ``params.json`` of every parameter's value.
 
     The values are ``parameters`` if given, else the caller's globals (the notebook's namespace in a kernel:
-    JupyterLab, papermill, nbval), for the notebook ``notebook`` or the one whose ``FIGURES`` it imported. Under
+    JupyterLab, papermill, nbval), for the notebook ``notebook`` or the one whose ``PAPER`` it imported. Under
     the runner (``python -m flashrepro.notebooks run``, which sets ``FLASHREPRO_VARIANT`` from the ``-p``
     values) its choice stands and outputs are written to a staging folder it moves into place when the notebook
     completes. Outside it (JupyterLab) a default is the parameters cell's value on disk and, in a git checkout,

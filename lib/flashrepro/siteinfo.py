@@ -431,15 +431,20 @@ def _imported_outputs(spec) -> list[tuple]:
     return [(o.ref, inspect.getdoc(o.function) or "", o.file, o.always) for o in paper.outputs]
 
 
+_WRITES = re.compile(r"""PAPER\.(?:make|save)\(\s*["']([^"']+)["']""")  # an output written by its name
+
+
 def notebook_sections(notebook: Path) -> dict[str, str]:
-    """Output stem -> the first line of the last markdown cell before the first code cell that names it
-    (``"01_bs_clock_fig2"`` in quotes), ``#`` marks removed: the notebook's own heading for that output."""
+    """Output stem -> the first line of the last markdown cell before the first code cell that writes it
+    (``PAPER.make("fig2.png", ...)`` or ``PAPER.save(...)``: ``01_bs_clock_fig2`` in ``01_bs_clock``), ``#``
+    marks removed: the notebook's own heading for that output."""
     try:
         cells = json.loads(Path(notebook).read_text(encoding="utf-8")).get("cells", [])
     except (OSError, ValueError):
         return {}
     out: dict[str, str] = {}
     heading = ""
+    prefix = Path(notebook).stem + "_"
     for c in cells:
         src = c.get("source", "")
         src = src if isinstance(src, str) else "".join(src)
@@ -447,8 +452,9 @@ def notebook_sections(notebook: Path) -> dict[str, str]:
             first = next((line for line in src.splitlines() if line.strip()), "")
             heading = first.lstrip("#").strip()
         elif c.get("cell_type") == "code":
-            for stem in re.findall(r"[\"']([0-9]{2}_[A-Za-z0-9_]+)[\"']", src):
-                out.setdefault(stem, heading)
+            for name in _WRITES.findall(src):
+                stem = name.rsplit(".", 1)[0] if name.endswith((".csv", ".png", ".md")) else name
+                out.setdefault(stem if stem.startswith(prefix) else prefix + stem, heading)
     return out
 
 

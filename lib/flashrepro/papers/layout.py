@@ -3,10 +3,12 @@ index from the paper's figures and tables to the function that makes each and th
 
 Every paper lives in ``papers/<name>/`` with ``workloads.py`` (the traces and models), ``experiments.py``
 (the runs, as polars tables), ``claims.py`` (the claims ledger rows) and ``figures.py`` (the plots), and an
-``__init__.py`` holding ``PAPER`` (and ``FIGURES = PAPER.outputs``, ``NOTEBOOK = PAPER.notebook``, the names the
-notebook and the robustness maps use). A notebook ends with ``FIGURES.check()``, which fails when a declared
-file was not written in that run or a file was written that the index does not declare, so the index
-and what ``make`` produces cannot drift apart (``tests/test_layout.py`` checks the rest statically).
+``__init__.py`` holding ``PAPER``. The notebook writes every output through it, by the output's name:
+``PAPER.make("fig5.png", curves)`` runs the declared function and writes what it returns,
+``PAPER.save("fig3_fig4.csv", tl)`` writes a table the cell assembled. It ends with ``PAPER.check()``, which
+fails when a declared file was not written in that run or a file was written that the index does not
+declare, so the index and what ``make`` produces cannot drift apart (``tests/test_layout.py`` checks the
+rest statically).
 """
 
 from __future__ import annotations
@@ -21,16 +23,32 @@ from .. import report
 
 
 @dataclasses.dataclass(frozen=True)
+class Doc:
+    """How the docs show a table output: ``make docs`` (:mod:`flashrepro.docs`) renders it between the markers
+    ``<!-- results:<block>:begin -->`` and ``<!-- results:<block>:end -->`` of a page, as ``intro`` (``{name}``:
+    its file under results/) and a table of ``columns`` (its columns and their headings; None: all, as they
+    are) to ``digits`` significant digits; ``about`` is what ``python -m flashrepro.docs --list`` says of it."""
+
+    block: str
+    intro: str
+    columns: dict | None = None
+    digits: int = 4
+    about: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
 class Output:
     """``ref`` is the paper's figure or table ("Fig. 2", "Table 4") or what we add ("extension: ..."),
     ``function`` the library function that computes or draws it, ``file`` what the notebook writes: a
     table ``<name>.csv`` under results/ or a figure ``<name>.png`` (with its ``.pdf``) under figures/.
-    ``always=False``: not written at every scale or on every machine (e.g. replays skipped at ci)."""
+    ``always=False``: not written at every scale or on every machine (e.g. replays skipped at ci). ``doc``: a
+    table the docs show (:class:`Doc`)."""
 
     ref: str
     function: Callable
     file: str
     always: bool = True
+    doc: Doc | None = None
 
     @property
     def stem(self) -> str:
@@ -40,6 +58,28 @@ class Output:
     def __call__(self, *args, **kwargs):
         """Run the function that computes or draws this output."""
         return self.function(*args, **kwargs)
+
+    def write(self, obj, notebook: str):
+        """Write ``obj`` as this output of ``notebook`` with the writer its file name calls for: the claims
+        ledger for ``<notebook>_claims.csv`` (``_claims_measured.csv``: rows judged on this machine's
+        measurements), :func:`~flashrepro.report.write_timings` for ``*_timings.csv``,
+        :func:`~flashrepro.report.write_text` for ``*_text.md``, :func:`~flashrepro.report.write_table` for
+        another ``.csv`` and :func:`~flashrepro.plots.savefig` (PNG and PDF) for a ``.png``. Returns what
+        the writer returns."""
+        f = self.file
+        if f == f"{notebook}_claims.csv":
+            return report.write_claims(obj, notebook)
+        if f == f"{notebook}_claims_measured.csv":
+            return report.write_claims(obj, notebook, measured=True)
+        if f.endswith("_timings.csv"):
+            return report.write_timings(obj, f.removesuffix("_timings.csv"))
+        if f.endswith("_text.md"):
+            return report.write_text(obj, f.removesuffix("_text.md"))
+        if f.endswith(".csv"):
+            return report.write_table(obj, self.stem)
+        from .. import plots
+
+        return plots.savefig(obj, self.stem)
 
 
 class Index(tuple):
@@ -64,7 +104,8 @@ class Index(tuple):
         missing = sorted(o.file for o in self if o.always and o.file not in written)
         undeclared = sorted(written - self.files())
         if missing or undeclared:
-            raise AssertionError(f"{self.notebook}: FIGURES index and outputs differ; declared but not written: "
+            raise AssertionError(f"{self.notebook}: the declared outputs and the files written differ; "
+                                 f"declared but not written: "
                                  f"{missing}; written but not declared: {undeclared}")
         return pl.DataFrame([{"paper": o.ref, "function": f"{o.function.__module__.split('.')[-1]}."
                               f"{o.function.__name__}", "file": o.file, "written": o.file in written} for o in self])

@@ -27,12 +27,15 @@ class Spec:
     """A paper's notebook, title and ledger number, readable without importing its package.
 
     ``package`` is the package's module name (``__name__`` in its ``__init__.py``), ``notebook`` the stem of
-    ``notebooks/<notebook>.ipynb``, ``ledger`` the ``paper`` column of its claims rows (None: no claims)."""
+    ``notebooks/<notebook>.ipynb``, ``ledger`` the ``paper`` column of its claims rows (None: no claims),
+    ``catalog`` the prefix of the workload names the package adds to the workload catalog when imported
+    (``"bsclock"``: ``bsclock/web-browsing``, ...; None: none), so the catalog imports it when asked for one."""
 
     package: str
     notebook: str
     title: str
     ledger: int | None = None
+    catalog: str | None = None
 
     def __post_init__(self):
         head, sep, _ = self.notebook.partition("_")
@@ -93,6 +96,24 @@ class Paper(Spec):
                            f"give the suffix where a table and a figure share a name); outputs: {known}")
         return hits[0]
 
+    def save(self, name: str, obj):
+        """Write ``obj`` as the declared output ``name`` (:meth:`output`, then
+        :meth:`~flashrepro.papers.layout.Output.write`): for a table or figure a cell assembles itself."""
+        return self.output(name).write(obj, self.notebook)
+
+    def make(self, name: str, *args, **kwargs):
+        """Run the declared output ``name``'s function on the arguments, write what it returns (:meth:`save`)
+        and return that: ``tab2 = PAPER.make("table2.csv", traces)``."""
+        out = self.output(name)
+        obj = out(*args, **kwargs)
+        out.write(obj, self.notebook)
+        return obj
+
+    def check(self):
+        """Compare the declared outputs with the files this session wrote; raise on a difference (a
+        notebook's last cell: :meth:`~flashrepro.papers.layout.Index.check`)."""
+        return self.outputs.check()
+
 
 @functools.lru_cache(maxsize=64)
 def parameters(path: str, mtime_ns: int) -> tuple:
@@ -124,7 +145,7 @@ def _read(init: str, mtime_ns: int, package: str) -> Spec | None:
             not call.args or (isinstance(call.args[0], ast.Name) and call.args[0].id == "__name__"))
         if literal:
             for kw in call.keywords:
-                if kw.arg in ("notebook", "title", "ledger"):
+                if kw.arg in ("notebook", "title", "ledger", "catalog"):
                     try:
                         fields[kw.arg] = ast.literal_eval(kw.value)
                     except ValueError:
@@ -134,5 +155,5 @@ def _read(init: str, mtime_ns: int, package: str) -> Spec | None:
         import importlib
 
         paper = importlib.import_module(package).PAPER
-        return Spec(paper.package, paper.notebook, paper.title, paper.ledger)
+        return Spec(paper.package, paper.notebook, paper.title, paper.ledger, paper.catalog)
     return None

@@ -166,13 +166,14 @@ def _ledger_file(plan: _Plan, ledger):
 
 def _notebook_of(mod) -> str | None:
     """The notebook whose ledger and text belong to a paper's robustness module: its own ``NOTEBOOK``, else its
-    package's (``flashrepro.papers.<pkg>.NOTEBOOK``)."""
+    package's (``flashrepro.papers.<pkg>.PAPER.notebook``)."""
     import importlib
 
     if hasattr(mod, "NOTEBOOK"):
         return mod.NOTEBOOK
     parent = mod.__name__.rpartition(".")[0]
-    return getattr(importlib.import_module(parent), "NOTEBOOK", None) if parent else None
+    paper = getattr(importlib.import_module(parent), "PAPER", None) if parent else None
+    return paper.notebook if paper is not None else None
 
 
 # --- judging and summary -----------------------------------------------------------------------------------

@@ -38,7 +38,7 @@ class Workload:
     name: str
     description: str
     real: RealSource | None = None
-    model: Callable[..., Trace] | str | None = None
+    model: Callable[..., Trace] | str | None = None  # a paper's models: its package adds them (PAPER.catalog)
     papers: tuple[int, ...] = ()
     model_args: tuple = ()
 
@@ -64,15 +64,36 @@ def add(w: Workload) -> Workload:
     return w
 
 
+def _add_papers(name: str | None = None) -> None:
+    """Import the paper packages whose spec says they add workloads to the catalog (``PAPER.catalog``, the
+    prefix of their names: ``bsclock`` adds ``bsclock/...``); with ``name``, only the one whose prefix it has.
+    Their models live with the paper, and listing or asking the catalog imports a paper only when needed."""
+    import importlib
+    import sys
+
+    from ..papers import specs
+
+    for s in specs():
+        if s.catalog and (name is None or name.startswith(s.catalog + "/")) and s.package not in sys.modules:
+            importlib.import_module(s.package)
+
+
 def names(prefix: str = "", available_only: bool = False) -> list[str]:
+    _add_papers()
     return sorted(n for n in CATALOG if n.startswith(prefix) and (not available_only or available(n)))
 
 
+def known(name: str) -> bool:
+    """Whether the catalog has a workload called ``name`` (its paper's models included)."""
+    if name not in CATALOG:
+        _add_papers(name)
+    return name in CATALOG
+
+
 def _lookup(name: str) -> Workload:
-    try:
+    if known(name):
         return CATALOG[name]
-    except KeyError:
-        raise ValueError(f"unknown workload {name!r}; known: {', '.join(names())}") from None
+    raise ValueError(f"unknown workload {name!r}; known: {', '.join(names())}")
 
 
 def real_path(name: str):
@@ -117,39 +138,6 @@ add(Workload("synthetic/sequential", "runs of 64 x 32 KiB requests from random s
 add(Workload("synthetic/mixture", "hot Zipf set (10k pages, 60%), 4 sequential streams (20%), cold (20%)",
              model=lambda n, seed: synthetic.mixture(synthetic.Mixture(n_pages=500_000, hot_pages=10_000), n,
                                                      seed=seed)))
-
-# --- paper models (defined in each paper's package, imported on first use) ------------------------------
-for _w, _desc in (("web-browsing", "web browsing: small files read and written, scattered (the paper's Sec. 4 text)"),
-                  ("web-browsing-hotset", "web browsing, alternative: Zipf hot set + sequential write stream"),
-                  ("video-streaming", "video streaming"), ("mixed-apps", "mixed applications")):
-    add(Workload(f"bsclock/{_w}", f"S-Clock {_desc} (BS-CLOCK Table 2), calibrated synthetic model",
-                 model="flashrepro.papers.bs_clock.workloads:model_trace", model_args=(_w,), papers=(1,)))
-
-for _w, _desc in (("T1-general-usage", "general usage: runs of small reads and writes in Zipf-popular files"),
-                  ("T2-application-loading", "application loading: files read sequentially, 17% writes"),
-                  ("T3-xp-startup", "Windows XP startup: many small files read sequentially, 10% writes"),
-                  ("T4-virus-scan", "virus scan: every file read once")):
-    add(Workload(f"pcmark/{_w}", f"PCMark05 {_desc} (paper 2), seeded model",
-                 model="flashrepro.papers.ssd_prefetch.workloads:model_trace", model_args=(_w,), papers=(2,)))
-
-for _w in ("Browser", "Facebook", "Farmstory", "No5", "Navermap", "Tictoc", "Worldwar", "Mix1", "Mix2"):
-    add(Workload(f"writeonce/{_w}", f"{_w} app file references (write-only-once paper, Table 2), calibrated model",
-                 model="flashrepro.papers.write_once.workloads:model_trace", model_args=(_w,), papers=(5,)))
-
-# paper 3 (CLOCK-HBM), Table 4: models calibrated on each trace's read share and mean request size; the
-# originals (UMass Trace Repository, SNIA IOTTA FIU IODedup) when a user puts them in a trace folder. The
-# WebSearch rows are run as printed (model only) and with reads and writes swapped (the original's mix).
-_FIU_MERGED = (("merge_contiguous", True),)
-_P3 = [("financial1", "umass/Financial1.spc", "spc", ()), ("financial2", "umass/Financial2.spc", "spc", ())]
-_P3 += [(f"websearch{k}", None, None, ()) for k in (1, 2, 3)]
-_P3 += [(f"websearch{k}-corrected", f"umass/WebSearch{k}.spc", "spc", ()) for k in (1, 2, 3)]
-_P3 += [(f"mail-0{d}", f"fiu/cheetah.cs.fiu.edu-110108-113008.{d}.blkparse", "fiu", _FIU_MERGED)
-        for d in (2, 3, 6, 7, 8, 9)]
-_P3 += [(f"home{k}", f"fiu/homes-110108-112108.{k}.blkparse", "fiu", _FIU_MERGED) for k in (1, 2, 3, 4)]
-for _w, _rel, _fmt, _opts in _P3:
-    add(Workload(f"clockhbm/{_w}", f"{_w} (CLOCK-HBM Table 4), model calibrated on read share and mean size",
-                 real=RealSource(_rel, _fmt, _opts) if _rel else None,
-                 model="flashrepro.papers.clock_hbm.workloads:model_trace", model_args=(_w,), papers=(3,)))
 
 # --- real stand-ins (their provenance: the trace folder's MANIFEST.md) ------------------------------------
 _REAL = [

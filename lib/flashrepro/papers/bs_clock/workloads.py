@@ -227,6 +227,13 @@ def model_trace(name: str, n: int, seed: int) -> Trace:
     return generate_model(m, seed, f"bsclock/{name}", None if n >= m.n_reads + m.n_writes else n)
 
 
+for _w, _desc in (("web-browsing", "web browsing: small files read and written, scattered (the paper's Sec. 4 text)"),
+                  ("web-browsing-hotset", "web browsing, alternative: Zipf hot set + sequential write stream"),
+                  ("video-streaming", "video streaming"), ("mixed-apps", "mixed applications")):
+    catalog.add(catalog.Workload(f"bsclock/{_w}", f"S-Clock {_desc} (BS-CLOCK Table 2), calibrated synthetic model",
+                                 model=model_trace, model_args=(_w,), papers=(1,)))
+
+
 def workloads(scale: str, seed: int, real: bool = True, names=tuple(TABLE2),
               capacity: int = CACHE_PAGES) -> dict[str, Trace]:
     """The paper workload models ``names`` (keys of :data:`MODELS`; cut to the catalog's cap at ``ci`` and

@@ -11,17 +11,22 @@ Buffer 1,638 + 6,553 pages of 4 KiB (Table 3's 6.4 MB + 25.6 MB in binary units)
 baselines hold the same 8,191 pages.
 """
 
-from ..layout import Output
+from ..layout import Doc, Output
 from ..spec import Paper
 from . import claims, experiments, figures, text, workloads
 
-PAPER = Paper(__name__, notebook="03_clock_hbm", ledger=3,
+PAPER = Paper(__name__, notebook="03_clock_hbm", ledger=3, catalog="clockhbm",
               title="CLOCK-HBM: hybrid DRAM+NVM buffer for SSDs (Kim et al., 2019)",
               outputs=[
     Output("Table 4", workloads.table4, "03_clock_hbm_table4.csv"),
     Output("calibration (Table 4)", workloads.calibration, "03_clock_hbm_calibration.csv"),
     Output("format tests (FIU prefix, MQSim WebSearch)", workloads.format_tests, "03_clock_hbm_format_tests.csv",
-           always=False),
+           always=False,
+           doc=Doc("format-tests-paper3", "The real traces that only test the readers ({name}):", {"trace": "trace",
+                   "requests": "requests", "read_share": "read share", "mean_kib": "mean KiB",
+                   "page_references": "page references", "footprint_pages": "footprint pages",
+                   "references_per_page": "references per page", "lru_hit_ratio_32MB": "LRU hit ratio, 32 MB"},
+                   about="paper 3's reader-test traces")),
     Output("Figs. 4-6 (every run)", experiments.compare, "03_clock_hbm_runs.csv"),
     Output("Fig. 4", experiments.fig4, "03_clock_hbm_fig4.csv"),
     Output("Fig. 4", figures.plot_fig4, "03_clock_hbm_fig4.png"),

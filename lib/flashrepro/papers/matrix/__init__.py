@@ -25,7 +25,5 @@ PAPER = Paper(__name__, notebook="06_matrix", ledger=None,
     Output("heat map: modelled device time", figures.plot_heat, "06_matrix_device_time.png"),
     Output("findings (generated)", text.findings, "06_matrix_text.md"),
 ])
-NOTEBOOK = PAPER.notebook
-FIGURES = PAPER.outputs
 
-__all__ = ["FIGURES", "NOTEBOOK", "PAPER", "experiments", "figures", "text", "workloads"]
+__all__ = ["PAPER", "experiments", "figures", "text", "workloads"]

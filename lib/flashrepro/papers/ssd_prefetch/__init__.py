@@ -12,7 +12,7 @@ from ..layout import Output
 from ..spec import Paper
 from . import claims, experiments, figures, text, workloads
 
-PAPER = Paper(__name__, notebook="02_ssd_prefetch", ledger=2,
+PAPER = Paper(__name__, notebook="02_ssd_prefetch", ledger=2, catalog="pcmark",
               title="Segment prefetching and adaptive cache culling for personal SSDs (Baek, 2011)",
               outputs=[
     Output("workloads (read shares)", workloads.table, "02_ssd_prefetch_workloads.csv"),
@@ -43,7 +43,5 @@ PAPER = Paper(__name__, notebook="02_ssd_prefetch", ledger=2,
     Output("what holds (generated)", text.what_holds, "02_ssd_prefetch_text.md"),
     Output("why it does not reproduce (generated)", text.why_not, "02_ssd_prefetch_why_text.md"),
 ])
-NOTEBOOK = PAPER.notebook
-FIGURES = PAPER.outputs
 
-__all__ = ["FIGURES", "NOTEBOOK", "PAPER", "claims", "experiments", "figures", "text", "workloads"]
+__all__ = ["PAPER", "claims", "experiments", "figures", "text", "workloads"]

@@ -29,6 +29,14 @@ def model_trace(workload: str, n: int, seed: int) -> Trace:
     return generate(MODELS[workload], seed, n_requests=n, name=f"pcmark/{workload}")
 
 
+for _w, _desc in (("T1-general-usage", "general usage: runs of small reads and writes in Zipf-popular files"),
+                  ("T2-application-loading", "application loading: files read sequentially, 17% writes"),
+                  ("T3-xp-startup", "Windows XP startup: many small files read sequentially, 10% writes"),
+                  ("T4-virus-scan", "virus scan: every file read once")):
+    catalog.add(catalog.Workload(f"pcmark/{_w}", f"PCMark05 {_desc} (paper 2), seeded model", model=model_trace,
+                                 model_args=(_w,), papers=(2,)))
+
+
 def workloads(scale: str, seed: int, real: bool = True) -> dict[str, Trace]:
     """T1-T4 (cut to the catalog's cap at ``ci`` and ``quick`` scale) and, when ``real`` and present, the real
     stand-ins (never at ``ci``, so the checked outputs do not depend on the machine)."""

@@ -27,7 +27,5 @@ PAPER = Paper(__name__, notebook="07_theory", ledger=0,
     Output("claims (theory rows, paper 0)", claims.claims, "07_theory_claims.csv"),
     Output("what agrees with theory (generated)", text.findings, "07_theory_text.md"),
 ])
-NOTEBOOK = PAPER.notebook
-FIGURES = PAPER.outputs
 
-__all__ = ["FIGURES", "NOTEBOOK", "PAPER", "claims", "experiments", "figures", "text", "workloads"]
+__all__ = ["PAPER", "claims", "experiments", "figures", "text", "workloads"]

@@ -20,7 +20,5 @@ PAPER = Paper(__name__, notebook="00_workloads", ledger=None,
     Output("request sizes", experiments.size_histogram, "00_workloads_request_sizes.csv"),
     Output("request sizes", figures.plot_sizes, "00_workloads_request_sizes.png"),
 ])
-NOTEBOOK = PAPER.notebook
-FIGURES = PAPER.outputs
 
-__all__ = ["FIGURES", "NOTEBOOK", "PAPER", "experiments", "figures", "workloads"]
+__all__ = ["PAPER", "experiments", "figures", "workloads"]

@@ -18,7 +18,7 @@ def summary(traces: dict[str, Trace]) -> pl.DataFrame:
     for name, tr in traces.items():
         s = tr.stats()
         rows.append({
-            "workload": name, "origin": catalog.origin(name) if name in catalog.CATALOG else "file",
+            "workload": name, "origin": catalog.origin(name) if catalog.known(name) else "file",
             "requests": s["requests"], "reads": s["reads"], "writes": s["writes"],
             "write_share": s["writes"] / max(s["reads"] + s["writes"], 1),
             "read_MiB": s["read_bytes"] / 2**20, "written_MiB": s["write_bytes"] / 2**20,

@@ -17,7 +17,7 @@ from ..layout import Output
 from ..spec import Paper
 from . import claims, experiments, figures, text, workloads
 
-PAPER = Paper(__name__, notebook="05_write_once", ledger=5,
+PAPER = Paper(__name__, notebook="05_write_once", ledger=5, catalog="writeonce",
               title="Smartphone buffer cache exploiting write-only-once references (Kim, Bahn, 2016)",
               outputs=[
     Output("Table 2, Figs. 1-2 (statistics)", workloads.table2, "05_write_once_table2.csv"),
@@ -48,7 +48,5 @@ PAPER = Paper(__name__, notebook="05_write_once", ledger=5,
     Output("claims", claims.claims, "05_write_once_claims.csv"),
     Output("what holds and why (generated text)", text.closing, "05_write_once_text.md"),
 ])
-NOTEBOOK = PAPER.notebook
-FIGURES = PAPER.outputs
 
-__all__ = ["FIGURES", "NOTEBOOK", "PAPER", "claims", "experiments", "figures", "text", "workloads"]
+__all__ = ["PAPER", "claims", "experiments", "figures", "text", "workloads"]

@@ -210,6 +210,11 @@ def model_trace(name: str, n: int, seed: int) -> Trace:
     return generate(m, min(n, m.references), seed)
 
 
+for _w in ("Browser", "Facebook", "Farmstory", "No5", "Navermap", "Tictoc", "Worldwar", "Mix1", "Mix2"):
+    catalog.add(catalog.Workload(f"writeonce/{_w}", f"{_w} app file references (write-only-once paper, Table 2), "
+                                 "calibrated model", model=model_trace, model_args=(_w,), papers=(5,)))
+
+
 def models(scale: str, seed: int = 0, names=None, **overrides) -> dict[str, Trace]:
     """The models of ``names`` (default: all nine): full length at paper scale, the catalog's cap at ci and
     quick. ``overrides`` change the model's inputs (:class:`AppModel` fields, e.g. ``once_share``); without
@@ -324,7 +329,7 @@ def write_trace_stats(traces: dict[str, Trace], path=None) -> pl.DataFrame:
     df, measured = public_trace_stats(traces)
     if not measured:
         raise FileNotFoundError("no public trace is present: set FLASHREPRO_TRACE_DIRS to the traces' folder")
-    rel = {n: catalog.CATALOG[n].real.relpath if n in catalog.CATALOG and catalog.CATALOG[n].real else n
+    rel = {n: catalog.CATALOG[n].real.relpath if catalog.known(n) and catalog.CATALOG[n].real else n
            for n in df["workload"]}
     df = df.with_columns(pl.Series("source", [
         f"measured by flashrepro.papers.write_once.workloads.public_trace_stats from {rel[n]} (the readers' "

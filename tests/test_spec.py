@@ -19,7 +19,7 @@ import pytest
 import flashrepro
 import flashrepro.papers
 from flashrepro import claims as ledger
-from flashrepro import headline, paths, site, sweep
+from flashrepro import headline, paths, site
 from flashrepro.papers import Paper, Spec, all_papers, find, specs
 from flashrepro.traces import catalog
 
@@ -82,14 +82,6 @@ def test_a_spec_says_what_is_wrong():
         flashrepro.papers._checked([Spec("p.a", "01_a", "A"), Spec("p.b", "01_b", "B")])
     with pytest.raises(ValueError, match="papers sharing a ledger: 3"):
         flashrepro.papers._checked([Spec("p.a", "01_a", "A", 3), Spec("p.b", "02_b", "B", 3)])
-
-
-def test_sweep_device_time_is_the_device_models_metric():
-    from flashrepro import devices
-
-    assert sweep.device_time is devices.device_time
-    with pytest.raises(AttributeError):
-        sweep.no_such_name  # noqa: B018
 
 
 @pytest.mark.skipif(shutil.which("make") is None or not (paths.root / ".venv" / "bin" / "python").exists(),

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flashrepro import sweep
+from flashrepro import devices
 from flashrepro.cache import contract as C
 from flashrepro.cache import simulate
 from flashrepro.devices import CARDS, CURVES, bandwidth, io_time
@@ -195,7 +195,7 @@ def test_device_time_is_the_sum_over_the_masked_rows(policy, capacity, seed):
         assert io_time(res.io_log, card) == _io_time_by_masks(res.io_log, card)
     for curve in CURVES.values():
         assert bandwidth(res.io_log, tr, curve) == _bandwidth_by_masks(res.io_log, tr, curve)
-    got = sweep.device_time(res, tr)
+    got = devices.device_time(res, tr)
     assert got["time_ssd_s"] == (_bandwidth_by_masks(res.io_log, tr, CURVES["U16-sqrt"])["read_s"]
                                  + _bandwidth_by_masks(res.io_log, tr, CURVES["U16-sqrt"])["write_s"])
     assert all(got[f"time_{n}_s"] == _io_time_by_masks(res.io_log, c)["io_s"] for n, c in CARDS.items())

@@ -8,6 +8,7 @@ import pytest
 
 from flashrepro import cli, sweep
 from flashrepro.cache import prototype, simulate
+from flashrepro.devices import device_time
 from flashrepro.traces import catalog
 
 POLICIES = {"lru": {}, "clock": {"insert_referenced": [False, True]}, "bs_clock": {"max_bulk_pages": [1, 16]}}
@@ -21,7 +22,7 @@ def _csv(res) -> str:
 
 @pytest.fixture(scope="module")
 def local():
-    return sweep.run(POLICIES, WORKLOADS, CAPACITIES, metrics=(sweep.device_time,), progress=False)
+    return sweep.run(POLICIES, WORKLOADS, CAPACITIES, metrics=(device_time,), progress=False)
 
 
 @pytest.fixture(scope="module")
@@ -51,14 +52,14 @@ def test_the_table_has_one_row_per_run_in_input_order(local):
 
 
 def test_process_pool_gives_the_same_bytes(local):
-    other = sweep.run(POLICIES, WORKLOADS, CAPACITIES, metrics=(sweep.device_time,), executor="process",
+    other = sweep.run(POLICIES, WORKLOADS, CAPACITIES, metrics=(device_time,), executor="process",
                       workers=2, progress=False)
     assert not other.failures
     assert _csv(other) == _csv(local)
 
 
 def test_dask_local_cluster_gives_the_same_bytes_and_loads_each_trace_once_per_worker(local, dask_client):
-    other = sweep.run(POLICIES, WORKLOADS, CAPACITIES, metrics=(sweep.device_time,), client=dask_client,
+    other = sweep.run(POLICIES, WORKLOADS, CAPACITIES, metrics=(device_time,), client=dask_client,
                       progress=False)
     assert not other.failures and other.executor == "dask"
     assert _csv(other) == _csv(local)
@@ -82,12 +83,12 @@ def test_a_task_that_raises_is_reported_and_the_others_finish(dask_client):
 
 def test_a_rerun_skips_finished_rows(tmp_path, local):
     store = tmp_path / "sweep.parquet"
-    first = sweep.run({"lru": {}}, WORKLOADS, CAPACITIES, metrics=(sweep.device_time,), store=store, progress=False)
+    first = sweep.run({"lru": {}}, WORKLOADS, CAPACITIES, metrics=(device_time,), store=store, progress=False)
     assert first.skipped == 0 and first.table.height == 4
-    again = sweep.run(POLICIES, WORKLOADS, CAPACITIES, metrics=(sweep.device_time,), store=store, progress=False)
+    again = sweep.run(POLICIES, WORKLOADS, CAPACITIES, metrics=(device_time,), store=store, progress=False)
     assert again.skipped == 4
     assert _csv(again) == _csv(local)
-    third = sweep.run(POLICIES, WORKLOADS, CAPACITIES, metrics=(sweep.device_time,), store=store, progress=False)
+    third = sweep.run(POLICIES, WORKLOADS, CAPACITIES, metrics=(device_time,), store=store, progress=False)
     assert third.skipped == local.table.height and _csv(third) == _csv(local)
     # another capacity is another row key
     assert sweep.run({"lru": {}}, WORKLOADS[:1], [65], store=store, progress=False).skipped == 0
@@ -171,7 +172,7 @@ def test_the_store_is_the_same_for_every_executor(tmp_path, dask_client):
     stores = {}
     for executor in ("local", "process", "dask"):
         stores[executor] = tmp_path / f"{executor}.parquet"
-        res = sweep.run(POLICIES, WORKLOADS, CAPACITIES, metrics=(sweep.device_time,), store=stores[executor],
+        res = sweep.run(POLICIES, WORKLOADS, CAPACITIES, metrics=(device_time,), store=stores[executor],
                         progress=False, workers=2, **({"client": dask_client} if executor == "dask" else
                                                       {"executor": executor}))
         assert not res.failures and res.executor == executor

@@ -762,12 +762,3 @@ def run_points(target, points: Iterable[Mapping], *, executor: str = "local", wo
     return PointsResult(results, [failures[i] for i in sorted(failures)], seconds, executor,
                         time.perf_counter() - t_start)
 
-
-def __getattr__(name):
-    """``sweep.device_time``, the name the command line and older scripts use for
-    :func:`flashrepro.devices.device_time` (the device models' metric lives with the models)."""
-    if name == "device_time":
-        from .devices import device_time
-
-        return device_time
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

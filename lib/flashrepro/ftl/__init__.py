@@ -9,7 +9,6 @@ victim rule is one file in :mod:`flashrepro.ftl.victims`.
 from .device import FTL, GEOMETRIES, POLICIES, TRIGGERS, GCTrigger, Geometry, Policy, get_policy, get_trigger
 from .run import ArrayStream, FTLRun, run, running_waf, summarize
 from .victims import VICTIM_RULES
-from .victims.fifo_threshold import FALLBACKS
 
-__all__ = ["FALLBACKS", "FTL", "GEOMETRIES", "POLICIES", "TRIGGERS", "VICTIM_RULES", "ArrayStream", "FTLRun",
+__all__ = ["FTL", "GEOMETRIES", "POLICIES", "TRIGGERS", "VICTIM_RULES", "ArrayStream", "FTLRun",
            "GCTrigger", "Geometry", "Policy", "get_policy", "get_trigger", "run", "running_waf", "summarize"]

@@ -24,7 +24,7 @@ PAPER_POLICIES = ["greedy", "2r", "2r++"]
 FEMU_POLICIES = ["cost-benefit", "fifo", "random", "d-choice"]  # FEMU's other gc_policy values
 RUN_POLICIES = PAPER_POLICIES + FEMU_POLICIES
 TRIGGERS = ["femu", "reserve"]  # flashrepro.ftl.TRIGGERS: FEMU's bbssd thresholds, and GC at one free line
-FALLBACK_RULES = ["least-valid", "fifo", "global"]  # flashrepro.ftl.FALLBACKS
+FALLBACK_RULES = ["least-valid", "fifo", "global"]  # flashrepro.ftl.victims.fifo_threshold.FALLBACKS
 FALLBACK_LABELS = {"least-valid": "least-valid eligible line", "fifo": "first eligible line from the cursor",
                    "global": "least-valid line of all"}
 TAGS = ["trigger", "fallback", "prefilled", "spare", "seed"]

@@ -19,7 +19,6 @@ import numpy as np
 from numba import njit
 
 from .. import jitkit as jk
-from . import contract as C
 from . import driver
 from .registry import Kernel, register
 
@@ -175,8 +174,7 @@ class CFLRU(Kernel):
         node[W * np.arange(frames)[:, None] + np.array([DIRTY, INWIN])] = 0
         return CFLRUState(np.full(n, -1, np.int32), node, sc)
 
-    def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
+    def resident(self, state):
         node = state.node
         frames = jk.rec_back_to_front(node, W, state.sc[0].frames, ALL, state.sc[0].used)
-        return C.end_of_trace(node[W * frames + PAGE].astype(np.int64), node[W * frames + DIRTY], flush_at_end,
-                              counters, log, nlog, do_log, last_ref, 0)
+        return node[W * frames + PAGE].astype(np.int64), node[W * frames + DIRTY]

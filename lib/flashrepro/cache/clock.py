@@ -9,7 +9,6 @@ import numpy as np
 from numba import njit
 
 from .. import jitkit as jk
-from . import contract as C
 from . import driver
 from .registry import Kernel, register
 
@@ -112,9 +111,8 @@ class Clock(Kernel):
 
     rules = staticmethod(driver.no_read_alloc)
 
-    def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
+    def resident(self, state):
         sc = state.sc[0]
         hand, used, capacity = sc.hand, sc.used, sc.frames
         frames = (hand + np.arange(used)) % used if used == capacity else np.arange(used)  # hand order
-        return C.end_of_trace(state.frame_page[frames].astype(np.int64), state.flags[frames] >> 1, flush_at_end,
-                              counters, log, nlog, do_log, last_ref, 0)
+        return state.frame_page[frames].astype(np.int64), state.flags[frames] >> 1

@@ -15,7 +15,6 @@ import numpy as np
 from numba import njit
 
 from .. import jitkit as jk
-from . import contract as C
 from . import driver
 from .registry import Kernel, register
 
@@ -88,7 +87,6 @@ class FIFO(Kernel):
         return FIFOState(np.full(units.n, -1, np.int32), np.full(frames, -1, np.int32), np.zeros(frames, np.uint8),
                          sc)
 
-    def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
+    def resident(self, state):
         frames = fifo_order(state)
-        return C.end_of_trace(state.frame_page[frames].astype(np.int64), state.dirty[frames], flush_at_end, counters,
-                              log, nlog, do_log, last_ref, 0)
+        return state.frame_page[frames].astype(np.int64), state.dirty[frames]

@@ -9,7 +9,6 @@ import numpy as np
 from numba import njit
 
 from .. import jitkit as jk
-from . import contract as C
 from . import driver
 from .registry import Kernel, register
 
@@ -147,6 +146,5 @@ class LRU(Kernel):
 
     rules = staticmethod(driver.no_read_alloc)
 
-    def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
-        order, dirty = lru_order(state)
-        return C.end_of_trace(order, dirty, flush_at_end, counters, log, nlog, do_log, last_ref, 0)
+    def resident(self, state):
+        return lru_order(state)

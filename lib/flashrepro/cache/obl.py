@@ -147,6 +147,5 @@ class LRUOBL(Kernel):
         return OBLState(base.page_frame, base.node, sc, np.zeros(frames, np.uint8),
                         np.full(max(params.sequential_k, 1), -2**62, np.int64))  # no read yet: never p - j
 
-    def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
-        order, dirty = lru.lru_order(state)
-        return C.end_of_trace(order, dirty, flush_at_end, counters, log, nlog, do_log, last_ref, 0)
+    def resident(self, state):
+        return lru.lru_order(state)

@@ -16,7 +16,6 @@ import numpy as np
 from numba import njit
 
 from .. import jitkit as jk
-from . import contract as C
 from . import driver
 from .registry import Kernel, register
 
@@ -102,7 +101,6 @@ class Random(Kernel):
         return RandomState(np.full(units.n, -1, np.int32), np.full(frames, -1, np.int32), np.zeros(frames, np.uint8),
                            sc, np.array([params.seed], np.uint64))
 
-    def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
+    def resident(self, state):
         frames = np.arange(state.sc[0].used)  # frame order: the order the reference keeps its slots in
-        return C.end_of_trace(state.frame_page[frames].astype(np.int64), state.dirty[frames], flush_at_end, counters,
-                              log, nlog, do_log, last_ref, 0)
+        return state.frame_page[frames].astype(np.int64), state.dirty[frames]

@@ -255,7 +255,6 @@ class LinuxReadahead(Kernel):
         # do_log or None: a run without the log gets a specialisation compiled without its branches
         return _ra_step(refs, start, state, counters, log, nlog, outcome, base, do_log or None)
 
-    def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
+    def resident(self, state):
         frames = jk.list_back_to_front(state.link, state.frame_page.shape[0], state.sc[0].used)
-        return C.end_of_trace(state.frame_page[frames].astype(np.int64), state.dirty[frames], flush_at_end, counters,
-                              log, nlog, do_log, last_ref, 0)
+        return state.frame_page[frames].astype(np.int64), state.dirty[frames]

@@ -24,8 +24,9 @@ from . import contract as C
 
 class Kernel:
     """What a policy provides to the driver (see :mod:`flashrepro.cache.contract`). Subclasses override
-    ``new_state`` and ``finish``, and name their compiled step (``step_kernel``, with ``rules`` for what it reads
-    of the parameters) or override ``step``; the class attributes say what else they do."""
+    ``new_state`` and ``resident`` (or ``finish``, for a kernel with tiers), and name their compiled step
+    (``step_kernel``, with ``rules`` for what it reads of the parameters) or override ``step``; the class
+    attributes say what else they do."""
 
     caps: C.Caps = C.Caps()
     counters: tuple[C.Counter, ...] = C.BASE
@@ -69,8 +70,17 @@ class Kernel:
         return self.step_kernel(refs, start, state, counters, log, nlog, outcome, base, do_log or None,
                                 self.rules(params))
 
+    def resident(self, state) -> tuple:
+        """``(units, dirty)``: the resident units in the order the end-of-trace flush writes them (the policy's
+        own: its eviction order, first the first, where it has one) and their dirty flags; what :meth:`finish`
+        writes back or counts."""
+        raise NotImplementedError(f"{type(self).__name__} defines neither resident nor finish")
+
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
-        raise NotImplementedError
+        """End of trace (:func:`~flashrepro.cache.contract.end_of_trace` over :meth:`resident`): the pages still
+        dirty are written back, in eviction order, when ``flush_at_end``, else counted. Returns ``(log, nlog)``."""
+        units, dirty = self.resident(state)
+        return C.end_of_trace(units, dirty, flush_at_end, counters, log, nlog, do_log, last_ref, 0)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -798,7 +798,7 @@ class _SegmentKernel(Kernel):
     def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
         return _STEPS[self.mode](refs, start, state, counters, log, nlog, outcome, base, do_log)
 
-    def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
+    def resident(self, state):
         sc = state.sc[0]
         k = int(sc.k)
         F = state.dirty.shape[0]
@@ -809,7 +809,7 @@ class _SegmentKernel(Kernel):
         held = ((rec["present"][:, None] >> b) & ONE).astype(bool)
         order = (rec["seg"].astype(np.int64)[:, None] * k + np.arange(k))[held]
         dirty = ((state.dirty[frames][:, None] >> b) & ONE).astype(np.uint8)[held]
-        return C.end_of_trace(order, dirty, flush_at_end, counters, log, nlog, do_log, last_ref, 0)
+        return order, dirty
 
     def observe(self, state):
         sc = state.sc[0]

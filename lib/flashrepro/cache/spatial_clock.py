@@ -256,9 +256,9 @@ class _BSClockKernel(Kernel):
                               params.insert_referenced, self.limit(params), self.hand_past_bulk(params),
                               self.behind_hand(params))
 
-    def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
+    def resident(self, state):
         order = _hand_order(state)
-        return C.end_of_trace(order, state.flags[order] >> 1, flush_at_end, counters, log, nlog, do_log, last_ref, 0)
+        return order, state.flags[order] >> 1
 
 
 @register("spatial_clock", SpatialClockParams)

@@ -517,9 +517,8 @@ class _FlushKernel(Kernel):
                           once and params.consume_history, bool(params.write_miss_read),
                           bool(not once or params.evict_at_sync), self.track_clean(params))
 
-    def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
-        order, dirty = _order(state)
-        return C.end_of_trace(order, dirty, flush_at_end, counters, log, nlog, do_log, last_ref, 0)
+    def resident(self, state):
+        return _order(state)
 
     def describe(self, state, units) -> dict:
         """Per unit (by original page): resident, dirty, flagged, in history (for timelines and tests)."""

@@ -20,7 +20,7 @@ export PYTHONHASHSEED := 0
 BYTECODE = $(PY) -m compileall -q -j 0 lib
 export MPLBACKEND := Agg
 
-.PHONY: all quick test lint bench lab clean nbval-refresh install lock fit4 report browser robustness docs
+.PHONY: all quick test lint bench lab clean nbval-refresh install lock report browser robustness docs
 
 # `make` runs JOBS notebooks at a time (default: one per core; `make JOBS=1` runs them one after another), the
 # slowest first by their last wall time at paper scale (results/notebook_timings.csv; alphabetical on a fresh clone),
@@ -124,8 +124,8 @@ ROBUSTNESS_ARGS ?=
 robustness: $(STAMP)  ## the full robustness maps (256 points per paper) -> results/robustness_full/, figures/robustness_full/
 	$(PY) -m flashrepro.robustness --map full --executor process --ledger results $(ROBUSTNESS_ARGS)
 
-fit4: $(STAMP)  ## refit paper 4's OLTP models to Figs. 1-2 -> data/paper/2rpp_models.json (a few minutes)
-	$(PY) -m flashrepro.papers.twor
+fit%: $(STAMP)  ## refit a paper's workload models (its package's python -m; FIT_ARGS passed on): fit1 S-Clock, fit4 OLTP
+	$(PY) -m flashrepro.papers fit $* $(FIT_ARGS)
 
 # Headless Chromium first (`make browser`; where it cannot be installed the run goes on and says so before and
 # after pytest: the report's browser test is then skipped, or fails with FLASHREPRO_REQUIRE_BROWSER=1).

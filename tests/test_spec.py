@@ -75,6 +75,16 @@ def test_an_output_by_its_name():
         paper.output("fig99")
 
 
+def test_make_fit_runs_a_papers_refit_by_its_number(capsys):
+    from flashrepro.papers import main
+
+    assert main(["fit", "4", "--help"]) == 0  # the refit's own --help: its package's __main__ ran
+    assert "usage: python -m flashrepro.papers.twor" in capsys.readouterr().out
+    assert main(["fit", "2"]) == 2
+    assert "paper 2 (02_ssd_prefetch) has no refit" in capsys.readouterr().err
+    assert main(["fit", "99"]) == 2 and "no paper 99" in capsys.readouterr().err
+
+
 def test_a_spec_says_what_is_wrong():
     with pytest.raises(ValueError, match="two digits"):
         Spec("flashrepro.papers.x", "toy", "a toy")

@@ -70,6 +70,28 @@ def find(which) -> Spec:
     raise KeyError(f"no paper {which}; papers: {', '.join(f'{s.number} ({s.notebook})' for s in all_specs)}")
 
 
+def _fit(spec: Spec, args: list[str]) -> int:
+    """Run the paper package's ``__main__`` (its models' refit), as ``python -m <package> args`` would."""
+    import importlib.util
+    import runpy
+    import sys
+
+    module = f"{spec.package}.__main__"
+    if importlib.util.find_spec(module) is None:
+        fits = [f"{s.number} ({s.key})" for s in specs() if importlib.util.find_spec(f"{s.package}.__main__")]
+        print(f"python -m flashrepro.papers: paper {spec.number} ({spec.notebook}) has no refit (no {module}); "
+              f"papers with one: {', '.join(fits)}", file=sys.stderr)
+        return 2
+    argv, sys.argv = sys.argv, [module, *args]
+    try:
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    finally:
+        sys.argv = argv
+    return 0
+
+
 def main(argv=None) -> int:
     import argparse
     import sys
@@ -78,14 +100,20 @@ def main(argv=None) -> int:
     sub = ap.add_subparsers(dest="cmd")
     n = sub.add_parser("notebook", help="the notebook of a paper number (or package name)")
     n.add_argument("paper")
+    f = sub.add_parser("fit", help="refit a paper's workload models (its package's own `python -m`; make fitN)")
+    f.add_argument("paper")
+    f.add_argument("args", nargs=argparse.REMAINDER, help="passed on (its --help lists them)")
     a = ap.parse_args(argv)
-    if a.cmd == "notebook":
+    if a.cmd in ("notebook", "fit"):
         try:
-            print(find(a.paper).notebook)
+            spec = find(a.paper)
         except KeyError as e:
             print(f"python -m flashrepro.papers: {e.args[0]}", file=sys.stderr)
             return 2
-        return 0
+        if a.cmd == "notebook":
+            print(spec.notebook)
+            return 0
+        return _fit(spec, a.args)
     print(f"{'#':>2}  {'notebook':<16s} {'ledger':>6}  title")
     for s in specs():
         print(f"{s.number:>2}  {s.notebook:<16s} {'' if s.ledger is None else s.ledger:>6}  {s.title}")

@@ -9,7 +9,8 @@ from .workloads import MODEL_FILE, fit_models
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description="Fit paper 4's OLTP write-stream models to Figs. 1-2.")
+    ap = argparse.ArgumentParser(prog="python -m flashrepro.papers.twor",
+                                 description="Fit paper 4's OLTP write-stream models to Figs. 1-2.")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     rows = fit_models(args.seed)

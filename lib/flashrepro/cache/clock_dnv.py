@@ -408,6 +408,13 @@ def _admit(where, funit, dirty, ref, free, dfree, ublock, bstart, inbuf, scs, p,
     return nlog
 
 
+@njit(cache=True, inline="always")
+def rows_per_ref(pad_pages):
+    """The most I/O log rows one reference makes: a read, a migration and a victim (3), and with padding
+    (``pad_pages`` pages a block) its block's pages, each read and written."""
+    return 3 + 2 * pad_pages
+
+
 @jk.njit_no_refcount
 def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, r):
     """CLOCK-DNV (read as ``r`` says) over the references of ``refs`` from ``start``, until the chunk ends or the
@@ -422,7 +429,7 @@ def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, r)
     D = sc.dcap
     hits = write_hits = write_refs = dev_reads = dirtyings = fills = 0
     hits_d = hits_n = writes_d = write_hits_n = 0
-    rows = 3 + 2 * sc.pad_pages
+    rows = rows_per_ref(sc.pad_pages)
     n = unit.shape[0]
     stop = n
     for i in range(start, n):
@@ -498,7 +505,7 @@ class ClockDNV(Kernel):
                         np.zeros((units.n + 63) // 64, np.uint64), sc)
 
     def log_rows_per_ref(self, tiers, params):
-        return 3 + (2 * params.block_pages if params.padding != "none" else 0)
+        return rows_per_ref(params.block_pages if params.padding != "none" else 0)
 
     step_kernel = staticmethod(_dnv_step)
 

@@ -54,6 +54,7 @@ from . import contract as C
 from . import hybrid as H
 from .registry import Kernel, register
 
+ROWS_PER_REF = 3  # the most I/O log rows one reference makes: an NVM eviction, a migration and a read
 ROTATIONS = ("page", "sweep")
 NVM_CLASSES = ("respectively", "swapped")
 PROMOTE_TESTS = ("before", "after")
@@ -497,7 +498,7 @@ def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, k)
     n = unit.shape[0]
     stop = n
     for i in range(start, n):
-        if do_log and nlog + 3 > log.shape[0]:
+        if do_log and nlog + ROWS_PER_REF > log.shape[0]:
             stop = i
             break
         if i + jk.PREFETCH_DISTANCE < n:
@@ -550,7 +551,7 @@ class ClockHBM(Kernel):
                         np.zeros(max(N, 1), np.int32), H.new_scalars(D, N))
 
     def log_rows_per_ref(self, tiers, params):
-        return 3
+        return ROWS_PER_REF
 
     step_kernel = staticmethod(_hbm_step)
 

@@ -216,6 +216,9 @@ def tier_counters(tiers: tuple[str, ...]) -> tuple[Counter, ...]:
 
 
 # --- shared by every kernel -------------------------------------------------------------------------------
+ROWS_PER_REF = 2  # the most I/O log rows a page reference makes in a plain cache: a device read and a write-back
+
+
 @njit(cache=True)
 def add_base(counters, n, hits, write_hits, write_refs, dev_reads, dev_read_reqs, dev_write_evict, dev_write_reqs,
              dirtyings, evictions):

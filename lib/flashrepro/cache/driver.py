@@ -46,7 +46,7 @@ PREFETCH_COUNTERS = (  # a policy composed with a prefetcher reports these after
 # What a composed copy of page_loop is compiled with (compose sets both in its copy's globals): whether it has a
 # prefetcher, and the most log rows one reference can write (a read and a write-back, twice with a prefetch).
 PREFETCHING = False
-LOG_ROWS = 2
+LOG_ROWS = C.ROWS_PER_REF
 PREFETCH_LOG_ROWS = 4  # LOG_ROWS with a prefetcher (a composed policy's Kernel.log_rows_per_ref)
 
 
@@ -268,7 +268,7 @@ def compose(name: str, prefetcher: dict | None = None, **hooks):
         if not numba.config.DISABLE_JIT and getattr(h, "targetoptions", {}).get("inline") != "always":
             raise TypeError(f"{name}: hook {k} must be an @njit(inline='always') function, got {h!r}")
     scope = dict(page_loop.__globals__, **every, PREFETCHING=prefetcher is not None,
-                 LOG_ROWS=PREFETCH_LOG_ROWS if prefetcher is not None else 2)
+                 LOG_ROWS=PREFETCH_LOG_ROWS if prefetcher is not None else C.ROWS_PER_REF)
     for helper in (evict, take_frame):  # they call the policy's victim
         scope[helper.__name__] = njit(inline="always")(jk.copy_with_globals(helper, helper.__name__, scope))
     fn = jk.copy_with_globals(page_loop, f"{name}_step", scope)  # one cache file per policy

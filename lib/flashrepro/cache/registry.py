@@ -56,7 +56,7 @@ class Kernel:
         """The most I/O log rows one reference can produce (a read and a write-back). A kernel that handles a
         whole request at its first page checks what that request may need itself; when even an empty log
         is too small the driver keeps doubling it."""
-        return 2
+        return C.ROWS_PER_REF
 
     def new_state(self, units, tiers: dict[str, int], params) -> tuple:
         raise NotImplementedError

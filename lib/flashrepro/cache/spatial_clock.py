@@ -168,7 +168,7 @@ def _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_lo
     n = unit.shape[0]
     stop = n
     for i in range(start, n):
-        if do_log and nlog + 2 > log.shape[0]:  # no room for this reference's rows: the driver grows the log
+        if do_log and nlog + C.ROWS_PER_REF > log.shape[0]:  # no room for this reference's rows: the log is grown
             stop = i
             break
         if i + jk.PREFETCH_DISTANCE < n:

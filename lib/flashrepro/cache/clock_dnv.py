@@ -469,8 +469,10 @@ def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, r)
         dirtyings += w
         nlog = _admit(where, funit, dirty, ref, free, dfree, ublock, bstart, inbuf, scs, p, w, read, counters, log,
                       nlog, do_log, base + i, r)
-    C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, 0, 0, dirtyings, 0)
-    H.add_tiers(counters, hits_d, hits_n, writes_d, write_hits_n, write_hits_n, 0, 0, fills, D > 0, 0, 0)
+    C.add_base(counters, refs=stop - start, hits=hits, write_hits=write_hits, write_refs=write_refs,
+               dev_reads=dev_reads, dev_read_reqs=dev_reads, dirtyings=dirtyings)  # write-backs: by the tiers
+    H.add_tiers(counters, hits_d=hits_d, hits_n=hits_n, writes_d=writes_d, writes_n=write_hits_n,
+                write_hits_n=write_hits_n, fills=fills, into_dram=D > 0)
     return stop, nlog
 
 

@@ -531,8 +531,10 @@ def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, k)
             cause = C.DEMAND
         nlog = _admit(where, funit, dirty, ref, cnt, lvl, free, scs, p, w, f, cause, counters, log, nlog, do_log,
                       base + i, k)  # f: p's NVM frame if it moves up, -1 on a miss
-    C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, 0, 0, dirtyings, 0)
-    H.add_tiers(counters, hits_d, 0, writes_d, 0, 0, 0, 0, dev_reads, D > 0, 0, 0)  # every read fills a frame
+    C.add_base(counters, refs=stop - start, hits=hits, write_hits=write_hits, write_refs=write_refs,
+               dev_reads=dev_reads, dev_read_reqs=dev_reads, dirtyings=dirtyings)  # write-backs: by the tiers
+    H.add_tiers(counters, hits_d=hits_d, hits_n=0, writes_d=writes_d, writes_n=0, write_hits_n=0,
+                fills=dev_reads, into_dram=D > 0)  # every read fills a frame
     return stop, nlog
 
 

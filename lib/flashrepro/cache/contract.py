@@ -220,10 +220,14 @@ ROWS_PER_REF = 2  # the most I/O log rows a page reference makes in a plain cach
 
 
 @njit(cache=True)
-def add_base(counters, n, hits, write_hits, write_refs, dev_reads, dev_read_reqs, dev_write_evict, dev_write_reqs,
-             dirtyings, evictions):
-    """Add one call's tallies (``n`` references) to the base counters."""
-    counters[REFS] += n
+def add_base(counters, refs, hits, write_hits, write_refs, dev_reads, dev_read_reqs, dev_write_evict=0,
+             dev_write_reqs=0, dirtyings=0, evictions=0):
+    """Add one step's tallies to the base counters (a step keeps them in local variables and adds them once, at
+    its end; callers name them: ``add_base(counters, refs=..., hits=..., ...)``): ``refs`` references,
+    ``hits`` and ``write_hits`` of them hits, ``write_refs`` writes, ``dev_reads`` pages read from the device in
+    ``dev_read_reqs`` requests, ``dev_write_evict`` pages written back on eviction in ``dev_write_reqs``
+    requests, ``dirtyings`` clean pages made dirty, ``evictions`` pages evicted."""
+    counters[REFS] += refs
     counters[HITS] += hits
     counters[WRITE_HITS] += write_hits
     counters[WRITE_REFS] += write_refs

@@ -238,8 +238,9 @@ def page_loop(refs, start, st, counters, log, nlog, outcome, base, do_log, no_re
     sc.used = used
     end(st, r)
     pf_end(st, q)
-    C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_evict,
-               dev_write_evict, dirtyings, evictions)
+    C.add_base(counters, refs=stop - start, hits=hits, write_hits=write_hits, write_refs=write_refs,
+               dev_reads=dev_reads, dev_read_reqs=dev_reads, dev_write_evict=dev_write_evict,
+               dev_write_reqs=dev_write_evict, dirtyings=dirtyings, evictions=evictions)
     if PREFETCHING:
         counters[C.N_BASE] += pf_hits
         counters[C.N_BASE + 1] += prefetched

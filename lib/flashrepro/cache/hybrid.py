@@ -54,20 +54,16 @@ SCALARS = [
 
 
 @njit(cache=True)
-def add_tiers(counters, hits_d, hits_n, writes_d, writes_n, write_hits_n, mig_dn, mig_nd, fills, into_dram, wb_d,
-              wb_n):
-    """Add one call's per-tier tallies (after :func:`~flashrepro.cache.contract.add_base`); ``fills`` go to
-    DRAM's count when ``into_dram`` (misses enter DRAM when there is one), else NVM's."""
+def add_tiers(counters, hits_d, hits_n, writes_d, writes_n, write_hits_n, fills, into_dram):
+    """Add one step's per-tier tallies (after :func:`~flashrepro.cache.contract.add_base`): hits and page
+    writes in DRAM and NVM, write hits in NVM, and ``fills``, to DRAM's count when ``into_dram`` (misses enter
+    DRAM when there is one), else NVM's. (Migrations and write-backs are counted where they happen.)"""
     counters[HITS_D] += hits_d
     counters[HITS_N] += hits_n
     counters[WRITES_D] += writes_d
     counters[WRITES_N] += writes_n
     counters[WRITE_HITS_N] += write_hits_n
-    counters[MIG_DN] += mig_dn
-    counters[MIG_ND] += mig_nd
     counters[FILLS_D if into_dram else FILLS_N] += fills
-    counters[WB_D] += wb_d
-    counters[WB_N] += wb_n
 
 
 def new_scalars(dram: int, nvm: int, extra=()) -> np.recarray:

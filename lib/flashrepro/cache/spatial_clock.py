@@ -210,8 +210,9 @@ def _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_lo
         flags[p] |= w << 1
         dirtyings += (d | w) - d
     sc.hand, sc.size = hand, size
-    C.add_base(counters, stop - start, hits, write_hits, write_refs, dev_reads, dev_reads, dev_write_pages,
-               dev_write_reqs, dirtyings, evictions)
+    C.add_base(counters, refs=stop - start, hits=hits, write_hits=write_hits, write_refs=write_refs,
+               dev_reads=dev_reads, dev_read_reqs=dev_reads, dev_write_evict=dev_write_pages,
+               dev_write_reqs=dev_write_reqs, dirtyings=dirtyings, evictions=evictions)
     counters[BULK_CLEANED] += cleaned
     return stop, nlog
 

@@ -457,7 +457,8 @@ def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, r):
         if w and not _on(node, f, DIRTY):
             jk.rec_push_front(node, W, S, f, DIRTY)
             dirtyings += 1
-    C.add_base(counters, nrefs, hits, write_hits, write_refs, dev_reads, dev_reads, 0, 0, dirtyings, 0)
+    C.add_base(counters, refs=nrefs, hits=hits, write_hits=write_hits, write_refs=write_refs, dev_reads=dev_reads,
+               dev_read_reqs=dev_reads, dirtyings=dirtyings)  # write-backs and evictions: counted as they happen
     counters[WM_READS] += wm_reads
     return stop, nlog
 

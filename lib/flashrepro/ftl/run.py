@@ -99,6 +99,28 @@ def run(stream, policies: Sequence[str | Policy], geometry: Geometry, slices: in
     if stream.logical_pages > geometry.logical_pages:
         raise ValueError(f"{stream.name}: stream spans {stream.logical_pages} logical pages, the geometry "
                          f"{geometry.logical_pages}")
+    pols, triggers, per_policy = _setups(policies, trigger)
+    ftls = [FTL(geometry, p, t) for p, t in zip(pols, triggers, strict=True)]
+    t0 = time.perf_counter()
+    tally = _Slices(stream, [p.name for p in pols], [{"trigger": t.name} if per_policy else {} for t in triggers],
+                    slices, progress, t0)
+    fan = _Fanout(len(ftls), threads)
+    prefill_tags = kinds.prefill(stream.prefill) if kinds is not None and stream.prefill else None
+    with ThreadPoolExecutor(len(ftls)) as pool:
+        workers = [pool.submit(fan.guarded, _consume, fan, i, f, stream, tally, prefill_tags)
+                   for i, f in enumerate(ftls)]
+        fan.produce(stream.chunks(chunk), tap, kinds)
+        done = [w.result() for w in workers]  # raises the first FTL's error
+    if any(pos != stream.n_writes for pos in done):
+        raise RuntimeError(f"{stream.name}: stream produced {max(done)} writes, announced {stream.n_writes}")
+    erase_counts = {(f"{p.name}@{t.name}" if per_policy else p.name): f.state.erase_count.copy()
+                    for p, t, f in zip(pols, triggers, ftls, strict=True)}
+    return FTLRun(stream.name, geometry, tally.frame(), erase_counts, time.perf_counter() - t0, tap)
+
+
+def _setups(policies, trigger) -> tuple[list[Policy], list[GCTrigger], bool]:
+    """The run's policies and one trigger per policy (``trigger`` one for all, or a sequence of one per policy:
+    then ``True``, and the rows carry the trigger's name); policy names must differ under one trigger."""
     pols = [get_policy(p) for p in policies]
     names = [p.name for p in pols]
     per_policy = not isinstance(trigger, (str, GCTrigger))
@@ -108,86 +130,110 @@ def run(stream, policies: Sequence[str | Policy], geometry: Geometry, slices: in
     keys = list(zip(names, [t.name for t in triggers], strict=True))
     if len(set(keys)) != len(keys):
         raise ValueError(f"policy names must differ within a run (under one trigger), got {names}")
-    ftls = [FTL(geometry, p, t) for p, t in zip(pols, triggers, strict=True)]
-    extra = [{"trigger": t.name} if per_policy else {} for t in triggers]
-    t0 = time.perf_counter()
-    n = stream.n_writes
-    bounds = [(k * n) // slices for k in range(1, slices + 1)]
-    cores = threading.BoundedSemaphore(max(1, threads))
-    queues = [queue.Queue(QUEUE) for _ in ftls]
-    rows: list[list[dict]] = [[] for _ in ftls]
-    reached = [0] * (slices + 1)  # FTLs past each slice boundary, for the progress line
-    lock = threading.Lock()
-    failed = threading.Event()
+    return pols, triggers, per_policy
 
-    def write(f, arr, tags=None):
-        with cores:
+
+class _Slices:
+    """Each FTL's counters at the slice boundaries (``slices`` equal parts of the stream's writes), and the
+    progress line printed when the last FTL passes a boundary."""
+
+    def __init__(self, stream, names, extra, slices, progress, t0):
+        self.stream, self.names, self.extra, self.slices, self.progress, self.t0 = (
+            stream, names, extra, slices, progress, t0)
+        n = stream.n_writes
+        self.bounds = [(k * n) // slices for k in range(1, slices + 1)]
+        self.rows: list[list[dict]] = [[] for _ in names]
+        self.reached = [0] * (slices + 1)  # FTLs past each boundary
+        self.lock = threading.Lock()
+
+    def passed(self, i, k, pos, counters) -> None:
+        """FTL ``i`` has written ``pos`` writes, boundary ``k`` (1 = the first tenth): record its counters."""
+        self.rows[i].append({"workload": self.stream.name, "policy": self.names[i], **self.extra[i], "slice": k,
+                             "progress": k / self.slices, **counters})
+        with self.lock:
+            self.reached[k] += 1
+            if self.progress and self.reached[k] == len(self.names):
+                dt = time.perf_counter() - self.t0
+                print(f"  {self.stream.name}: {k}/{self.slices} ({pos / 1e6:.1f}M writes x {len(self.names)} "
+                      f"FTLs, {pos * len(self.names) / dt / 1e6:.1f}M/s)", file=sys.stderr, flush=True)
+
+    def frame(self) -> pl.DataFrame:
+        """The rows, slice by slice, and within a slice in the policies' order."""
+        return pl.DataFrame([r for k in range(self.slices) for per_ftl in self.rows for r in per_ftl[k:k + 1]])
+
+
+class _Fanout:
+    """The stream's chunks to every FTL's thread: one short queue per FTL (``QUEUE`` chunks), at most ``threads``
+    kernels at once, and a flag that stops every thread once one has failed."""
+
+    def __init__(self, n_ftls: int, threads: int):
+        self.cores = threading.BoundedSemaphore(max(1, threads))
+        self.queues = [queue.Queue(QUEUE) for _ in range(n_ftls)]
+        self.failed = threading.Event()
+
+    def write(self, f, arr, tags=None) -> None:
+        """``f.write`` holding one of the cores."""
+        with self.cores:
             f.write(arr, kinds=tags)
 
-    def take_next(i):  # the next chunk, or None at the end or once another thread has failed
-        while not failed.is_set():
+    def take(self, i):
+        """FTL ``i``'s next chunk, or None at the end or once another thread has failed."""
+        while not self.failed.is_set():
             try:
-                return queues[i].get(timeout=0.2)
+                return self.queues[i].get(timeout=0.2)
             except queue.Empty:
                 continue
         return None
 
-    def consume(i):  # one FTL: its chunks from its queue, its counters at each boundary
-        f, pos, k = ftls[i], 0, 0
-        try:
-            if stream.prefill:
-                write(f, np.arange(stream.prefill, dtype=np.int32), prefill_tags)
-                f.reset_counters()
-            while (item := take_next(i)) is not None:
-                arr, tags = item
-                while len(arr):
-                    take = min(len(arr), bounds[k] - pos) if k < slices else len(arr)
-                    write(f, arr[:take], None if tags is None else tags[:take])
-                    arr, pos = arr[take:], pos + take
-                    tags = None if tags is None else tags[take:]
-                    while k < slices and pos == bounds[k]:
-                        k += 1
-                        rows[i].append({"workload": stream.name, "policy": names[i], **extra[i], "slice": k,
-                                        "progress": k / slices, **f.counters})
-                        with lock:
-                            reached[k] += 1
-                            if progress and reached[k] == len(ftls):
-                                dt = time.perf_counter() - t0
-                                print(f"  {stream.name}: {k}/{slices} ({pos / 1e6:.1f}M writes x {len(ftls)} "
-                                      f"FTLs, {pos * len(ftls) / dt / 1e6:.1f}M/s)", file=sys.stderr, flush=True)
-            return pos
-        except BaseException:
-            failed.set()
-            raise
-
-    def feed(item):  # to every FTL's queue; gives up if an FTL has failed (its queue would never drain)
-        for q in queues:
-            while not failed.is_set():
+    def feed(self, item) -> None:
+        """``item`` to every FTL's queue; gives up if an FTL has failed (its queue would never drain)."""
+        for q in self.queues:
+            while not self.failed.is_set():
                 try:
                     q.put(item, timeout=0.2)
                     break
                 except queue.Full:
                     continue
 
-    prefill_tags = kinds.prefill(stream.prefill) if kinds is not None and stream.prefill else None
-    with ThreadPoolExecutor(len(ftls)) as pool:
-        workers = [pool.submit(consume, i) for i in range(len(ftls))]
+    def produce(self, chunks, tap, kinds) -> None:
+        """Every chunk (with ``tap`` told of it and ``kinds``' tags) to every FTL, then the end (None)."""
         try:
-            for arr in stream.chunks(chunk):
-                if failed.is_set():
+            for arr in chunks:
+                if self.failed.is_set():
                     break
                 if tap is not None:
                     tap(arr)
-                feed((arr, None if kinds is None else kinds(arr)))
+                self.feed((arr, None if kinds is None else kinds(arr)))
         finally:
-            feed(None)
-        done = [w.result() for w in workers]  # raises the first FTL's error
-    if any(pos != n for pos in done):
-        raise RuntimeError(f"{stream.name}: stream produced {max(done)} writes, announced {n}")
-    ordered = [r for k in range(slices) for per_ftl in rows for r in per_ftl[k:k + 1]]  # slice, then policy
-    erase_counts = {(f"{p.name}@{t.name}" if per_policy else p.name): f.state.erase_count.copy()
-                    for p, t, f in zip(pols, triggers, ftls, strict=True)}
-    return FTLRun(stream.name, geometry, pl.DataFrame(ordered), erase_counts, time.perf_counter() - t0, tap)
+            self.feed(None)
+
+    def guarded(self, fn, *args):
+        """``fn(*args)`` on an FTL's thread; its failure stops the others."""
+        try:
+            return fn(*args)
+        except BaseException:
+            self.failed.set()
+            raise
+
+
+def _consume(fan: _Fanout, i: int, f: FTL, stream, tally: _Slices, prefill_tags) -> int:
+    """FTL ``i`` (``f``): the prefill (then counters reset), then its chunks from its queue, split at the slice
+    boundaries, where ``tally`` records its counters. Returns the writes it took."""
+    pos, k, bounds, slices = 0, 0, tally.bounds, tally.slices
+    if stream.prefill:
+        fan.write(f, np.arange(stream.prefill, dtype=np.int32), prefill_tags)
+        f.reset_counters()
+    while (item := fan.take(i)) is not None:
+        arr, tags = item
+        while len(arr):
+            take = min(len(arr), bounds[k] - pos) if k < slices else len(arr)
+            fan.write(f, arr[:take], None if tags is None else tags[:take])
+            arr, pos = arr[take:], pos + take
+            tags = None if tags is None else tags[take:]
+            while k < slices and pos == bounds[k]:
+                k += 1
+                tally.passed(i, k, pos, f.counters)
+    return pos
 
 
 def _run_keys(slices: pl.DataFrame) -> list[str]:

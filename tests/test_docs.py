@@ -191,7 +191,7 @@ def test_rendering_replaces_only_the_text_between_the_markers():
 
 
 def test_every_block_renders_from_its_files_or_says_what_to_run(tmp_path):
-    for name, block in docs.BLOCKS.items():
+    for name, block in docs.blocks().items():
         out = docs.render_block(name, tmp_path)  # an empty results folder
         assert out.endswith("\n") and "then `make docs`" in out, name
         assert f"run `{block.make}` then `make docs`" in out, name
@@ -199,7 +199,7 @@ def test_every_block_renders_from_its_files_or_says_what_to_run(tmp_path):
     assert "run `make bench` then `make docs`" in docs.render_block("bench", tmp_path)
     out = docs.render_text(SAMPLE, tmp_path)  # missing results/ never fails
     assert out.count("then `make docs`") == 3 and _outside(out) == _outside(SAMPLE)
-    for name in docs.BLOCKS:  # with the fixture: every block renders (or says its rows are missing) without error
+    for name in docs.blocks():  # with the fixture: every block renders (or says its rows are missing) without error
         assert docs.render_block(name, FIXTURE).endswith("\n")
 
 
@@ -232,7 +232,7 @@ def test_every_marker_in_the_pages_names_a_block_and_is_closed():
         text = page.read_text()
         names = docs.BEGIN_ANY.findall(text)
         assert [m["name"] for m in docs.MARK.finditer(text)] == names, page
-        assert set(names) <= set(docs.BLOCKS), page
+        assert set(names) <= set(docs.blocks()), page
 
 
 def test_make_docs_check_reports_a_stale_page_and_rendering_fixes_it(tmp_path, monkeypatch, capsys):

@@ -8,7 +8,7 @@ the README or docs/: every table of them sits between two markers,
     <!-- results:NAME:end -->
 
 and ``python -m flashrepro.docs`` (``make docs``) replaces what is between them with the block NAME rendered
-from the files in ``results/`` that ``BLOCKS`` names for it (the package-wide blocks here, and the tables
+from the files in ``results/`` that :func:`blocks` names for it (the package-wide blocks here, and the tables
 the paper packages' outputs declare a :class:`~flashrepro.papers.layout.Doc` for). Text outside the markers is
 never touched, rendering twice gives the same text, and a block whose files are missing says which ones and how
 to make them ("run `make` then `make docs`") instead of failing, so the docs render on a fresh clone.
@@ -324,12 +324,6 @@ def _blocks() -> dict[str, Block]:
 def blocks() -> dict[str, Block]:
     """Every block by name, built on first use (it imports the paper packages, for their outputs' Doc)."""
     return _blocks()
-
-
-def __getattr__(name: str):
-    if name == "BLOCKS":  # docs.BLOCKS: blocks()
-        return blocks()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def render_block(name: str, results: Path) -> str:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .traces.trace import Op, Trace
+from .traces.trace import Op, Trace, references_pages
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,7 +121,7 @@ def replay(trace: Trace, target, *, max_bytes: int, allow_existing: bool = False
     path = Path(target)
     max_bytes = _check_max_bytes(max_bytes)
     _check_target(path, allow_existing)
-    rw = (trace.op == Op.READ) | (trace.op == Op.WRITE)
+    rw = references_pages(trace.op)
     op, off, size = trace.op[rw], trace.offset_bytes[rw], trace.size_bytes[rw]
     if len(op) == 0:
         raise ValueError("nothing to replay: the trace has no reads or writes")

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from . import paths
 from .papers import specs
+from .papers.spec import output_names
 
 PACKAGES = ("numba", "numpy", "polars", "papermill", "matplotlib", "nbconvert", "llvmlite")
 INPUTS = ("lib", "notebooks", "data/paper")  # what a notebook's outputs depend on (the Makefile's rule)
@@ -435,16 +436,15 @@ _WRITES = re.compile(r"""PAPER\.(?:make|save)\(\s*["']([^"']+)["']""")  # an out
 
 
 def notebook_sections(notebook: Path) -> dict[str, str]:
-    """Output stem -> the first line of the last markdown cell before the first code cell that writes it
-    (``PAPER.make("fig2.png", ...)`` or ``PAPER.save(...)``: ``01_bs_clock_fig2`` in ``01_bs_clock``), ``#``
-    marks removed: the notebook's own heading for that output."""
+    """Output name as a cell writes it (``PAPER.make("fig2.png", ...)`` or ``PAPER.save(...)``: ``fig2.png``) ->
+    the first line of the last markdown cell before the first code cell that writes it, ``#`` marks removed:
+    the notebook's own heading for that output (:func:`paper_figures` matches the names to the files)."""
     try:
         cells = json.loads(Path(notebook).read_text(encoding="utf-8")).get("cells", [])
     except (OSError, ValueError):
         return {}
     out: dict[str, str] = {}
     heading = ""
-    prefix = Path(notebook).stem + "_"
     for c in cells:
         src = c.get("source", "")
         src = src if isinstance(src, str) else "".join(src)
@@ -453,8 +453,7 @@ def notebook_sections(notebook: Path) -> dict[str, str]:
             heading = first.lstrip("#").strip()
         elif c.get("cell_type") == "code":
             for name in _WRITES.findall(src):
-                stem = name.rsplit(".", 1)[0] if name.endswith((".csv", ".png", ".md")) else name
-                out.setdefault(stem if stem.startswith(prefix) else prefix + stem, heading)
+                out.setdefault(name, heading)
     return out
 
 
@@ -464,8 +463,8 @@ def paper_figures(spec) -> list[Figure]:
     figs = []
     for ref, doc, file, always in declared_outputs(spec):
         if file.endswith(".png"):
-            stem = file[:-4]
-            figs.append(Figure(file, ref, sections.get(stem, ""), first_sentence(doc), always, figure_ids(ref)))
+            section = next((sections[n] for n in output_names(spec.notebook, file) if n in sections), "")
+            figs.append(Figure(file, ref, section, first_sentence(doc), always, figure_ids(ref)))
     return figs
 
 

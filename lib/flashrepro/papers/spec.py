@@ -88,8 +88,7 @@ class Paper(Spec):
         prefix (``"fig2.png"`` for ``01_bs_clock_fig2.png``) or that without the suffix (``"fig2"``) when only
         one output has it. ``.stem`` is the name a notebook writes it under; calling it runs its function."""
         prefix = self.notebook + "_"
-        hits = [o for o in self.outputs
-                if name in (o.file, o.file.removeprefix(prefix), o.stem, o.stem.removeprefix(prefix))]
+        hits = [o for o in self.outputs if name in output_names(self.notebook, o.file)]
         if len(hits) != 1:
             known = ", ".join(o.file.removeprefix(prefix) for o in self.outputs)
             raise KeyError(f"{self.notebook}: {len(hits)} outputs called {name!r} (exactly one needed; "
@@ -113,6 +112,15 @@ class Paper(Spec):
         """Compare the declared outputs with the files this session wrote; raise on a difference (a
         notebook's last cell: :meth:`~flashrepro.papers.layout.Index.check`)."""
         return self.outputs.check()
+
+
+def output_names(notebook: str, file: str) -> tuple[str, ...]:
+    """The names a notebook's output ``file`` answers to in :meth:`Paper.output`: the file, without the notebook's
+    prefix, and both without the suffix (``01_bs_clock_fig2.png``, ``fig2.png``, ``01_bs_clock_fig2``,
+    ``fig2``)."""
+    stem = file.rsplit(".", 1)[0]
+    prefix = notebook + "_"
+    return file, file.removeprefix(prefix), stem, stem.removeprefix(prefix)
 
 
 @functools.lru_cache(maxsize=64)

@@ -342,7 +342,7 @@ class Trace:
         """Summary statistics (counts, bytes, footprint, duration) as a JSON-ready dict, and under ``reading``
         what the reader said about the file (:attr:`meta`: its format, lines skipped, records merged or
         dropped, bytes trimmed, ...)."""
-        rw = (self.op == Op.READ) | (self.op == Op.WRITE)
+        rw = references_pages(self.op)
         sizes = self.size_bytes[rw]
         pages = self.to_pages(page_bytes)
         return {

@@ -7,7 +7,8 @@ import polars as pl
 from tqdm.auto import tqdm
 
 from ...cache import lru_mrc
-from ...traces import Op, Trace, catalog
+from ...traces import Trace, catalog
+from ...traces.trace import references_pages
 
 SIZE_BUCKETS_KIB = [4, 8, 16, 32, 64, 128, 256]  # upper bounds; the last bucket is "> 256 KiB"
 MRC_POINTS = [256, 1024, 4096, 16384, 65536]  # pages (1 MiB .. 256 MiB at 4 KiB)
@@ -34,7 +35,7 @@ def size_histogram(traces: dict[str, Trace]) -> pl.DataFrame:
     edges = np.array(SIZE_BUCKETS_KIB) * 1024
     rows = []
     for name, tr in traces.items():
-        sizes = tr.size_bytes[(tr.op == Op.READ) | (tr.op == Op.WRITE)]
+        sizes = tr.size_bytes[references_pages(tr.op)]
         counts = np.bincount(np.searchsorted(edges, sizes, side="left"), minlength=len(labels))
         for lab, c in zip(labels, counts, strict=True):
             rows.append({"workload": name, "size": lab, "share": c / max(len(sizes), 1)})

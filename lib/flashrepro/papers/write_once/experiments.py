@@ -17,7 +17,7 @@ from tqdm.auto import tqdm
 from ...cache import POLICIES, Simulator, make_params, simulate
 from ...cache import contract as C
 from ...traces import Op, StreamSpec, Trace
-from ...traces.trace import Event
+from ...traces.trace import Event, references_pages
 from .workloads import characterise
 
 FRACTIONS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)  # cache size / footprint
@@ -593,7 +593,7 @@ def timeline_io(tr: Trace, policy: str, capacity: int, period_s: float = 5.0, **
     r = simulate(tr, policy, capacity, log_io=True, period_s=period_s, **params)
     req = r.io_log.req
     t = tr.time_s[req]
-    data = ((tr.op == Op.READ) | (tr.op == Op.WRITE)) & (tr.size_bytes > 0)
+    data = references_pages(tr.op) & (tr.size_bytes > 0)
     entries = np.flatnonzero(data | (tr.op >= Op.FLUSH))  # the requests that are stream entries, in order
     before = np.searchsorted(entries, req, side="left") - 1  # the entry before the one that noticed it
     prev = np.where(before >= 0, tr.time_s[entries[np.maximum(before, 0)]], -np.inf)

@@ -325,21 +325,9 @@ def _to_reading_rows(w: str, ours: dict) -> list[L.Claim]:
                              unit=row.unit, source=row.source, detail=row.detail)]
 
 
-def claims(cmp: pl.DataFrame, sweep: pl.DataFrame, traces: dict[str, Trace] | None = None, *,
-           implied: pl.DataFrame | None = None, fit_range: pl.DataFrame | None = None,
-           example: pl.DataFrame | None = None, readings: pl.DataFrame | None = None,
-           hand_past_bulk: bool = False, insert_behind_hand: bool = False, max_bulk_pages: int = 16) -> pl.DataFrame:
-    """Every number paper 1 prints against ours, on the three workload models (web
-    browsing's alternative model, when ``cmp`` has it, as "not comparable" rows).
-
-    ``cmp`` and ``sweep`` ran under the notebook's reading of the hand (``hand_past_bulk``,
-    ``insert_behind_hand``). ``traces`` adds the Table 2 counts of the models; ``implied``
-    (:func:`~.experiments.implied_table`) the bulk size and position penalty each Figs. 8-9 number needs;
-    ``fit_range`` (:func:`~.experiments.fit_range`) the range over equally good workload fits; ``example``
-    (:func:`~.experiments.worked_example`) Figs. 4-5; ``readings`` (:func:`~.experiments.hand_readings`) Table 5's
-    and Fig. 6's drops under every reading of the hand (without it, one row each under the notebook's reading,
-    from ``cmp`` and ``sweep``). Wall times measured here are :func:`measured`, not these."""
-    hand_past_bulk, insert_behind_hand = bool(hand_past_bulk), bool(insert_behind_hand)
+def _setup_rows(traces: dict[str, Trace] | None, example: pl.DataFrame | None, max_bulk_pages: int) -> list[L.Claim]:
+    """Fig. 2 (the cards' calibration and the hard disk), the ceiling rows, Figs. 4-5's worked example when
+    ``example`` is given, and Table 2's request counts of the models in ``traces``."""
     out = []
     for card in CARDS:
         r = CARDS[card].fig2_reduction
@@ -367,6 +355,137 @@ def claims(cmp: pl.DataFrame, sweep: pl.DataFrame, traces: dict[str, Trace] | No
                                      source="Table 2", note="the model is built with it"))
             out.append(L.calibration(PAPER, "Table 2: write requests", w, nw, tr.n_writes, "requests",
                                      source="Table 2", note="the model is built with it"))
+    return out
+
+
+def _bulk_rows(w: str, sw: pl.DataFrame, hand_past_bulk: bool, notebook_reading: str) -> list[L.Claim]:
+    """Figs. 6-7 on workload ``w``: the hit ratio's drop over the bulk sizes of BS-CLOCK's sweep ``sw`` (a
+    bound), and how I/O time and the pages per write follow the maximum bulk."""
+    h = _series(sw, "hit_ratio")
+    lo, hi = min(h), max(h)
+    p6 = paper_value("fig6_max_hit_drop", "all")
+    bound = L.direction(PAPER, f"Fig. 6: hit ratio at most {100 * p6:.1f}% lower at a {4 * hi} KB maximum bulk "
+                        f"than at {4 * lo} KB (as a bound)", w, "at most", (h[lo] - h[hi]) / h[lo],
+                        paper_value=p6, unit="relative drop", source="Fig. 6",
+                        detail=f"{h[lo]:.5f} at {4 * lo} KB, {h[hi]:.5f} at {4 * hi} KB; {notebook_reading}")
+    if not hand_past_bulk:
+        bound = L.by_construction(bound, EQUAL_HITS)
+    else:
+        bound = L.against_control(bound, L.direction(PAPER, bound.claim, w, "at most", 0.0, paper_value=p6),
+                                  "Spatial Clock, whose hit ratio does not depend on the bulk size")
+    out = [bound]
+    xs = [f"{4 * k} KB" for k in h]
+    for card in CARDS:
+        t = _series(sw, f"{card}_io_s")
+        out.append(L.direction(PAPER, f"Fig. 7: I/O time falls as the maximum bulk grows ({card})", w,
+                               "decreasing", list(t.values()), x=xs, source="Fig. 7",
+                               detail=" -> ".join(f"{v:.5g} s ({x})" for x, v in zip(xs, t.values(),
+                                                                                      strict=True))))
+        if 32 in t and 64 in t:
+            out.append(L.direction(PAPER, f"Fig. 7: I/O time rises from a 128 KB to a 256 KB maximum bulk "
+                                   f"({card})", w, "positive", t[64] / t[32] - 1, unit="relative change",
+                                   source="Fig. 7", detail=f"{t[32]:.5f} s -> {t[64]:.5f} s"))
+    mp = _series(sw, "mean_pages_per_write")
+    out.append(L.direction(PAPER, "Fig. 7: mean pages per write grows with the maximum bulk", w, "increasing",
+                           list(mp.values()), x=xs, source="Fig. 7",
+                           detail=" -> ".join(f"{v:.3f} ({x})" for x, v in zip(xs, mp.values(), strict=True)),
+                           note="the paper draws these numbers but prints none; only the trend is compared"))
+    return out
+
+
+def _table4_rows(w: str, bs: dict, sc: dict, hand_past_bulk: bool) -> list[L.Claim]:
+    """Table 4 on workload ``w``: the pages each policy writes (``bs``, ``sc``: BS-CLOCK's and Spatial Clock's
+    rows of the comparison) and BS-CLOCK's extra pages."""
+    p_bs, p_sc = paper_value("pages_written_bs_clock", w), paper_value("pages_written_spatial_clock", w)
+    out = [L.calibration(PAPER, "Table 4: pages written by Spatial Clock", w, p_sc, sc["device_writes"],
+                         "pages", source="Table 4", note="the model is fitted to it"),
+           L.against_control(
+               L.value(PAPER, "Table 4: pages written by BS-CLOCK", w, p_bs, bs["device_writes"], L.PRINTED, "pages",
+                       source="Table 4", note=TOLERANCE["pages"]),
+               L.value(PAPER, "Table 4: pages written by BS-CLOCK", w, p_bs, sc["device_writes"], L.PRINTED, "pages"),
+               "Spatial Clock's pages written, which the model is fitted to")]
+    extra = bs["device_writes"] / sc["device_writes"] - 1
+    detail = f"{bs['device_writes']} vs {sc['device_writes']} pages (paper {p_bs:.0f} vs {p_sc:.0f})"
+    out.append(L.direction(PAPER, "Table 4: BS-CLOCK writes more pages than Spatial Clock", w, "positive",
+                           extra, paper_value=p_bs / p_sc - 1, unit="relative increase", source="Table 4",
+                           detail=detail,
+                           note="" if hand_past_bulk else
+                           "at least as many by construction with the hand past the victim (the same victims, "
+                           "and a page cleaned early is written again if dirtied again); more needs a cleaned "
+                           "page to be dirtied again, which the workload decides"))
+    out.append(L.value(PAPER, "Table 4: BS-CLOCK's extra pages written over Spatial Clock", w, p_bs / p_sc - 1,
+                       extra, L.APPROX, "relative increase", source="Table 4", detail=detail,
+                       note=TOLERANCE["extra pages"]))
+    return out
+
+
+def _table5_rows(w: str, bs: dict, sc: dict, readings: pl.DataFrame | None, hand_past_bulk: bool,
+                 notebook_reading: str) -> list[L.Claim]:
+    """Table 5 on workload ``w``: each policy's hit ratio and BS-CLOCK's drop (under every reading of the hand
+    with ``readings``, else under the notebook's)."""
+    sc_h = sc["hit_ratio"]
+    p_hbs, p_hsc = paper_value("hit_ratio_bs_clock", w), paper_value("hit_ratio_spatial_clock", w)
+    out = [L.calibration(PAPER, "Table 5: Spatial Clock hit ratio", w, p_hsc, sc_h, "ratio",
+                         source="Table 5",
+                         note="the model is fitted to it" + (
+                             f"; misses its own target by {abs(sc_h / p_hsc - 1):.1%}"
+                             if abs(sc_h / p_hsc - 1) > 0.005 else "")),
+           L.against_control(
+               L.value(PAPER, "Table 5: BS-CLOCK hit ratio", w, p_hbs, bs["hit_ratio"], L.PRINTED, "ratio",
+                       source="Table 5", detail=notebook_reading, note=TOLERANCE["hit ratio"]),
+               L.value(PAPER, "Table 5: BS-CLOCK hit ratio", w, p_hbs, sc_h, L.PRINTED, "ratio"),
+               "Spatial Clock's hit ratio, which the model is fitted to")]
+    if readings is not None:
+        return out + _drop_rows(w, readings, notebook_reading)
+    drop = L.value(PAPER, f"Table 5: hit ratio drop of BS-CLOCK against Spatial Clock ({notebook_reading})", w,
+                   paper_value("hit_ratio_drop", w), (sc_h - bs["hit_ratio"]) / sc_h, L.APPROX,
+                   "relative drop", same_sign=True, source="Table 5",
+                   detail=f"{sc_h:.5f} -> {bs['hit_ratio']:.5f}", note=TOLERANCE["table5 drop"])
+    return out + [drop if hand_past_bulk else _cannot_hold(drop, EQUAL_HITS)]
+
+
+def _reduction_rows(w: str, bs: dict, sc: dict, max_bulk_pages: int) -> tuple[list[L.Claim], dict]:
+    """Figs. 8-9 and Sec. V on workload ``w``: BS-CLOCK's I/O time reduction against Spatial Clock on each card
+    (its value and its sign), the other reading of Fig. 8, and the two cards' mean; with the reductions by card."""
+    out, reds = [], {}
+    for card in CARDS:
+        paper_red = paper_value("io_time_reduction", f"{card}/{w}")
+        ours_red = reds[card] = _reduction(bs, sc, card)
+        detail = (f"{sc[f'{card}_io_s']:.5f} s -> {bs[f'{card}_io_s']:.5f} s; "
+                  f"ceiling {M.ceiling(CARDS[card], max_bulk_pages):.4f}")
+        fig = "Fig. 8" if card == "samsung" else "Fig. 9"
+        by = ("Fig. 8's '…로 감소' read as 'reduced by' (Sec. V's two-card means are the means of that reading; "
+              "the 'reduced to' reading has its own row)") if card == "samsung" else ""
+        out.append(L.value(PAPER, f"Figs. 8-9: BS-CLOCK cuts I/O time against Spatial Clock ({card})", w,
+                           paper_red, ours_red, L.PRINTED, "fraction", source=fig, detail=detail,
+                           note=_note(by, TOLERANCE["reduction"])))
+        out.append(L.direction(PAPER, f"Figs. 8-9: BS-CLOCK takes less I/O time than Spatial Clock ({card})", w,
+                               "positive", ours_red, paper_value=paper_red, unit="fraction", source=fig,
+                               detail=detail))
+    out += _to_reading_rows(w, reds)
+    out.append(L.value(PAPER, "Sec. V: mean I/O time reduction over the two cards", w,
+                       paper_value("io_time_reduction_two_card_mean", w), sum(reds.values()) / len(reds),
+                       L.PRINTED, "fraction", source="Sec. V",
+                       detail=", ".join(f"{c} {v:.4f}" for c, v in reds.items()), note=TOLERANCE["reduction"]))
+    return out, reds
+
+
+def claims(cmp: pl.DataFrame, sweep: pl.DataFrame, traces: dict[str, Trace] | None = None, *,
+           implied: pl.DataFrame | None = None, fit_range: pl.DataFrame | None = None,
+           example: pl.DataFrame | None = None, readings: pl.DataFrame | None = None,
+           hand_past_bulk: bool = False, insert_behind_hand: bool = False, max_bulk_pages: int = 16) -> pl.DataFrame:
+    """Every number paper 1 prints against ours, on the three workload models (web
+    browsing's alternative model, when ``cmp`` has it, as "not comparable" rows).
+
+    ``cmp`` and ``sweep`` ran under the notebook's reading of the hand (``hand_past_bulk``,
+    ``insert_behind_hand``). ``traces`` adds the Table 2 counts of the models; ``implied``
+    (:func:`~.experiments.implied_table`) the bulk size and position penalty each Figs. 8-9 number needs;
+    ``fit_range`` (:func:`~.experiments.fit_range`) the range over equally good workload fits; ``example``
+    (:func:`~.experiments.worked_example`) Figs. 4-5; ``readings`` (:func:`~.experiments.hand_readings`) Table 5's
+    and Fig. 6's drops under every reading of the hand (without it, one row each under the notebook's reading,
+    from ``cmp`` and ``sweep``). Wall times measured here are :func:`measured`, not these."""
+    hand_past_bulk, insert_behind_hand = bool(hand_past_bulk), bool(insert_behind_hand)
+    out = _setup_rows(traces, example, max_bulk_pages)
     notebook_reading = reading_name(hand_past_bulk, insert_behind_hand)
     ours_all = []
     for w in TABLE2:
@@ -377,96 +496,12 @@ def claims(cmp: pl.DataFrame, sweep: pl.DataFrame, traces: dict[str, Trace] | No
         sc = d.row(0, named=True)
         bs = cmp.filter((pl.col("workload") == name) & (pl.col("policy") == "bs_clock")).row(0, named=True)
         sw = sweep.filter((pl.col("workload") == name) & (pl.col("policy") == "bs_clock")).sort("max_bulk_pages")
-        h = _series(sw, "hit_ratio")
-        lo, hi = min(h), max(h)
-        p6 = paper_value("fig6_max_hit_drop", "all")
-        bound = L.direction(PAPER, f"Fig. 6: hit ratio at most {100 * p6:.1f}% lower at a {4 * hi} KB maximum bulk "
-                            f"than at {4 * lo} KB (as a bound)", w, "at most", (h[lo] - h[hi]) / h[lo],
-                            paper_value=p6, unit="relative drop", source="Fig. 6",
-                            detail=f"{h[lo]:.5f} at {4 * lo} KB, {h[hi]:.5f} at {4 * hi} KB; {notebook_reading}")
-        sc_h = sc["hit_ratio"]
-        if not hand_past_bulk:
-            bound = L.by_construction(bound, EQUAL_HITS)
-        else:
-            bound = L.against_control(bound, L.direction(PAPER, bound.claim, w, "at most", 0.0, paper_value=p6),
-                                      "Spatial Clock, whose hit ratio does not depend on the bulk size")
-        out.append(bound)
-        xs = [f"{4 * k} KB" for k in h]
-        for card in CARDS:
-            t = _series(sw, f"{card}_io_s")
-            out.append(L.direction(PAPER, f"Fig. 7: I/O time falls as the maximum bulk grows ({card})", w,
-                                   "decreasing", list(t.values()), x=xs, source="Fig. 7",
-                                   detail=" -> ".join(f"{v:.5g} s ({x})" for x, v in zip(xs, t.values(),
-                                                                                          strict=True))))
-            if 32 in t and 64 in t:
-                out.append(L.direction(PAPER, f"Fig. 7: I/O time rises from a 128 KB to a 256 KB maximum bulk "
-                                       f"({card})", w, "positive", t[64] / t[32] - 1, unit="relative change",
-                                       source="Fig. 7", detail=f"{t[32]:.5f} s -> {t[64]:.5f} s"))
-        mp = _series(sw, "mean_pages_per_write")
-        out.append(L.direction(PAPER, "Fig. 7: mean pages per write grows with the maximum bulk", w, "increasing",
-                               list(mp.values()), x=xs, source="Fig. 7",
-                               detail=" -> ".join(f"{v:.3f} ({x})" for x, v in zip(xs, mp.values(), strict=True)),
-                               note="the paper draws these numbers but prints none; only the trend is compared"))
-        p_bs, p_sc = paper_value("pages_written_bs_clock", w), paper_value("pages_written_spatial_clock", w)
-        out.append(L.calibration(PAPER, "Table 4: pages written by Spatial Clock", w, p_sc, sc["device_writes"],
-                                 "pages", source="Table 4", note="the model is fitted to it"))
-        out.append(L.against_control(
-            L.value(PAPER, "Table 4: pages written by BS-CLOCK", w, p_bs, bs["device_writes"], L.PRINTED, "pages",
-                    source="Table 4", note=TOLERANCE["pages"]),
-            L.value(PAPER, "Table 4: pages written by BS-CLOCK", w, p_bs, sc["device_writes"], L.PRINTED, "pages"),
-            "Spatial Clock's pages written, which the model is fitted to"))
-        extra = bs["device_writes"] / sc["device_writes"] - 1
-        detail = f"{bs['device_writes']} vs {sc['device_writes']} pages (paper {p_bs:.0f} vs {p_sc:.0f})"
-        out.append(L.direction(PAPER, "Table 4: BS-CLOCK writes more pages than Spatial Clock", w, "positive",
-                               extra, paper_value=p_bs / p_sc - 1, unit="relative increase", source="Table 4",
-                               detail=detail,
-                               note="" if hand_past_bulk else
-                               "at least as many by construction with the hand past the victim (the same victims, "
-                               "and a page cleaned early is written again if dirtied again); more needs a cleaned "
-                               "page to be dirtied again, which the workload decides"))
-        out.append(L.value(PAPER, "Table 4: BS-CLOCK's extra pages written over Spatial Clock", w, p_bs / p_sc - 1,
-                           extra, L.APPROX, "relative increase", source="Table 4", detail=detail,
-                           note=TOLERANCE["extra pages"]))
-        p_hbs, p_hsc = paper_value("hit_ratio_bs_clock", w), paper_value("hit_ratio_spatial_clock", w)
-        out.append(L.calibration(PAPER, "Table 5: Spatial Clock hit ratio", w, p_hsc, sc_h, "ratio",
-                                 source="Table 5",
-                                 note="the model is fitted to it" + (
-                                     f"; misses its own target by {abs(sc_h / p_hsc - 1):.1%}"
-                                     if abs(sc_h / p_hsc - 1) > 0.005 else "")))
-        out.append(L.against_control(
-            L.value(PAPER, "Table 5: BS-CLOCK hit ratio", w, p_hbs, bs["hit_ratio"], L.PRINTED, "ratio",
-                    source="Table 5", detail=notebook_reading, note=TOLERANCE["hit ratio"]),
-            L.value(PAPER, "Table 5: BS-CLOCK hit ratio", w, p_hbs, sc_h, L.PRINTED, "ratio"),
-            "Spatial Clock's hit ratio, which the model is fitted to"))
-        if readings is not None:
-            out += _drop_rows(w, readings, notebook_reading)
-        else:
-            drop = L.value(PAPER, f"Table 5: hit ratio drop of BS-CLOCK against Spatial Clock ({notebook_reading})", w,
-                           paper_value("hit_ratio_drop", w), (sc_h - bs["hit_ratio"]) / sc_h, L.APPROX,
-                           "relative drop", same_sign=True, source="Table 5",
-                           detail=f"{sc_h:.5f} -> {bs['hit_ratio']:.5f}", note=TOLERANCE["table5 drop"])
-            out.append(drop if hand_past_bulk else _cannot_hold(drop, EQUAL_HITS))
-        reds = {}
-        for card in CARDS:
-            paper_red = paper_value("io_time_reduction", f"{card}/{w}")
-            ours_red = reds[card] = _reduction(bs, sc, card)
-            ours_all.append(ours_red)
-            detail = (f"{sc[f'{card}_io_s']:.5f} s -> {bs[f'{card}_io_s']:.5f} s; "
-                      f"ceiling {M.ceiling(CARDS[card], max_bulk_pages):.4f}")
-            fig = "Fig. 8" if card == "samsung" else "Fig. 9"
-            by = ("Fig. 8's '…로 감소' read as 'reduced by' (Sec. V's two-card means are the means of that reading; "
-                  "the 'reduced to' reading has its own row)") if card == "samsung" else ""
-            out.append(L.value(PAPER, f"Figs. 8-9: BS-CLOCK cuts I/O time against Spatial Clock ({card})", w,
-                               paper_red, ours_red, L.PRINTED, "fraction", source=fig, detail=detail,
-                               note=_note(by, TOLERANCE["reduction"])))
-            out.append(L.direction(PAPER, f"Figs. 8-9: BS-CLOCK takes less I/O time than Spatial Clock ({card})", w,
-                                   "positive", ours_red, paper_value=paper_red, unit="fraction", source=fig,
-                                   detail=detail))
-        out += _to_reading_rows(w, reds)
-        out.append(L.value(PAPER, "Sec. V: mean I/O time reduction over the two cards", w,
-                           paper_value("io_time_reduction_two_card_mean", w), sum(reds.values()) / len(reds),
-                           L.PRINTED, "fraction", source="Sec. V",
-                           detail=", ".join(f"{c} {v:.4f}" for c, v in reds.items()), note=TOLERANCE["reduction"]))
+        out += _bulk_rows(w, sw, hand_past_bulk, notebook_reading)
+        out += _table4_rows(w, bs, sc, hand_past_bulk)
+        out += _table5_rows(w, bs, sc, readings, hand_past_bulk, notebook_reading)
+        rows, reds = _reduction_rows(w, bs, sc, max_bulk_pages)
+        out += rows
+        ours_all += reds.values()
     if len(ours_all) == 2 * len(TABLE2):
         out.append(L.value(PAPER, "Abstract: BS-CLOCK reduces I/O time by up to 88% against Spatial Clock",
                            "all", paper_value("io_time_reduction_max", "all"), max(ours_all), L.APPROX, "fraction",

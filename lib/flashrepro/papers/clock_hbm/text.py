@@ -107,27 +107,11 @@ def _short(label: str) -> str:
     return label.split(" (")[0]
 
 
-def closing(claims: pl.DataFrame, runs: pl.DataFrame, interp: pl.DataFrame, amb: pl.DataFrame,
-            sweep: pl.DataFrame, lat: pl.DataFrame, swap: str = E.SWAP, scale: str = "paper",
-            standins_expected: list[str] | None = None) -> str:
-    """The notebook's closing section as Markdown, from its tables: the ledger (``claims``), every run
-    (``runs``, real stand-ins included when they ran), the interpretation table, the ambiguity table, the
-    assumption sweep, the latency extension. ``standins_expected``: the real stand-ins the catalog names (the
-    text says which rows need them when they did not run)."""
+def _swap_lines(claims: pl.DataFrame, runs: pl.DataFrame, swap: str) -> list[str]:
+    """Fig. 4's swap reduction under both read-caching readings and both readings of a swap, and the
+    policies' hit ratios."""
     p = prose
-    out = ["### What holds, under which reading, and why", ""]
-    nc = claims.filter(pl.col("verdict") == "not comparable")
-    ctl = int(nc["note"].str.starts_with("a control meets it too").sum())
-    cal = int((claims["kind"] == "calibration").sum())
-    real = int(claims["claim"].str.starts_with("Real stand-in").sum())
-    out.append(f"The verdicts follow the ledger's one rule (`flashrepro.claims`): a value outside 15% of the paper's "
-               f"(`PRINTED`) never holds, and with the paper's sign it is \"partly\" only within a factor of 3; a "
-               f"verdict the control (CLOCK-HBM with its levels and NVM -> DRAM move off) reaches as well is no "
-               f"evidence for CLOCK-HBM; Table 4's statistics, which the models are built with, are never evidence. "
-               f"Of {p.counts(claims)}; the not comparable ones are {cal} calibration rows, {ctl} rows the control "
-               f"reaches too, {real} real stand-in rows and the inputs (Tables 1-3).")
-    out.append("")
-    # --- swaps -----------------------------------------------------------------------------------------------
+    out = []
     on, off = p.row(claims, _swap_claim(swap, "on")), p.row(claims, _swap_claim(swap, "off"))
     other = "read_miss" if swap != "read_miss" else "miss"
     o_on, o_off = p.row(claims, _swap_claim(other, "on")), p.row(claims, _swap_claim(other, "off"))
@@ -154,7 +138,14 @@ def closing(claims: pl.DataFrame, runs: pl.DataFrame, interp: pl.DataFrame, amb:
                    f"CLOCK {_r3(hr.get('CLOCK'))} and CLOCK-DNV {_r3(hr.get('CLOCK-DNV'))}; the control gets "
                    f"{_r3(hr.get(ctl_label))}: CLOCK-HBM's own rules win back what the split into two tiers costs, "
                    f"and the models leave little more to win (see \"Why it does not reproduce\").")
-    # --- buffer operations ---------------------------------------------------------------------------------------
+    return out
+
+
+def _operations_lines(claims: pl.DataFrame, runs: pl.DataFrame, interp: pl.DataFrame) -> list[str]:
+    """Figs. 5-6 and Sec. V's buffer operations under readings (a) and (b), and Sec. IV's mail outliers."""
+    p = prose
+    ctl_label = E.LABELS[(E.CONTROL, None)]
+    out = []
     wa, ra = p.row(claims, _ops_claim("writes", "on", "a")), p.row(claims, _ops_claim("reads", "on", "a"))
     out.append(f"* **Buffer operations (Figs. 5-6, Sec. V), reading (a), host hits, the paper's argument:** "
                f"CLOCK-HBM serves {p.pct(wa['our_value'])} more writes and {p.pct(ra['our_value'])} more reads from "
@@ -189,7 +180,13 @@ def closing(claims: pl.DataFrame, runs: pl.DataFrame, interp: pl.DataFrame, amb:
                f"{mail['holds']} of {sum(mail.values())} readings (the models of the six mail days differ only in read "
                f"share and request size, so nothing in them makes two days outliers); \"still more reads without "
                f"them\" holds under {rest['holds']} of {sum(rest.values())}.")
-    # --- open choices ---------------------------------------------------------------------------------------------
+    return out
+
+
+def _choice_lines(amb: pl.DataFrame, scale: str) -> list[str]:
+    """How far the open choices of the ambiguity table move the swap reduction, and who is right."""
+    p = prose
+    out = []
     if amb.height > 1:
         mv = _choice_moves(amb)
         top = mv.head(3)
@@ -202,7 +199,13 @@ def closing(claims: pl.DataFrame, runs: pl.DataFrame, interp: pl.DataFrame, amb:
                    f"{p.pct(amb['swap_reduction_on'].max())} over {amb.height - 1} rows. The largest moves among the "
                    f"readings the text allows: {tops}.")
         out.append(_who_is_right(amb))
-    # --- sweep ------------------------------------------------------------------------------------------------------
+    return out
+
+
+def _sweep_lines(sweep: pl.DataFrame) -> list[str]:
+    """What the paper's magnitudes would need, from the assumption sweep."""
+    p = prose
+    out = []
     pt = sweep.filter((pl.col("hot_sets") == "separate") & (pl.col("alpha") == max(W.ALPHAS))
                       & (pl.col("footprint_pages") == W.FOOTPRINT_PAGES))
     if pt.height:
@@ -216,9 +219,13 @@ def closing(claims: pl.DataFrame, runs: pl.DataFrame, interp: pl.DataFrame, amb:
                    f"{p.pct(r['lru_cached_reads_a_off'], 0)}: there the baselines' read bypass, not CLOCK-HBM's "
                    f"rules, gives most of it. Against baselines that cache reads the same point gives "
                    f"{p.pct(r['swap_reduction_on'])}.")
-    # --- real stand-ins ---------------------------------------------------------------------------------------
-    out.append(_standin_text(claims, runs, swap, standins_expected))
-    # --- extensions -------------------------------------------------------------------------------------------------
+    return out
+
+
+def _extension_lines(lat: pl.DataFrame) -> list[str]:
+    """The latency extension (not paper results)."""
+    p = prose
+    out = []
     m = lat.filter(pl.col("group").is_in(E.GROUPS))
     if m.height:
         share = float(m["flash_ms"].sum() / (m["flash_ms"].sum() + m["buffer_ms"].sum()))
@@ -227,6 +234,33 @@ def closing(claims: pl.DataFrame, runs: pl.DataFrame, interp: pl.DataFrame, amb:
                    f"write-backs reach at most {p.pct(float(m['host_space_written'].max()), 0, False)} of the host "
                    f"space the 20 GB SSD leaves, so its GC never runs: no WAF or erase count is reported (a drive "
                    f"preconditioned to make GC run measures its own transient, not the policy).")
+    return out
+
+
+def closing(claims: pl.DataFrame, runs: pl.DataFrame, interp: pl.DataFrame, amb: pl.DataFrame,
+            sweep: pl.DataFrame, lat: pl.DataFrame, swap: str = E.SWAP, scale: str = "paper",
+            standins_expected: list[str] | None = None) -> str:
+    """The notebook's closing section as Markdown, from its tables: the ledger (``claims``), every run
+    (``runs``, real stand-ins included when they ran), the interpretation table, the ambiguity table, the
+    assumption sweep, the latency extension. ``standins_expected``: the real stand-ins the catalog names (the
+    text says which rows need them when they did not run)."""
+    p = prose
+    out = ["### What holds, under which reading, and why", ""]
+    nc = claims.filter(pl.col("verdict") == "not comparable")
+    ctl = int(nc["note"].str.starts_with("a control meets it too").sum())
+    cal = int((claims["kind"] == "calibration").sum())
+    real = int(claims["claim"].str.starts_with("Real stand-in").sum())
+    out.append(f"The verdicts follow the ledger's one rule (`flashrepro.claims`): a value outside 15% of the paper's "
+               f"(`PRINTED`) never holds, and with the paper's sign it is \"partly\" only within a factor of 3; a "
+               f"verdict the control (CLOCK-HBM with its levels and NVM -> DRAM move off) reaches as well is no "
+               f"evidence for CLOCK-HBM; Table 4's statistics, which the models are built with, are never evidence. "
+               f"Of {p.counts(claims)}; the not comparable ones are {cal} calibration rows, {ctl} rows the control "
+               f"reaches too, {real} real stand-in rows and the inputs (Tables 1-3).")
+    out.append("")
+    out += _swap_lines(claims, runs, swap) + _operations_lines(claims, runs, interp)
+    out += _choice_lines(amb, scale) + _sweep_lines(sweep)
+    out.append(_standin_text(claims, runs, swap, standins_expected))
+    out += _extension_lines(lat)
     return "\n".join(out) + "\n"
 
 

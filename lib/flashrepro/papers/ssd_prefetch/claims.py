@@ -62,13 +62,9 @@ def _cannot_lose(f6: pl.DataFrame, workload: str, seg: int) -> str | None:
             f"{flat} KiB flat region of {DEFAULT_CURVE}: the proposal misses no more and each read costs the same")
 
 
-def claims(fig4: pl.DataFrame, f6: pl.DataFrame, base6: pl.DataFrame, base7: pl.DataFrame, ratios8: pl.DataFrame,
-           ratios8_sensitivity: pl.DataFrame, overhead: pl.DataFrame) -> pl.DataFrame:
-    """``fig4``: the model read-time curves; ``f6``: :func:`experiments.fig6`'s rows; ``base6``, ``base7``:
-    :func:`experiments.baselines` of Figs. 6 and 7; ``ratios8``: :func:`experiments.fig8_ratios` at 128 KiB (and
-    at 128 MiB as a sensitivity run); ``overhead``: :func:`experiments.overhead` of Fig. 8's 4 KiB runs."""
+def _fig4_rows(fig4: pl.DataFrame) -> list[L.Claim]:
+    """Fig. 4: the facts the model read-time curves ``fig4`` are built from (calibration inputs, never evidence)."""
     out = []
-    # --- Fig. 4: the facts the read-time curves are built from (calibration inputs, never evidence)
     model = fig4.filter(pl.col("source") == "model")
     t = {c: dict(zip(d["size_kib"].to_list(), d["ms"].to_list(), strict=True))
          for (c,), d in model.group_by("curve", maintain_order=True)}
@@ -84,7 +80,13 @@ def claims(fig4: pl.DataFrame, f6: pl.DataFrame, base6: pl.DataFrame, base7: pl.
     out.append(L.calibration(PAPER, "Fig. 4: 4x the size from 64 to 256 KiB costs 2x the time", "model 1",
                              paper_value("fig4_time_ratio_256_64", "model1"), m1[256] / m1[64], "ratio",
                              source="Fig. 4", note="the read-time curves are built from it (both shapes)"))
-    # --- Fig. 6: segment size, T1 gains, T2/T3 lose, 8 KiB never loses
+    return out
+
+
+def _fig6_rows(f6: pl.DataFrame, base6: pl.DataFrame) -> list[L.Claim]:
+    """Fig. 6 and Sec. 5 from :func:`experiments.fig6`'s rows ``f6`` and their baselines ``base6``: the segment
+    size, T1 gains, T2 and T3 lose, 8 KiB never loses, and the prefetch-hit rates."""
+    out = []
     i1 = _by_seg(base6, T1)
     out.append(L.value(PAPER, "Fig. 6: T1 gains up to 26% with larger segments (best segment size)", T1,
                        paper_value("max_improvement", "T1-general-usage"), max(i1.values()), L.APPROX, "fraction",
@@ -125,7 +127,13 @@ def claims(fig4: pl.DataFrame, f6: pl.DataFrame, base6: pl.DataFrame, base7: pl.
                                source="Sec. 5", detail=f"{w.split('/')[1]} {rate[w]:.4f}, T1 {rate[T1]:.4f}",
                                note="'very low' has no number; judged against T1, where the paper says segment "
                                     "prefetching pays"))
-    # --- Fig. 7: cache size on T1 ("poor at 32 MiB, good from 64 MiB; 64 KiB segments need more cache")
+    return out
+
+
+def _fig7_rows(base7: pl.DataFrame) -> list[L.Claim]:
+    """Fig. 7 from its baselines ``base7``: the cache size on T1 (poor at 32 MiB, good from 64 MiB; 64 KiB
+    segments need more cache)."""
+    out = []
     w7 = base7.sort("capacity_pages")
     by_seg = {s: dict(zip((w7.filter(pl.col("segment_kib") == s)["capacity_pages"] // 256).to_list(),
                           w7.filter(pl.col("segment_kib") == s)["improvement"].to_list(), strict=True))
@@ -155,7 +163,13 @@ def claims(fig4: pl.DataFrame, f6: pl.DataFrame, base6: pl.DataFrame, base7: pl.
                            "the largest rise of a smaller segment)", source="Fig. 7",
                            detail=f"64 KiB at {top} MiB {by_seg[64][top]:+.4f}; rise from 64 MiB: "
                            + ", ".join(f"{s} KiB {x:+.4f}" for s, x in rise.items())))
-    # --- Fig. 8: adaptive vs fixed culling and vs segment prefetch alone, 128 KiB; controls with S = 0
+    return out
+
+
+def _fig8_rows(ratios8: pl.DataFrame, ratios8_sensitivity: pl.DataFrame, overhead: pl.DataFrame) -> list[L.Claim]:
+    """Fig. 8: adaptive against fixed culling and against segment prefetch alone at 128 KiB (``ratios8``), with
+    controls at S = 0, the 128 MiB sensitivity run and the lists' overhead (``overhead``)."""
+    out = []
     r8 = ratios8.sort("segment_kib")
 
     def col(name: str, frame: pl.DataFrame = r8) -> dict:
@@ -206,7 +220,16 @@ def claims(fig4: pl.DataFrame, f6: pl.DataFrame, base6: pl.DataFrame, base7: pl.
                                 paper_value=paper_value("fig8_list_overhead", P8),
                                 our_value=ops.get("seg_cull_adaptive"), unit="list operations per reference",
                                 source="Fig. 8", detail=", ".join(f"{k} {v:.4f}" for k, v in ops.items())))
-    return L.table(out)
+    return out
+
+
+def claims(fig4: pl.DataFrame, f6: pl.DataFrame, base6: pl.DataFrame, base7: pl.DataFrame, ratios8: pl.DataFrame,
+           ratios8_sensitivity: pl.DataFrame, overhead: pl.DataFrame) -> pl.DataFrame:
+    """``fig4``: the model read-time curves; ``f6``: :func:`experiments.fig6`'s rows; ``base6``, ``base7``:
+    :func:`experiments.baselines` of Figs. 6 and 7; ``ratios8``: :func:`experiments.fig8_ratios` at 128 KiB (and
+    at 128 MiB as a sensitivity run); ``overhead``: :func:`experiments.overhead` of Fig. 8's 4 KiB runs."""
+    return L.table(_fig4_rows(fig4) + _fig6_rows(f6, base6) + _fig7_rows(base7)
+                   + _fig8_rows(ratios8, ratios8_sensitivity, overhead))
 
 
 MEASURED_NOTE = ("measured on this machine's storage (a cloud virtual disk), not the paper's SSDs: a test of the "

@@ -59,29 +59,27 @@ ORACLE_NOTE = ("a bound, not a claim of the paper. our_value: the lowest WAF of 
                "can (one that knew when live pages will be written again could do better)")
 
 
-def claims(s: pl.DataFrame, fit: pl.DataFrame, rw: pl.DataFrame, trigger: str = "femu",
-           grids: pl.DataFrame | None = None, grid_rw: pl.DataFrame | None = None,
-           oracle: pl.DataFrame | None = None, grid_scale: str = "grid") -> pl.DataFrame:
-    """Every paper-4 number against ours under GC ``trigger`` (``s``: :func:`experiments.summary` of the
-    main runs; ``fit``: the Fig. 1-2 statistics; ``rw``: the running WAFs; ``grids`` and ``grid_rw``: the
-    summary and running WAFs of :func:`experiments.run_grids`, whose fallback and seed ranges go into the
-    details and whose seeds decide Fig. 11's early gap; ``oracle``: :func:`experiments.oracle_table`, for the
-    reachability rows (the largest scale of each stream))."""
-    s_all, s = s, s.filter(trigger=trigger)
-    others = [t for t in s_all["trigger"].unique(maintain_order=True) if t != trigger]
+def _waf_detail(s_all: pl.DataFrame, trigger: str, grids: pl.DataFrame | None, w: str, p: str) -> str:
+    """The detail of a WAF row: the trigger and its fallbacks, the same WAF under the other triggers, and the
+    fallback and seed ranges of the grids."""
+    s = s_all.filter(trigger=trigger)
+    others = "".join(f"; under {t}: {v:.3f}" + _fb(s_all, w, p, t)
+                     for t in s_all["trigger"].unique(maintain_order=True) if t != trigger
+                     for v in s_all.filter(workload=w, policy=p, trigger=t)["waf"])
+    return (f"trigger {trigger}" + _fb(s, w, p, trigger) + others + _spread(grids, "fallback", w, p)
+            + _spread(grids, "seed", w, p))
 
-    def elsewhere(w, p):  # the same WAF under the other triggers, for the detail
-        return "".join(f"; under {t}: {v:.3f}" + _fb(s_all, w, p, t) for t in others
-                       for v in s_all.filter(workload=w, policy=p, trigger=t)["waf"])
 
+def _table3_rows(s_all: pl.DataFrame, trigger: str, grids: pl.DataFrame | None) -> list[L.Claim]:
+    """Table 3 (fio): 2R's and 2R++'s WAFs, the improvement (Eq. 1) and its sign, and its growth with skew."""
+    s = s_all.filter(trigger=trigger)
     out = []
     t3 = table3(s)
     for r in t3.iter_rows(named=True):
         w = r["workload"]
         for p in ("2r", "2r++"):
             out.append(L.value(PAPER, f"Table 3: WAF of {p.upper()}", w, r[f"paper_{p}"], r[p], L.PRINTED, "WAF",
-                               source="Table 3", detail=f"trigger {trigger}" + _fb(s, w, p, trigger)
-                               + elsewhere(w, p) + _spread(grids, "fallback", w, p) + _spread(grids, "seed", w, p)))
+                               source="Table 3", detail=_waf_detail(s_all, trigger, grids, w, p)))
         out.append(L.value(PAPER, "Table 3: 2R++ improvement over 2R (Eq. 1)", w, r["paper_improvement_pct"],
                            r["improvement_pct"], L.APPROX, "percent", source="Table 3",
                            detail=f"WAF {r['2r']:.4f} vs {r['2r++']:.4f}"))
@@ -92,23 +90,36 @@ def claims(s: pl.DataFrame, fit: pl.DataFrame, rw: pl.DataFrame, trigger: str = 
     if t3.height > 1:
         out.append(L.direction(PAPER, "Table 3: the improvement grows with skew", "fio", "increasing",
                                t3["improvement_pct"].to_list(), x=t3["workload"].to_list(), source="Table 3"))
+    return out
+
+
+def _fig9_rows(s: pl.DataFrame, rw: pl.DataFrame, trigger: str) -> list[L.Claim]:
+    """Fig. 9A at zipf 0.9 (``s`` under ``trigger``): greedy's WAF is the highest, and high from the start."""
     w = "fio-zipf0.9"
-    if w in s["workload"].to_list():
-        g, a, b = (float(s.filter(workload=w, policy=p)["waf"][0]) for p in PAPER_POLICIES)
-        out.append(L.direction(PAPER, "Fig. 9A: greedy has the highest WAF at zipf 0.9", w, "positive",
-                               g - max(a, b), unit="WAF difference", source="Fig. 9A",
-                               detail=f"greedy {g:.4f}, 2R {a:.4f}{_fb(s, w, '2r', trigger)}, 2R++ {b:.4f}"
-                               f"{_fb(s, w, '2r++', trigger)}"))
-        run_g, run_a = _running(rw, w, "greedy", trigger), _running(rw, w, "2r", trigger)
-        row = L.direction(PAPER, "Fig. 9A: greedy's WAF is high from the start (the space is full): its "
-                          "first tenth is at least its cumulative WAF, within EQUAL", w, "at least", run_g[0],
-                          paper_value=g, tolerance=L.EQUAL, unit="running WAF, first tenth", source="Fig. 9A",
-                          detail="running WAF " + ", ".join(f"{v:.2f}" for v in run_g))
-        out.append(L.by_construction(row, "the device is prefilled (section 5.1's 'space all in use', our default) "
-                                     "and fio's stream is stationary, so every policy starts at its steady state: "
-                                     f"2R's first tenth is {run_a[0]:.3f} against its cumulative {a:.3f}"))
-    t4 = table4(s.filter(pl.col("workload").is_in(list(OLTP_WRITES))))
-    for r in t4.iter_rows(named=True):
+    if w not in s["workload"].to_list():
+        return []
+    g, a, b = (float(s.filter(workload=w, policy=p)["waf"][0]) for p in PAPER_POLICIES)
+    out = [L.direction(PAPER, "Fig. 9A: greedy has the highest WAF at zipf 0.9", w, "positive",
+                       g - max(a, b), unit="WAF difference", source="Fig. 9A",
+                       detail=f"greedy {g:.4f}, 2R {a:.4f}{_fb(s, w, '2r', trigger)}, 2R++ {b:.4f}"
+                       f"{_fb(s, w, '2r++', trigger)}")]
+    run_g, run_a = _running(rw, w, "greedy", trigger), _running(rw, w, "2r", trigger)
+    row = L.direction(PAPER, "Fig. 9A: greedy's WAF is high from the start (the space is full): its "
+                      "first tenth is at least its cumulative WAF, within EQUAL", w, "at least", run_g[0],
+                      paper_value=g, tolerance=L.EQUAL, unit="running WAF, first tenth", source="Fig. 9A",
+                      detail="running WAF " + ", ".join(f"{v:.2f}" for v in run_g))
+    out.append(L.by_construction(row, "the device is prefilled (section 5.1's 'space all in use', our default) "
+                                 "and fio's stream is stationary, so every policy starts at its steady state: "
+                                 f"2R's first tenth is {run_a[0]:.3f} against its cumulative {a:.3f}"))
+    return out
+
+
+def _table4_rows(s_all: pl.DataFrame, trigger: str, grids: pl.DataFrame | None) -> list[L.Claim]:
+    """Table 4 (the OLTP models): each policy's WAF (with the stationary model's beside it), 2R++'s improvement
+    over 2R and over greedy (Eq. 1), and its sign."""
+    s = s_all.filter(trigger=trigger)
+    out = []
+    for r in table4(s.filter(pl.col("workload").is_in(list(OLTP_WRITES)))).iter_rows(named=True):
         w = r["workload"]
         alt = s.filter(workload=f"{w}/stationary")
         alt_txt = ("; stationary model: " + ", ".join(f"{p} {v:.3f}" for p, v in zip(alt["policy"], alt["waf"],
@@ -117,8 +128,7 @@ def claims(s: pl.DataFrame, fit: pl.DataFrame, rw: pl.DataFrame, trigger: str = 
         for p in PAPER_POLICIES:
             out.append(L.value(PAPER, f"Table 4: WAF of {p.upper() if p != 'greedy' else p}", w, r[f"paper_{p}"],
                                r[p], L.PRINTED, "WAF", source="Table 4",
-                               detail=f"trigger {trigger}" + _fb(s, w, p, trigger) + elsewhere(w, p)
-                               + _spread(grids, "fallback", w, p) + _spread(grids, "seed", w, p) + alt_txt))
+                               detail=_waf_detail(s_all, trigger, grids, w, p) + alt_txt))
         out.append(L.value(PAPER, "Table 4: 2R++ improvement over 2R (Eq. 1)", w, r["paper_improvement_pct"],
                            r["improvement_pct"], L.APPROX, "percent", source="Table 4",
                            detail=f"WAF {r['2r']:.4f} vs {r['2r++']:.4f}"))
@@ -129,42 +139,56 @@ def claims(s: pl.DataFrame, fit: pl.DataFrame, rw: pl.DataFrame, trigger: str = 
             PAPER, "Table 4: 2R++ has a lower WAF than 2R", w, "positive", r["improvement_pct"],
             paper_value=r["paper_improvement_pct"], unit="percent (Eq. 1)", source="Table 4",
             detail=f"WAF {r['2r']:.4f} vs {r['2r++']:.4f}")))
-    if "tpcc" in s["workload"].to_list():
-        def rises(p):
-            run_p = _running(rw, "tpcc", p, trigger)
-            half = len(run_p) // 2
-            rise = sum(run_p[half:]) / (len(run_p) - half) - sum(run_p[:half]) / half
-            who = "greedy" if p == "greedy" else p.upper()
-            return (L.direction(PAPER, f"Fig. 10A: {who}'s running WAF rises over the run", "tpcc", "increasing",
-                                run_p, x=[f"{k / 10:.1f}" for k in range(1, len(run_p) + 1)], source="Fig. 10A"),
-                    L.direction(PAPER, f"Fig. 10A: {who}'s running WAF is higher once the database fills half "
-                                "the device (second half of the run against the first)", "tpcc", "positive", rise,
-                                unit="running WAF difference", source="Fig. 10A, Sec. 5.2",
-                                detail="running WAF " + ", ".join(f"{v:.2f}" for v in run_p)))
-        # the paper shows greedy rising steeply while 2R and 2R++ stay low: a rise 2R shows too is the model's
-        # growth toward a full device under the trigger, not greedy's
-        for row, control in zip(rises("greedy"), rises("2r"), strict=True):
-            out.append(L.against_control(row, control, "2R's running WAF on the same stream (the paper's Fig. 10 "
-                                         "shows it staying low)"))
-    if "linkbench" in s["workload"].to_list():
-        a, b = _running(rw, "linkbench", "2r", trigger), _running(rw, "linkbench", "2r++", trigger)
-        gap = a[0] - b[0]
-        seeds = first_tenth_gaps(grid_rw, "linkbench", trigger) if grid_rw is not None else None
-        gaps = [gap] + ([] if seeds is None else seeds["gap"].to_list())
-        seed_txt = "" if seeds is None or not seeds.height else (
-            f"; seeds {', '.join(str(x) for x in seeds['seed'])} at {grid_scale} scale: "
-            + ", ".join(f"{x:+.4f}" for x in seeds["gap"]))
-        out.append(L.direction(
-            PAPER, "Fig. 11: early in the run 2R++'s running WAF is below 2R's (first tenth; the smallest gap over "
-            "the main run and the seeds)", "linkbench", "positive", min(gaps), unit="running WAF difference",
-            source="Fig. 11, Sec. 5.3",
-            detail=f"main run: 2R {a[0]:.4f}, 2R++ {b[0]:.4f}, gap {gap:+.4f}{seed_txt}",
-            note=f"what decides it: in the first tenth (the database under a fifth of the device) GC copies "
-                 f"{a[0] - 1:.1%} of the host writes under 2R, and the main run's gap is {gap / (a[0] - 1):.1%} of "
-                 f"those copies; the row holds only if 2R++ is below 2R on every seed too"))
-        out.append(L.value(PAPER, "Fig. 11: at the end 2R++'s running WAF is about 2R's (last tenth, ratio)",
-                           "linkbench", 1.0, b[-1] / a[-1], L.EQUAL, "ratio 2R++ / 2R", source="Fig. 11, Sec. 5.3",
-                           detail=f"2R {a[-1]:.3f}, 2R++ {b[-1]:.3f}"))
+    return out
+
+
+def _fig10_rows(rw: pl.DataFrame, trigger: str) -> list[L.Claim]:
+    """Fig. 10A on TPC-C: greedy's running WAF rises over the run, each row against 2R's as its control (the
+    paper shows greedy rising steeply while 2R and 2R++ stay low: a rise 2R shows too is the model's growth
+    toward a full device under the trigger, not greedy's)."""
+    def rises(p):
+        run_p = _running(rw, "tpcc", p, trigger)
+        half = len(run_p) // 2
+        rise = sum(run_p[half:]) / (len(run_p) - half) - sum(run_p[:half]) / half
+        who = "greedy" if p == "greedy" else p.upper()
+        return (L.direction(PAPER, f"Fig. 10A: {who}'s running WAF rises over the run", "tpcc", "increasing",
+                            run_p, x=[f"{k / 10:.1f}" for k in range(1, len(run_p) + 1)], source="Fig. 10A"),
+                L.direction(PAPER, f"Fig. 10A: {who}'s running WAF is higher once the database fills half "
+                            "the device (second half of the run against the first)", "tpcc", "positive", rise,
+                            unit="running WAF difference", source="Fig. 10A, Sec. 5.2",
+                            detail="running WAF " + ", ".join(f"{v:.2f}" for v in run_p)))
+
+    return [L.against_control(row, control, "2R's running WAF on the same stream (the paper's Fig. 10 shows it "
+                              "staying low)") for row, control in zip(rises("greedy"), rises("2r"), strict=True)]
+
+
+def _fig11_rows(rw: pl.DataFrame, trigger: str, grid_rw: pl.DataFrame | None, grid_scale: str) -> list[L.Claim]:
+    """Fig. 11 on LinkBench: 2R++ below 2R early in the run (on the main run and every seed of ``grid_rw``),
+    and about equal at the end."""
+    a, b = _running(rw, "linkbench", "2r", trigger), _running(rw, "linkbench", "2r++", trigger)
+    gap = a[0] - b[0]
+    seeds = first_tenth_gaps(grid_rw, "linkbench", trigger) if grid_rw is not None else None
+    gaps = [gap] + ([] if seeds is None else seeds["gap"].to_list())
+    seed_txt = "" if seeds is None or not seeds.height else (
+        f"; seeds {', '.join(str(x) for x in seeds['seed'])} at {grid_scale} scale: "
+        + ", ".join(f"{x:+.4f}" for x in seeds["gap"]))
+    return [L.direction(
+        PAPER, "Fig. 11: early in the run 2R++'s running WAF is below 2R's (first tenth; the smallest gap over "
+        "the main run and the seeds)", "linkbench", "positive", min(gaps), unit="running WAF difference",
+        source="Fig. 11, Sec. 5.3",
+        detail=f"main run: 2R {a[0]:.4f}, 2R++ {b[0]:.4f}, gap {gap:+.4f}{seed_txt}",
+        note=f"what decides it: in the first tenth (the database under a fifth of the device) GC copies "
+             f"{a[0] - 1:.1%} of the host writes under 2R, and the main run's gap is {gap / (a[0] - 1):.1%} of "
+             f"those copies; the row holds only if 2R++ is below 2R on every seed too"),
+        L.value(PAPER, "Fig. 11: at the end 2R++'s running WAF is about 2R's (last tenth, ratio)",
+                "linkbench", 1.0, b[-1] / a[-1], L.EQUAL, "ratio 2R++ / 2R", source="Fig. 11, Sec. 5.3",
+                detail=f"2R {a[-1]:.3f}, 2R++ {b[-1]:.3f}")]
+
+
+def _region_rows(s: pl.DataFrame) -> list[L.Claim]:
+    """Figs. 4-5 and 12-13 and Sec. 5.4 on each OLTP model: cold pages returning to normal, the cold-to-cold
+    share of the copies, and the copybacks of 2R over 2R++."""
+    out = []
     reg = region_table(s)
     for w in OLTP_WRITES:
         if reg.is_empty() or w not in reg["workload"].to_list():
@@ -195,8 +219,12 @@ def claims(s: pl.DataFrame, fit: pl.DataFrame, rw: pl.DataFrame, trigger: str = 
         out.append(L.direction(PAPER, "Sec. 5.4: 2R++ copies fewer pages than 2R", w, "positive",
                                100 * a["copyback_ratio_minus_1"], paper_value=paper_value("copyback_ratio", w),
                                unit="percent", source="Sec. 5.4", detail=detail))
-    if oracle is not None and oracle.height:
-        out += reachability(oracle, s_all)
+    return out
+
+
+def _fit_rows(fit: pl.DataFrame) -> list[L.Claim]:
+    """Figs. 1-2: the statistics the OLTP models are fitted to (calibration inputs, never evidence)."""
+    out = []
     for r in fit.filter(pl.col("top20_paper").is_not_null()).iter_rows(named=True):
         out.append(L.calibration(PAPER, "Fig. 1: share of writes on the 20% most-written pages", r["workload"],
                                  r["top20_paper"], r["top20"], "fraction", source="Fig. 1",
@@ -204,7 +232,27 @@ def claims(s: pl.DataFrame, fit: pl.DataFrame, rw: pl.DataFrame, trigger: str = 
         out.append(L.calibration(PAPER, "Fig. 2: share of the space frozen at 60% progress", r["workload"],
                                  r["frozen60_paper"], r["frozen60"], "fraction", source="Fig. 2",
                                  note="the model is fitted to it"))
-    return L.table(out)
+    return out
+
+
+def claims(s: pl.DataFrame, fit: pl.DataFrame, rw: pl.DataFrame, trigger: str = "femu",
+           grids: pl.DataFrame | None = None, grid_rw: pl.DataFrame | None = None,
+           oracle: pl.DataFrame | None = None, grid_scale: str = "grid") -> pl.DataFrame:
+    """Every paper-4 number against ours under GC ``trigger`` (``s``: :func:`experiments.summary` of the
+    main runs; ``fit``: the Fig. 1-2 statistics; ``rw``: the running WAFs; ``grids`` and ``grid_rw``: the
+    summary and running WAFs of :func:`experiments.run_grids`, whose fallback and seed ranges go into the
+    details and whose seeds decide Fig. 11's early gap; ``oracle``: :func:`experiments.oracle_table`, for the
+    reachability rows (the largest scale of each stream))."""
+    s_all, s = s, s.filter(trigger=trigger)
+    out = _table3_rows(s_all, trigger, grids) + _fig9_rows(s, rw, trigger) + _table4_rows(s_all, trigger, grids)
+    if "tpcc" in s["workload"].to_list():
+        out += _fig10_rows(rw, trigger)
+    if "linkbench" in s["workload"].to_list():
+        out += _fig11_rows(rw, trigger, grid_rw, grid_scale)
+    out += _region_rows(s)
+    if oracle is not None and oracle.height:
+        out += reachability(oracle, s_all)
+    return L.table(out + _fit_rows(fit))
 
 
 SCALE_ORDER = ["tiny", "ci", "quick", "eighth", "paper"]

@@ -123,6 +123,162 @@ def _oracle_row(ot: pl.DataFrame, w: str, t: str) -> dict | None:
     return max(d.iter_rows(named=True), key=lambda r: order.index(r["scale"]) if r["scale"] in order else -1)
 
 
+def _greedy_lines(claims: pl.DataFrame, s: pl.DataFrame, trigger: str, others: list[str], scale: str) -> list[str]:
+    """Greedy's WAFs on the OLTP models, under every trigger, and what FEMU's trigger does to them."""
+    out = []
+    femu = TRIGGERS["femu"]
+    gt, gl = _v(claims, "Table 4: WAF of greedy", "tpcc"), _v(claims, "Table 4: WAF of greedy", "linkbench")
+    t4o = {t: {(w, p): v for w, p, v in zip(s.filter(trigger=t)["workload"], s.filter(trigger=t)["policy"],
+                                            s.filter(trigger=t)["waf"], strict=True)} for t in others}
+    other_txt = "".join(f"; under the {t} trigger {num(t4o[t].get(('tpcc', 'greedy')))} / "
+                        f"{num(t4o[t].get(('linkbench', 'greedy')))}" for t in others)
+    out.append(f"* **Greedy** under the {trigger} trigger gives TPC-C {num(gt['our_value'])} (paper "
+               f"{num(gt['paper_value'])}: {_said(gt['verdict'])}) and LinkBench {num(gl['our_value'])} (paper "
+               f"{num(gl['paper_value'])}: {_said(gl['verdict'])}){other_txt}. FEMU's trigger keeps "
+               f"{pct(femu.forced_free, 0, False)}-{pct(femu.background_free, 0, False)} of the lines free, and as the "
+               f"database grows toward the device's size that reserve eats the spare space." + _femu_on_fio(s, scale))
+    return out
+
+
+def _twor_lines(claims: pl.DataFrame, s: pl.DataFrame, trigger: str) -> list[str]:
+    """2R's and 2R++'s headline WAFs, how many hold, and how often a fallback chose the victim."""
+    out = []
+    fb = _fallback_range(s, trigger)
+    parts = []
+    for w in [w for w, p in HEADLINE if p == "2r"]:
+        try:
+            a = _v(claims, f"Table {'3' if w.startswith('fio') else '4'}: WAF of 2R", w, exact=True)
+            b = _v(claims, f"Table {'3' if w.startswith('fio') else '4'}: WAF of 2R++", w, exact=True)
+        except KeyError:
+            continue
+        parts.append(f"{w} {num(a['our_value'])} / {num(b['our_value'])} (paper {num(a['paper_value'])} / "
+                     f"{num(b['paper_value'])})")
+    held = claims.filter(pl.col("claim").str.contains(r"^Table [34]: WAF of 2R")
+                         & (pl.col("verdict") == "holds")).height
+    total = claims.filter(pl.col("claim").str.contains(r"^Table [34]: WAF of 2R")).height
+    fb_txt = "" if fb is None else (f" Under that trigger 2R's threshold rarely finds a victim: a fallback chose "
+                                    f"{pct(fb[0], signed=False)} to {pct(fb[1], signed=False)} of their first "
+                                    f"victims on these streams, so these WAFs measure the fallback rule as much as 2R.")
+    out.append(f"* **2R / 2R++** under the {trigger} trigger: {'; '.join(parts)}; {held} of {total} hold."
+               + fb_txt)
+    return out
+
+
+def _improvement_lines(claims: pl.DataFrame) -> list[str]:
+    """The improvements (Eq. 1) and their direction."""
+    out = []
+    imp = claims.filter(pl.col("claim").str.contains("improvement over 2R"))
+    imp_txt = ", ".join(f"{r['workload']} {num(r['our_value'])}% (paper {num(r['paper_value'])}%)"
+                        for r in imp.iter_rows(named=True))
+    dirs = claims.filter(pl.col("claim").str.contains("2R\\+\\+ has a lower WAF than 2R"))
+    out.append(f"* **The improvements (Eq. 1)**: {imp_txt}; {int((imp['verdict'] == 'holds').sum())} of {imp.height} "
+               f"hold. The direction (2R++ below 2R) holds on {int((dirs['verdict'] == 'holds').sum())} of "
+               f"{dirs.height} streams.")
+    return out
+
+
+def _no_evidence_lines(claims: pl.DataFrame) -> list[str]:
+    """The rows a control meets too or that cannot fail under the model."""
+    out = []
+    nc = claims.filter(pl.col("note").fill_null("").str.contains("a control meets it too|cannot fail under the model"))
+    if nc.height:
+        out.append("* **Rows that are no evidence**: " + "; ".join(
+            f"{r['claim'].split(':')[0]} ({r['workload']}) \"{r['claim'].split(': ', 1)[1]}\" is not comparable: "
+            + ("a control meets it too" if "control" in r["note"] else "it cannot fail under the model")
+            for r in nc.iter_rows(named=True)) + " (the reasons are in each row's note).")
+    return out
+
+
+def _fig11_lines(claims: pl.DataFrame) -> list[str]:
+    """Fig. 11's early gap and end ratio on LinkBench."""
+    out = []
+    try:
+        f11 = _v(claims, "Fig. 11: early in the run", "linkbench")
+        f11e = _v(claims, "Fig. 11: at the end", "linkbench")
+        out.append(f"* **Fig. 11** (LinkBench): early in the run 2R++ below 2R {_said(f11['verdict'])}: the smallest "
+                   f"first-tenth gap over the main run and the seeds is {f11['our_value']:+.4f} ({f11['detail']}); "
+                   f"{f11['note'].replace('what decides it: ', 'what decides it is that ')}. At the end the two "
+                   f"running WAFs are in the ratio {num(f11e['our_value'], 4)} ({_said(f11e['verdict'])}).")
+    except KeyError:
+        pass
+    return out
+
+
+def _mechanism_lines(claims: pl.DataFrame, reg: pl.DataFrame, trigger: str) -> list[str]:
+    """The second chance seen from inside: cold-to-cold copies and cold pages returning to normal."""
+    out = []
+    if reg.height:
+        r = reg.filter(trigger=trigger)
+        txt = []
+        for w in r["workload"].unique(maintain_order=True):
+            if "/" in w:
+                continue
+            a, b = (r.filter(workload=w, policy=p).row(0, named=True) for p in ("2r", "2r++"))
+            txt.append(f"{w}: cold-to-cold {pct(a['cold_to_cold_share'], 0, False)} -> "
+                       f"{pct(b['cold_to_cold_share'], 0, False)} of the copies, cold pages returning to normal "
+                       f"{pct(a['returned_share'], 0, False)} -> {pct(b['returned_share'], 0, False)} (paper "
+                       f"{pct(a['paper_returned_share'], 0, False)} -> {pct(b['paper_returned_share'], 0, False)})")
+        f13 = claims.filter(pl.col("claim").str.starts_with("Fig. 13"))
+        out.append(f"* **The second chance is visible; its payoff is small.** {'; '.join(txt)}. Fig. 13's lower "
+                   f"cold-to-cold share holds on {int((f13['verdict'] == 'holds').sum())} of {f13.height} streams.")
+    return out
+
+
+def _fit_lines(fit: pl.DataFrame) -> list[str]:
+    """LinkBench's Fig. 1 target, out of the models' reach."""
+    out = []
+    lb = fit.filter(workload="linkbench")
+    if lb.height and lb["top20_paper"][0] is not None:
+        out.append(f"* **LinkBench's Fig. 1 target ({pct(lb['top20_paper'][0], 0, False)} of the writes on the most "
+                   f"written 20% of pages) is out of the models' reach**: with the database growing tenfold, the "
+                   f"oldest pages collect writes for longest ({pct(lb['top20'][0], 0, False)} here).")
+    return out
+
+
+def _reach_lines(claims: pl.DataFrame, triggers: list[str]) -> list[str]:
+    """The reachability bounds under each trigger."""
+    out = []
+    for t in triggers:
+        rr = claims.filter(pl.col("claim").str.starts_with("Reachability") & pl.col("claim").str.contains(f"\\({t} "))
+        if not rr.height:
+            continue
+        yes = [f"{r['workload']} {r['claim'].split('WAF of ')[1].split(' ')[0]}" for r in
+               rr.filter(verdict="holds").iter_rows(named=True)]
+        no = rr.filter(verdict="does not hold")
+        worst = no.with_columns(gap=pl.col("our_value") / pl.col("paper_value")).sort("gap").row(-1, named=True) \
+            if no.height else None
+        out.append(f"* **Reachability under the {t} trigger**: the lowest WAF any placement run here reaches (the "
+                   f"last-write oracle with three victim rules, or our policies) is at most the paper's on "
+                   f"{rr.height - no.height} of {rr.height} values" + (f" ({', '.join(yes)})" if yes else "")
+                   + ("" if worst is None else f"; the farthest out of reach is {worst['workload']}'s "
+                      f"{worst['claim'].split('WAF of ')[1].split(' ')[0]} ({num(worst['our_value'])} against the "
+                      f"paper's {num(worst['paper_value'])})") + ".")
+    return out
+
+
+def _scale_lines(check: pl.DataFrame, seeds: pl.DataFrame, grid_scale: str) -> list[str]:
+    """How the grids' scale and the seeds move the headline WAFs."""
+    out = []
+    if check.height:
+        bad = check.filter(~pl.col("within"))
+        worst = check.sort(pl.col("relative_difference").abs()).row(-1, named=True)
+        fam = sorted({w.split("-")[0] for w in bad["workload"]})
+        out.append(f"* **Scale.** The grids run at {grid_scale} scale; on the default setting they agree with the "
+                   f"main runs within {pct(WITHIN, 0, False)} on {check.height - bad.height} of {check.height} WAFs "
+                   f"(largest: {worst['workload']} {_name(worst['policy'])} {pct(worst['relative_difference'])})."
+                   + ("" if not bad.height else f" Beyond {pct(WITHIN, 0, False)}: "
+                      + ", ".join(f"{r['workload']} {_name(r['policy'])} {pct(r['relative_difference'])}"
+                                  for r in bad.iter_rows(named=True))
+                      + f"; there ({', '.join(fam)}) a grid's values are read as what a setting changes, not as "
+                        f"full-scale values."))
+    if seeds.height:
+        w = seeds.filter(pl.col("quantity").is_in(PAPER_POLICIES)).with_columns(spread=pl.col("max") - pl.col("min"))
+        top = w.sort("spread").row(-1, named=True)
+        out.append(f"* **Seeds** {seeds['seeds'].max()} seeds move no headline WAF by more than "
+                   f"{num(top['spread'], 2)} ({top['workload']} {_name(top['quantity'])}).")
+    return out
+
+
 def closing(claims: pl.DataFrame, s: pl.DataFrame, amb: pl.DataFrame, ot: pl.DataFrame, check: pl.DataFrame,
             seeds: pl.DataFrame, reg: pl.DataFrame, fit: pl.DataFrame, *, trigger: str, scale: str, grid_scale: str,
             seed: int = 0, claims_other: dict[str, pl.DataFrame] | None = None, real_present: bool = True) -> str:
@@ -146,122 +302,15 @@ def closing(claims: pl.DataFrame, s: pl.DataFrame, amb: pl.DataFrame, ot: pl.Dat
                                for t, c in claims_other.items())
     out += [line, ""]
 
-    # greedy and the trigger
-    femu = TRIGGERS["femu"]
-    gt, gl = _v(claims, "Table 4: WAF of greedy", "tpcc"), _v(claims, "Table 4: WAF of greedy", "linkbench")
-    t4o = {t: {(w, p): v for w, p, v in zip(s.filter(trigger=t)["workload"], s.filter(trigger=t)["policy"],
-                                            s.filter(trigger=t)["waf"], strict=True)} for t in others}
-    other_txt = "".join(f"; under the {t} trigger {num(t4o[t].get(('tpcc', 'greedy')))} / "
-                        f"{num(t4o[t].get(('linkbench', 'greedy')))}" for t in others)
-    out.append(f"* **Greedy** under the {trigger} trigger gives TPC-C {num(gt['our_value'])} (paper "
-               f"{num(gt['paper_value'])}: {_said(gt['verdict'])}) and LinkBench {num(gl['our_value'])} (paper "
-               f"{num(gl['paper_value'])}: {_said(gl['verdict'])}){other_txt}. FEMU's trigger keeps "
-               f"{pct(femu.forced_free, 0, False)}-{pct(femu.background_free, 0, False)} of the lines free, and as the "
-               f"database grows toward the device's size that reserve eats the spare space." + _femu_on_fio(s, scale))
-    # 2R and 2R++
-    fb = _fallback_range(s, trigger)
-    parts = []
-    for w in [w for w, p in HEADLINE if p == "2r"]:
-        try:
-            a = _v(claims, f"Table {'3' if w.startswith('fio') else '4'}: WAF of 2R", w, exact=True)
-            b = _v(claims, f"Table {'3' if w.startswith('fio') else '4'}: WAF of 2R++", w, exact=True)
-        except KeyError:
-            continue
-        parts.append(f"{w} {num(a['our_value'])} / {num(b['our_value'])} (paper {num(a['paper_value'])} / "
-                     f"{num(b['paper_value'])})")
-    held = claims.filter(pl.col("claim").str.contains(r"^Table [34]: WAF of 2R")
-                         & (pl.col("verdict") == "holds")).height
-    total = claims.filter(pl.col("claim").str.contains(r"^Table [34]: WAF of 2R")).height
-    fb_txt = "" if fb is None else (f" Under that trigger 2R's threshold rarely finds a victim: a fallback chose "
-                                    f"{pct(fb[0], signed=False)} to {pct(fb[1], signed=False)} of their first "
-                                    f"victims on these streams, so these WAFs measure the fallback rule as much as 2R.")
-    out.append(f"* **2R / 2R++** under the {trigger} trigger: {'; '.join(parts)}; {held} of {total} hold."
-               + fb_txt)
-    # improvements
-    imp = claims.filter(pl.col("claim").str.contains("improvement over 2R"))
-    imp_txt = ", ".join(f"{r['workload']} {num(r['our_value'])}% (paper {num(r['paper_value'])}%)"
-                        for r in imp.iter_rows(named=True))
-    dirs = claims.filter(pl.col("claim").str.contains("2R\\+\\+ has a lower WAF than 2R"))
-    out.append(f"* **The improvements (Eq. 1)**: {imp_txt}; {int((imp['verdict'] == 'holds').sum())} of {imp.height} "
-               f"hold. The direction (2R++ below 2R) holds on {int((dirs['verdict'] == 'holds').sum())} of "
-               f"{dirs.height} streams.")
-    # rows that are no evidence
-    nc = claims.filter(pl.col("note").fill_null("").str.contains("a control meets it too|cannot fail under the model"))
-    if nc.height:
-        out.append("* **Rows that are no evidence**: " + "; ".join(
-            f"{r['claim'].split(':')[0]} ({r['workload']}) \"{r['claim'].split(': ', 1)[1]}\" is not comparable: "
-            + ("a control meets it too" if "control" in r["note"] else "it cannot fail under the model")
-            for r in nc.iter_rows(named=True)) + " (the reasons are in each row's note).")
-    # Fig. 11
-    try:
-        f11 = _v(claims, "Fig. 11: early in the run", "linkbench")
-        f11e = _v(claims, "Fig. 11: at the end", "linkbench")
-        out.append(f"* **Fig. 11** (LinkBench): early in the run 2R++ below 2R {_said(f11['verdict'])}: the smallest "
-                   f"first-tenth gap over the main run and the seeds is {f11['our_value']:+.4f} ({f11['detail']}); "
-                   f"{f11['note'].replace('what decides it: ', 'what decides it is that ')}. At the end the two "
-                   f"running WAFs are in the ratio {num(f11e['our_value'], 4)} ({_said(f11e['verdict'])}).")
-    except KeyError:
-        pass
-    # the mechanism seen from inside
-    if reg.height:
-        r = reg.filter(trigger=trigger)
-        txt = []
-        for w in r["workload"].unique(maintain_order=True):
-            if "/" in w:
-                continue
-            a, b = (r.filter(workload=w, policy=p).row(0, named=True) for p in ("2r", "2r++"))
-            txt.append(f"{w}: cold-to-cold {pct(a['cold_to_cold_share'], 0, False)} -> "
-                       f"{pct(b['cold_to_cold_share'], 0, False)} of the copies, cold pages returning to normal "
-                       f"{pct(a['returned_share'], 0, False)} -> {pct(b['returned_share'], 0, False)} (paper "
-                       f"{pct(a['paper_returned_share'], 0, False)} -> {pct(b['paper_returned_share'], 0, False)})")
-        f13 = claims.filter(pl.col("claim").str.starts_with("Fig. 13"))
-        out.append(f"* **The second chance is visible; its payoff is small.** {'; '.join(txt)}. Fig. 13's lower "
-                   f"cold-to-cold share holds on {int((f13['verdict'] == 'holds').sum())} of {f13.height} streams.")
-    # calibration
-    lb = fit.filter(workload="linkbench")
-    if lb.height and lb["top20_paper"][0] is not None:
-        out.append(f"* **LinkBench's Fig. 1 target ({pct(lb['top20_paper'][0], 0, False)} of the writes on the most "
-                   f"written 20% of pages) is out of the models' reach**: with the database growing tenfold, the "
-                   f"oldest pages collect writes for longest ({pct(lb['top20'][0], 0, False)} here).")
-    # reachability
-    for t in [trigger, *others]:
-        rr = claims.filter(pl.col("claim").str.starts_with("Reachability") & pl.col("claim").str.contains(f"\\({t} "))
-        if not rr.height:
-            continue
-        yes = [f"{r['workload']} {r['claim'].split('WAF of ')[1].split(' ')[0]}" for r in
-               rr.filter(verdict="holds").iter_rows(named=True)]
-        no = rr.filter(verdict="does not hold")
-        worst = no.with_columns(gap=pl.col("our_value") / pl.col("paper_value")).sort("gap").row(-1, named=True) \
-            if no.height else None
-        out.append(f"* **Reachability under the {t} trigger**: the lowest WAF any placement run here reaches (the "
-                   f"last-write oracle with three victim rules, or our policies) is at most the paper's on "
-                   f"{rr.height - no.height} of {rr.height} values" + (f" ({', '.join(yes)})" if yes else "")
-                   + ("" if worst is None else f"; the farthest out of reach is {worst['workload']}'s "
-                      f"{worst['claim'].split('WAF of ')[1].split(' ')[0]} ({num(worst['our_value'])} against the "
-                      f"paper's {num(worst['paper_value'])})") + ".")
+    out += _greedy_lines(claims, s, trigger, others, scale) + _twor_lines(claims, s, trigger)
+    out += _improvement_lines(claims) + _no_evidence_lines(claims) + _fig11_lines(claims)
+    out += _mechanism_lines(claims, reg, trigger) + _fit_lines(fit) + _reach_lines(claims, [trigger, *others])
     # open choices, and the points the clean-room review raised
     for choice in amb["choice"].unique(maintain_order=True):
         line = _choice_line(amb, choice)
         if line is not None:
             out.append(line)
-    # scale and seeds
-    if check.height:
-        bad = check.filter(~pl.col("within"))
-        worst = check.sort(pl.col("relative_difference").abs()).row(-1, named=True)
-        fam = sorted({w.split("-")[0] for w in bad["workload"]})
-        out.append(f"* **Scale.** The grids run at {grid_scale} scale; on the default setting they agree with the "
-                   f"main runs within {pct(WITHIN, 0, False)} on {check.height - bad.height} of {check.height} WAFs "
-                   f"(largest: {worst['workload']} {_name(worst['policy'])} {pct(worst['relative_difference'])})."
-                   + ("" if not bad.height else f" Beyond {pct(WITHIN, 0, False)}: "
-                      + ", ".join(f"{r['workload']} {_name(r['policy'])} {pct(r['relative_difference'])}"
-                                  for r in bad.iter_rows(named=True))
-                      + f"; there ({', '.join(fam)}) a grid's values are read as what a setting changes, not as "
-                        f"full-scale values."))
-    if seeds.height:
-        w = seeds.filter(pl.col("quantity").is_in(PAPER_POLICIES)).with_columns(spread=pl.col("max") - pl.col("min"))
-        top = w.sort("spread").row(-1, named=True)
-        out.append(f"* **Seeds** {seeds['seeds'].max()} seeds move no headline WAF by more than "
-                   f"{num(top['spread'], 2)} ({top['workload']} {_name(top['quantity'])}).")
+    out += _scale_lines(check, seeds, grid_scale)
     if not real_present:
         out.append("* **Real stand-ins**: the trace folder is absent here (`FLASHREPRO_TRACE_DIRS`), so the "
                    "stand-ins' table is empty; no ledger row depends on it.")

@@ -64,6 +64,49 @@ def _plan(paper, map: str, n: int, seed: int) -> _Plan | None:
     return _Plan(space.paper, mod.__name__, space, headline, mod.MAP_SCALE[map], s, u, space.values(u))
 
 
+def _targets(plans: list[_Plan], from_ledger: dict, bias: bool, claims_scale: str):
+    """What :func:`flashrepro.sweep.run_points` runs for ``plans``: ``(targets, kwargs, where)``, ``where[k]`` saying
+    what run ``k`` is, ``(plan index, what, point index)``: the defaults at the claims' scale (unless read from a
+    ledger, ``from_ledger``) first, so a pool starts the slow ones early; then per plan its stand-ins, its
+    default at the map's scale and its points."""
+    targets, kwargs, where = [], [], []
+    for j, pl_ in enumerate(plans):
+        if bias and claims_scale != pl_.map_scale and j not in from_ledger:
+            targets.append((pl_.module, "point"))
+            kwargs.append({"scale": claims_scale, **pl_.space.default()})
+            where.append((j, "claims", None))
+    for j, pl_ in enumerate(plans):
+        targets.append((pl_.module, "stand_ins"))
+        kwargs.append({"scale": pl_.map_scale})
+        where.append((j, "stand_ins", None))
+        targets.append((pl_.module, "point"))
+        kwargs.append({"scale": pl_.map_scale, **pl_.space.default()})
+        where.append((j, "default", None))
+        for i, values in enumerate(pl_.points):
+            targets.append((pl_.module, "point"))
+            kwargs.append({"scale": pl_.map_scale, **values})
+            where.append((j, "point", i))
+    return targets, kwargs, where
+
+
+def _collect(plans: list[_Plan], where: list[tuple], res) -> list[dict]:
+    """Each plan's frames from the runs (``res``, in the order of ``where``): its claims-scale default, stand-ins,
+    map default and points (None where a run failed, with its error in ``failed``), and its runs' seconds."""
+    errors = iter(res.failures)  # one per point whose frame is None, in input order
+    per = [{"claims": None, "stand_ins": None, "default": None, "points": [None] * len(p.points),
+            "failed": [], "seconds": 0.0} for p in plans]
+    for (j, what, i), frame, sec in zip(where, res.results, res.seconds, strict=True):
+        if frame is None:
+            per[j]["failed"].append((what, i, next(errors).error))
+        if not math.isnan(sec):
+            per[j]["seconds"] += sec
+        if what == "point":
+            per[j]["points"][i] = frame
+        else:
+            per[j][what] = frame
+    return per
+
+
 def run_map(papers=tuple(PAPERS), map: str = "reduced", *, n: int | None = None, seed: int = 0,
             executor: str = "local", workers: int | None = None, scheduler: str | None = None, client=None,
             progress: bool | None = None, out_dir=None, bias: bool = True, claims_scale: str = CLAIMS_SCALE,
@@ -98,39 +141,12 @@ def run_map(papers=tuple(PAPERS), map: str = "reduced", *, n: int | None = None,
             log(f"robustness: skipped paper {p}: {module_name(p)} does not exist yet")
         else:
             plans.append(plan)
-    targets, kwargs, where = [], [], []  # where: (plan index, what, point index)
     from_ledger = {j: f for j, pl_ in enumerate(plans) if bias and claims_scale != pl_.map_scale
                    and (f := _ledger_file(pl_, ledger)) is not None}
-    for j, pl_ in enumerate(plans):  # the slow claims-scale defaults first, so a pool starts them early
-        if bias and claims_scale != pl_.map_scale and j not in from_ledger:
-            targets.append((pl_.module, "point"))
-            kwargs.append({"scale": claims_scale, **pl_.space.default()})
-            where.append((j, "claims", None))
-    for j, pl_ in enumerate(plans):
-        targets.append((pl_.module, "stand_ins"))
-        kwargs.append({"scale": pl_.map_scale})
-        where.append((j, "stand_ins", None))
-        targets.append((pl_.module, "point"))
-        kwargs.append({"scale": pl_.map_scale, **pl_.space.default()})
-        where.append((j, "default", None))
-        for i, values in enumerate(pl_.points):
-            targets.append((pl_.module, "point"))
-            kwargs.append({"scale": pl_.map_scale, **values})
-            where.append((j, "point", i))
+    targets, kwargs, where = _targets(plans, from_ledger, bias, claims_scale)
     res = sweep.run_points(targets, kwargs, executor=executor, workers=workers, scheduler=scheduler,
                            client=client, progress=progress, desc=f"robustness ({map})")
-    errors = iter(res.failures)  # one per point whose frame is None, in input order
-    per = [{"claims": None, "stand_ins": None, "default": None, "points": [None] * len(p.points),
-            "failed": [], "seconds": 0.0} for p in plans]
-    for (j, what, i), frame, sec in zip(where, res.results, res.seconds, strict=True):
-        if frame is None:
-            per[j]["failed"].append((what, i, next(errors).error))
-        if not math.isnan(sec):
-            per[j]["seconds"] += sec
-        if what == "point":
-            per[j]["points"][i] = frame
-        else:
-            per[j][what] = frame
+    per = _collect(plans, where, res)
     for j, f in from_ledger.items():
         from .. import claims as L
 
@@ -277,12 +293,89 @@ def _top(rows, method) -> str:
     return rows[best]["axis"]
 
 
-def _summarise(plan: _Plan, d: dict, map: str, claims_scale: str | None, log):
-    """The long form, the points, the headline rows and the sensitivity rows of one paper."""
+def _judged_keys(default_claims: dict, default_map: dict, pts: list[dict]) -> dict:
+    """The claims a map judges: the (claim, workload) pairs its points and its default give (a ledger read for
+    the default also holds the real stand-ins' rows under the same claim strings; those are stand_ins()'s),
+    each with its first judged row (value or direction), else its first row."""
+    mapped = set(default_map).union(*pts)
+    keys: dict = {}
+    for rows in (default_claims, default_map, *pts):
+        for k, r in rows.items():
+            if k not in mapped:
+                continue
+            if k not in keys or (keys[k]["kind"] not in ("value", "direction") and r["kind"] in ("value", "direction")):
+                keys[k] = r
+    return keys
+
+
+def _points_rows(plan: _Plan) -> list[dict]:
+    """Each point's setting of each axis, and its coordinate in the unit cube."""
+    return [{"paper": plan.paper, "point": i, "axis": a.name, "value": values[a.name], "u": float(x)}
+            for i, (values, urow) in enumerate(zip(plan.points, plan.u, strict=True))
+            for a, x in zip(plan.space.axes, urow, strict=True)]
+
+
+def _claim_rows(plan: _Plan, key: tuple, proto: dict, pts: list[dict], ok_points: list[int], n_failed: int,
+                default: tuple[dict | None, dict | None], stand: dict, claims_scale: str | None):
+    """One claim's (``key``: claim and workload; ``proto``: its row) long rows (its value and verdict at each
+    point that ran), headline row (the share of points where it holds with its Wilson interval, the nearest
+    point to the paper's number, the axis that moves it most, and the default beside it: ``default``, its
+    rows at the claims' scale and in the map) and sensitivity rows."""
     from scipy import stats
 
     from .. import claims as L
 
+    claim, workload = key
+    kind, expected, paper_value, tol = proto["kind"], proto["expected"], proto["paper_value"], proto["tolerance"]
+    vals, verdicts, long_rows = [], [], []
+    for i in ok_points:
+        r = pts[i].get(key)
+        ours = _num(r["our_value"]) if r is not None else float("nan")
+        verdict = r["verdict"] if r is not None else L.judge(kind, expected, paper_value, None, tol)
+        vals.append(ours)
+        verdicts.append(verdict)
+        long_rows.append({"paper": plan.paper, "claim": claim, "workload": workload, "point": i,
+                          "our_value": ours, "verdict": verdict})
+    k = len(vals)
+    n_holds = verdicts.count("holds")
+    if k:
+        ci = stats.binomtest(n_holds, k).proportion_ci(confidence_level=0.95, method="wilson")
+        lo, hi = float(ci.low), float(ci.high)
+    else:
+        lo = hi = float("nan")
+    margins = [_margin(kind, expected, _num(paper_value), v, _num(tol)) for v in vals]
+    cand = [j for j in range(k) if not math.isnan(margins[j])]
+    if kind == "value":
+        best = min(cand, key=lambda j: (margins[j], j)) if cand else None
+    else:
+        best = min(cand, key=lambda j: (-L.RANK.get(verdicts[j], -1), margins[j], j)) if cand else None
+    X = plan.u[ok_points] if ok_points else np.zeros((0, len(plan.space.axes)))
+    srows, method, n_nan = sensitivity(plan.space.names, X, np.asarray(vals, float), plan.seed)
+    sens_rows = [{"paper": plan.paper, "claim": claim, "workload": workload, **r} for r in srows]
+    dc, dm = default
+    dv, mv = (_num(dc["our_value"]) if dc else float("nan")), (_num(dm["our_value"]) if dm else float("nan"))
+    head_row = {
+        "paper": plan.paper, "claim": claim, "workload": workload, "kind": kind, "expected": expected,
+        "paper_value": _num(paper_value), "unit": proto["unit"], "source": proto["source"],
+        "default_verdict": dc["verdict"] if dc else "",
+        "default_value": dv, "map_default_value": mv,
+        "bias": mv - dv if claims_scale is not None else float("nan"),
+        "holds_share": n_holds / k if k else float("nan"), "holds_ci_low": lo, "holds_ci_high": hi,
+        "partly_share": verdicts.count("partly") / k if k else float("nan"),
+        "not_comparable_share": verdicts.count("not comparable") / k if k else float("nan"),
+        "n_points": k, "n_nan": n_nan, "n_failed": n_failed,
+        "nearest_point": best if best is not None else None,
+        "nearest_value": vals[best] if best is not None else float("nan"),
+        "nearest_distance": margins[best] if best is not None else float("nan"),
+        "top_axis": _top(srows, method), "sensitivity_method": method,
+        "stand_in_verdicts": "; ".join(f"{w}: {r['verdict']}" for (c, w), r in stand.items() if c == claim),
+        "map_scale": plan.map_scale, "claims_scale": claims_scale or plan.map_scale,
+    }
+    return long_rows, head_row, sens_rows
+
+
+def _summarise(plan: _Plan, d: dict, map: str, claims_scale: str | None, log):
+    """The long form, the points, the headline rows and the sensitivity rows of one paper."""
     head = set(plan.headline)
     default_map = _rows_of(d["default"], head)
     # At the claims' scale: its own run (or the ledger), or the map's default itself where the map runs at that
@@ -290,78 +383,23 @@ def _summarise(plan: _Plan, d: dict, map: str, claims_scale: str | None, log):
     same = claims_scale is None or claims_scale == plan.map_scale
     default_claims = default_map if same else _rows_of(d["claims"], head)
     pts = [_rows_of(f, head) for f in d["points"]]
-    # The claims the map judges: the (claim, workload) pairs its points give. A ledger read for the default
-    # (``ledger``) also holds the real stand-ins' rows under the same claim strings; those are stand_ins()'s.
-    mapped = set(default_map).union(*pts)
-    keys: dict = {}  # (claim, workload) -> its first judged row (value or direction), else its first row
-    for rows in (default_claims, default_map, *pts):
-        for k, r in rows.items():
-            if k not in mapped:
-                continue
-            if k not in keys or (keys[k]["kind"] not in ("value", "direction") and r["kind"] in ("value", "direction")):
-                keys[k] = r
+    keys = _judged_keys(default_claims, default_map, pts)
     missing = head - {k[0] for k in keys}
     if missing:
         log(f"robustness: paper {plan.paper}: no point gave the headline claims {sorted(missing)}")
     ok_points = [i for i, f in enumerate(d["points"]) if f is not None]
-    failed_points = [i for i, f in enumerate(d["points"]) if f is None]
+    n_failed = len(d["points"]) - len(ok_points)
     for what, i, err in d["failed"]:
         log(f"robustness: paper {plan.paper}: {what}{'' if i is None else f' {i}'} failed: {err}")
     stand = _rows_of(d["stand_ins"], head) if d["stand_ins"] is not None else {}
-    points_rows = []
-    for i, (values, urow) in enumerate(zip(plan.points, plan.u, strict=True)):
-        for a, x in zip(plan.space.axes, urow, strict=True):
-            points_rows.append({"paper": plan.paper, "point": i, "axis": a.name, "value": values[a.name],
-                                "u": float(x)})
     long_rows, head_rows, sens_rows = [], [], []
-    for (claim, workload), proto in keys.items():
-        kind, expected, paper_value, tol = proto["kind"], proto["expected"], proto["paper_value"], proto["tolerance"]
-        vals, verdicts = [], []
-        for i in ok_points:
-            r = pts[i].get((claim, workload))
-            ours = _num(r["our_value"]) if r is not None else float("nan")
-            verdict = r["verdict"] if r is not None else L.judge(kind, expected, paper_value, None, tol)
-            vals.append(ours)
-            verdicts.append(verdict)
-            long_rows.append({"paper": plan.paper, "claim": claim, "workload": workload, "point": i,
-                              "our_value": ours, "verdict": verdict})
-        k = len(vals)
-        n_holds = verdicts.count("holds")
-        if k:
-            ci = stats.binomtest(n_holds, k).proportion_ci(confidence_level=0.95, method="wilson")
-            lo, hi = float(ci.low), float(ci.high)
-        else:
-            lo = hi = float("nan")
-        margins = [_margin(kind, expected, _num(paper_value), v, _num(tol)) for v in vals]
-        cand = [j for j in range(k) if not math.isnan(margins[j])]
-        if kind == "value":
-            best = min(cand, key=lambda j: (margins[j], j)) if cand else None
-        else:
-            best = min(cand, key=lambda j: (-L.RANK.get(verdicts[j], -1), margins[j], j)) if cand else None
-        X = plan.u[ok_points] if ok_points else np.zeros((0, len(plan.space.axes)))
-        srows, method, n_nan = sensitivity(plan.space.names, X, np.asarray(vals, float), plan.seed)
-        for r in srows:
-            sens_rows.append({"paper": plan.paper, "claim": claim, "workload": workload, **r})
-        dc, dm = default_claims.get((claim, workload)), default_map.get((claim, workload))
-        dv, mv = (_num(dc["our_value"]) if dc else float("nan")), (_num(dm["our_value"]) if dm else float("nan"))
-        head_rows.append({
-            "paper": plan.paper, "claim": claim, "workload": workload, "kind": kind, "expected": expected,
-            "paper_value": _num(paper_value), "unit": proto["unit"], "source": proto["source"],
-            "default_verdict": dc["verdict"] if dc else "",
-            "default_value": dv, "map_default_value": mv,
-            "bias": mv - dv if claims_scale is not None else float("nan"),
-            "holds_share": n_holds / k if k else float("nan"), "holds_ci_low": lo, "holds_ci_high": hi,
-            "partly_share": verdicts.count("partly") / k if k else float("nan"),
-            "not_comparable_share": verdicts.count("not comparable") / k if k else float("nan"),
-            "n_points": k, "n_nan": n_nan, "n_failed": len(failed_points),
-            "nearest_point": best if best is not None else None,
-            "nearest_value": vals[best] if best is not None else float("nan"),
-            "nearest_distance": margins[best] if best is not None else float("nan"),
-            "top_axis": _top(srows, method), "sensitivity_method": method,
-            "stand_in_verdicts": "; ".join(f"{w}: {r['verdict']}" for (c, w), r in stand.items() if c == claim),
-            "map_scale": plan.map_scale, "claims_scale": claims_scale or plan.map_scale,
-        })
-    return long_rows, points_rows, head_rows, sens_rows
+    for key, proto in keys.items():
+        lr, hr, sr = _claim_rows(plan, key, proto, pts, ok_points, n_failed,
+                                 (default_claims.get(key), default_map.get(key)), stand, claims_scale)
+        long_rows += lr
+        head_rows.append(hr)
+        sens_rows += sr
+    return long_rows, _points_rows(plan), head_rows, sens_rows
 
 
 def _frames(parts):

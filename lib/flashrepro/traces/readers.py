@@ -1282,14 +1282,89 @@ def _mobibench_args(f, i: int, op: str, args: list[str]) -> dict:
     return out
 
 
+class _MobibenchReplay:
+    """The state of a MobiGen log's replay: the file-level trace being built (``fb``), the open fds (fd ->
+    ``[file id, position, pseudo]``, a pseudo file carrying no data), the current file of each path, and the
+    calls skipped, by reason. One method per kind of call; ``i`` is the call's record, ``t`` its time (s)."""
+
+    def __init__(self, f, file_identity: str, unopened: str, merge_writes: bool):
+        from .filelevel import FileBlocks
+
+        self.f, self.file_identity, self.unopened = f, file_identity, unopened
+        self.fb = FileBlocks(merge_writes)
+        self.fds: dict = {}
+        self.by_path: dict = {}
+        self.skipped = {"unopened_fd_calls": 0, "pseudo_file_calls": 0, "failed_calls": 0, "other_calls": 0,
+                        "unlinks_matched": 0, "unlinks_unmatched": 0}
+
+    def new_file(self, i: int, label: str) -> int:
+        from .filelevel import MAX_FILES
+
+        if len(self.fb.labels) >= MAX_FILES:
+            self.f.fail(i, f"more than {MAX_FILES} files")
+        return self.fb.new_file(label)
+
+    def open(self, i: int, t: float, a: dict) -> None:
+        """A new file (or, by path, the path's current one, truncated with O_TRUNC) on the returned fd."""
+        path, flags, fd = a["path"], a["flags"], a["fd"]
+        if fd < 0:
+            self.skipped["failed_calls"] += 1
+            return
+        pseudo = bool(_PSEUDO.match(path)) or "O_DIRECTORY" in flags
+        if self.file_identity == "path" and path in self.by_path:
+            fid = self.by_path[path]
+            if "O_TRUNC" in flags:
+                self.fb.truncate(t, fid, 0)
+        else:
+            fid = self.new_file(i, path)
+            self.by_path[path] = fid
+        self.fds[fd] = [fid, 0, pseudo]
+
+    def unlink(self, t: float, a: dict) -> None:
+        """The path's current file deleted, if the log opened it."""
+        fid = self.by_path.pop(a["path"], None)
+        if fid is None:
+            self.skipped["unlinks_unmatched"] += 1
+        else:
+            self.skipped["unlinks_matched"] += 1
+            self.fb.delete(t, fid)
+
+    def io(self, i: int, op: str, t: float, a: dict) -> None:
+        """read, write, pread, pwrite (at the fd's position, or the call's offset), fsync and fdatasync."""
+        fd = a["fd"]
+        if fd not in self.fds:
+            if self.unopened == "skip":
+                self.skipped["unopened_fd_calls"] += 1
+                return
+            self.fds[fd] = [self.new_file(i, f"<fd {fd}>"), 0, False]
+        entry = self.fds[fd]
+        if op in ("fsync", "fdatasync"):
+            self.fb.sync(t, entry[0])
+            return
+        n = a["count"]
+        if n <= 0:
+            self.skipped["failed_calls"] += 1
+            return
+        if entry[2]:
+            self.skipped["pseudo_file_calls"] += 1
+            return
+        if op in ("pread", "pwrite"):
+            offset = a["offset"]
+        else:
+            offset = entry[1]
+            entry[1] += n
+        if offset + n > _FILE_BYTES:
+            self.f.fail(i, f"{op}: the file's extent ends past 16 TiB ({offset} + {n} bytes), where a "
+                           f"file-level trace puts the next file")
+        (self.fb.write if op.endswith("write") else self.fb.read)(t, entry[0], offset, n)
+
+
 def _mobibench(f, file_identity="open", unopened="skip", merge_writes=True):
     """MobiGen syscall lines -> a file-level block trace: file positions tracked per fd (there is no lseek in
     these logs), each open a new file (``file_identity="open"``; the logs anonymise most paths, e.g. 464
     opens of ``data/data``) or one file per path until it is unlinked (``"path"``); I/O on fds opened before
     the log starts (sockets and pipes: 1,448-byte reads, -1 results) skipped (``unopened="skip"``) or taken
     as files (``"keep"``); /proc, /dev and /sys files and directories carry no data blocks."""
-    from .filelevel import MAX_FILES, FileBlocks
-
     if file_identity not in ("open", "path"):
         raise TraceFormatError(f"{f.path}: file_identity must be 'open' or 'path', got {file_identity!r}")
     if unopened not in ("skip", "keep"):
@@ -1298,77 +1373,24 @@ def _mobibench(f, file_identity="open", unopened="skip", merge_writes=True):
     order = np.argsort(t_us, kind="stable")  # the log is grouped by thread; the fd table is the process's
     ops = f.df["op"].to_list()
     rests = f.df["rest"].fill_null("").to_list()
-    fb = FileBlocks(merge_writes)
-    fds: dict = {}  # fd -> [file id or None (no data), position]
-    by_path: dict = {}  # path -> file id (the path's current file)
-    skipped = {"unopened_fd_calls": 0, "pseudo_file_calls": 0, "failed_calls": 0, "other_calls": 0,
-               "unlinks_matched": 0, "unlinks_unmatched": 0}
-
-    def new_file(i: int, label: str) -> int:
-        if len(fb.labels) >= MAX_FILES:
-            f.fail(i, f"more than {MAX_FILES} files")
-        return fb.new_file(label)
-
+    replay = _MobibenchReplay(f, file_identity, unopened, merge_writes)
     calls = [_mobibench_args(f, i, op, rest.split()) if op in _MOBIBENCH_ARGS else None  # in file order: the
              for i, (op, rest) in enumerate(zip(ops, rests, strict=True))]               # first bad line named
     for i in order.tolist():
         op, t, a = ops[i], t_us[i] * 1e-6, calls[i]
         if a is None:
-            skipped["other_calls"] += 1
-            continue
-        if op == "open":
-            path, flags, fd = a["path"], a["flags"], a["fd"]
-            if fd < 0:
-                skipped["failed_calls"] += 1
-                continue
-            pseudo = bool(_PSEUDO.match(path)) or "O_DIRECTORY" in flags
-            if file_identity == "path" and path in by_path:
-                fid = by_path[path]
-                if "O_TRUNC" in flags:
-                    fb.truncate(t, fid, 0)
-            else:
-                fid = new_file(i, path)
-                by_path[path] = fid
-            fds[fd] = [fid, 0, pseudo]
+            replay.skipped["other_calls"] += 1
+        elif op == "open":
+            replay.open(i, t, a)
         elif op == "close":
-            fds.pop(a["fd"], None)
+            replay.fds.pop(a["fd"], None)
         elif op == "unlink":
-            fid = by_path.pop(a["path"], None)
-            if fid is None:
-                skipped["unlinks_unmatched"] += 1
-            else:
-                skipped["unlinks_matched"] += 1
-                fb.delete(t, fid)
-        else:  # read, write, pread, pwrite, fsync, fdatasync
-            fd = a["fd"]
-            if fd not in fds:
-                if unopened == "skip":
-                    skipped["unopened_fd_calls"] += 1
-                    continue
-                fds[fd] = [new_file(i, f"<fd {fd}>"), 0, False]
-            entry = fds[fd]
-            if op in ("fsync", "fdatasync"):
-                fb.sync(t, entry[0])
-                continue
-            n = a["count"]
-            if n <= 0:
-                skipped["failed_calls"] += 1
-                continue
-            if entry[2]:
-                skipped["pseudo_file_calls"] += 1
-                continue
-            if op in ("pread", "pwrite"):
-                offset = a["offset"]
-            else:
-                offset = entry[1]
-                entry[1] += n
-            if offset + n > _FILE_BYTES:
-                f.fail(i, f"{op}: the file's extent ends past 16 TiB ({offset} + {n} bytes), where a "
-                          f"file-level trace puts the next file")
-            (fb.write if op.endswith("write") else fb.read)(t, entry[0], offset, n)
-    tr = fb.trace("mobibench", str(f.path), {})
+            replay.unlink(t, a)
+        else:
+            replay.io(i, op, t, a)
+    tr = replay.fb.trace("mobibench", str(f.path), {})
     return {"time_s": tr.time_s, "op": tr.op, "offset_bytes": tr.offset_bytes, "size_bytes": tr.size_bytes,
-            "file": tr.file, "meta": {**skipped, "files": len(tr.meta["files"]),
+            "file": tr.file, "meta": {**replay.skipped, "files": len(tr.meta["files"]),
                                       "merged_block_writes": tr.meta["merged_block_writes"],
                                       "file_identity": file_identity, "unopened": unopened}}
 

@@ -68,9 +68,9 @@ def _fig5(out, red: pl.DataFrame, col: str, what: str, real: bool):
                                    curve, x=[f"{f:g}" for f in d["fraction"].to_list()], source="Fig. 5"))
 
 
-def claims(tab2: pl.DataFrame, red: pl.DataFrame, eq6: pl.DataFrame, q78: pl.DataFrame) -> pl.DataFrame:
-    """``tab2`` from :func:`~.workloads.table2`, ``red`` from :func:`~.experiments.reductions`, ``eq6`` from
-    :func:`~.experiments.equal_miss_sizes` (Mix1), ``q78`` from :func:`~.experiments.quarter_cache`."""
+def _table2_rows(tab2: pl.DataFrame) -> list[L.Claim]:
+    """Table 2 and Figs. 1-2: the models' inputs (calibration), and the real traces' write and
+    written-once shares."""
     out = []
     models, real = _models(tab2), _real(tab2)
     for r in models.iter_rows(named=True):
@@ -110,7 +110,12 @@ def claims(tab2: pl.DataFrame, red: pl.DataFrame, eq6: pl.DataFrame, q78: pl.Dat
                            source="Fig. 2", detail=f"highest: {_short(top['workload'])}; {detail}; APPROX: an 'up "
                                                    "to' read off Fig. 2; depends on the readers' settings (write "
                                                    "merging, file identity: the sweeps)"))
-    # Fig. 5: both readings of "miss": every reference that misses, or only those that read flash
+    return out
+
+
+def _miss_rows(red: pl.DataFrame) -> list[L.Claim]:
+    """Fig. 5: both readings of "miss": every reference that misses, or only those that read flash."""
+    out = []
     mred, rred = _models(red), _real(red)
     for part, label in ((mred, "models"), (rred, "real traces")):
         if part.height:
@@ -129,10 +134,20 @@ def claims(tab2: pl.DataFrame, red: pl.DataFrame, eq6: pl.DataFrame, q78: pl.Dat
                                paper_value("miss_ratio_reduction_max"), hi, L.PRINTED, "relative reduction",
                                same_sign=True,
                                source="Fig. 5, abstract", detail="the largest over workloads and cache sizes"))
-    # Fig. 6: the cache write_once needs for lru_flush's miss ratio (the paper: Mix1, points A and B)
+    return out
+
+
+def _cache_rows(eq6: pl.DataFrame) -> list[L.Claim]:
+    """Fig. 6: the cache write_once needs for lru_flush's miss ratio (the paper: Mix1, points A and B)."""
+    out = []
     for w, d in eq6.group_by("workload", maintain_order=True):
         _fig6(out, d, _short(w[0]), real=not w[0].startswith("writeonce/"))
-    # Figs. 7-8 at the point where a quarter of the cache comes closest to lru_flush's miss ratio
+    return out
+
+
+def _energy_rows(q78: pl.DataFrame) -> list[L.Claim]:
+    """Figs. 7-8 at the point where a quarter of the cache comes closest to lru_flush's miss ratio."""
+    out = []
     for part, label in ((_models(q78), "models"), (_real(q78), "real traces")):
         pts = equal_miss_points(part)
         for r in pts.iter_rows(named=True):
@@ -149,7 +164,13 @@ def claims(tab2: pl.DataFrame, red: pl.DataFrame, eq6: pl.DataFrame, q78: pl.Dat
                 kw = {"same_sign": True, "source": "Fig. 8, Sec. IV", "detail": detail}
                 out.append(L.against_control(L.value(*args, val, L.PRINTED, "relative reduction", **kw),
                                              L.value(*args, ctl, L.PRINTED, "relative reduction", **kw), CONTROL))
-    return L.table(out)
+    return out
+
+
+def claims(tab2: pl.DataFrame, red: pl.DataFrame, eq6: pl.DataFrame, q78: pl.DataFrame) -> pl.DataFrame:
+    """``tab2`` from :func:`~.workloads.table2`, ``red`` from :func:`~.experiments.reductions`, ``eq6`` from
+    :func:`~.experiments.equal_miss_sizes` (Mix1), ``q78`` from :func:`~.experiments.quarter_cache`."""
+    return L.table(_table2_rows(tab2) + _miss_rows(red) + _cache_rows(eq6) + _energy_rows(q78))
 
 
 READING = "Fig. 5: the verdicts rest on the miss ratio over all references"

@@ -210,8 +210,8 @@ def _count_text(rows: list[dict]) -> str:
 
 
 # --- provenance ---------------------------------------------------------------------------------------------
-def provenance_html(prov: siteinfo.Provenance, results: Path, figures: Path, notebooks: Path) -> str:
-    g = prov.git
+def _commit_cell(g) -> str:
+    """The commit the site was built from, and whether the tree was clean."""
     if g.commit:
         state = ('<span class=clean>clean tree</span>' if not g.dirty else
                  f'<span class=dirty>dirty tree: {len(g.dirty)} path{"" if len(g.dirty) == 1 else "s"} differ from '
@@ -222,7 +222,11 @@ def provenance_html(prov: siteinfo.Provenance, results: Path, figures: Path, not
                   f"{state}</td>")
     else:
         commit = f'<td id=commit data-commit="">unknown: {_e(g.error)}</td>'
-    runs = prov.runs
+    return commit
+
+
+def _ran_cell(runs, notebooks: Path) -> str:
+    """Which notebooks ran, at which scale and when, and which raised."""
     scales = sorted({r.scale for r in runs})
     if runs:
         ran = (f"{len(runs)} executed notebooks in <code>{_e(_rel(notebooks))}</code>, at scale "
@@ -235,6 +239,11 @@ def provenance_html(prov: siteinfo.Provenance, results: Path, figures: Path, not
             ran += f'; <span class=dirty>raised: {_e(", ".join(failed))}</span>'
     else:
         ran = f"<span class=dirty>no executed notebook in <code>{_e(_rel(notebooks))}</code></span>: run make"
+    return ran
+
+
+def _stale_row(runs, g) -> str:
+    """Whether a commit changed the notebooks' inputs after they ran."""
     later = {c for r in runs for c in r.later_commits}
     if later:
         newest = max(later, key=lambda c: c[1])
@@ -247,13 +256,23 @@ def provenance_html(prov: siteinfo.Provenance, results: Path, figures: Path, not
             f"<code>{x}/</code>" for x in siteinfo.INPUTS) + " after the notebooks ran</td></tr>")
     else:
         stale = ""
+    return stale
+
+
+def _maps_row(prov: siteinfo.Provenance) -> str:
+    """The robustness maps' scales."""
     maps = ""
     if prov.map_scales:
         maps = ("<tr><th>robustness maps</th><td>reduced map (<code>headline.csv</code>), points run at scale "
                 + ", ".join(f"{_e(m)} (paper {p})" for p, m, _ in prov.map_scales)
                 + "; the default point also at the claims' scale "
                 + ", ".join(sorted({_e(c) for _, _, c in prov.map_scales})) + "</td></tr>")
-    t = prov.traces
+    return maps
+
+
+def _traces_cell(t, runs) -> str:
+    """The catalog's real traces found now, the folders searched, and whether the notebooks ran
+    with them."""
     groups = ", ".join(f"{_e(grp)} {len(f)}/{len(f) + len(m)}" for grp, f, m in t.catalog)
     folders = "; ".join(
         f"<code>{_e(_rel(Path(f.path)))}</code> " + (
@@ -266,10 +285,20 @@ def provenance_html(prov: siteinfo.Provenance, results: Path, figures: Path, not
     traces = (f"<td id=traces>{t.n_found} of the catalog's {t.n_real} real traces found now: {groups}. "
               f"Folders searched: {folders}. <code>FLASHREPRO_TRACE_DIRS</code>="
               f"<code>{_e(t.env) or '(unset)'}</code>{with_traces}</td>")
+    return traces
+
+
+def _versions_cell(prov: siteinfo.Provenance, runs) -> str:
+    """The software versions and the notebooks' Python."""
     kernels = sorted({r.python for r in runs if r.python})
     versions = (", ".join(f"{_e(n)} {_e(v)}" for n, v in prov.versions)
                 + (f"; the notebooks' kernel: Python {_e(', '.join(kernels))}" if kernels else "")
                 + f"; {_e(prov.platform)}")
+    return versions
+
+
+def _runs_table(runs) -> str:
+    """One row per executed notebook: its scale, parameters, time, traces and status."""
     rows = "".join(
         f"<tr><td>{_e(r.notebook)}</td><td><b>{_e(r.scale)}</b></td><td>{_e(r.scale_from)}</td>"
         f"<td>{_e(', '.join(f'{k}={v}' for k, v in r.parameters)) or '-'}</td><td>{_e(r.end[:19])}</td>"
@@ -281,9 +310,24 @@ def provenance_html(prov: siteinfo.Provenance, results: Path, figures: Path, not
     runs_table = ("<table id=runs><thead><tr><th>notebook</th><th>scale</th><th>read from</th><th>other "
                   "parameters</th><th>finished (UTC)</th><th>took</th><th>trace folder</th><th>status</th>"
                   f"<th>input commits since</th></tr></thead><tbody>{rows}</tbody></table>") if runs else ""
+    return runs_table
+
+
+def _catalog_items(t) -> str:
+    """The catalog's real traces by group, found and missing."""
     found = "".join(f"<li>{_e(grp)}: found {_e(', '.join(f) or 'none')}"
                     + (f"; <span class=none>missing {_e(', '.join(m))}</span>" if m else "") + "</li>"
                     for grp, f, m in t.catalog)
+    return found
+
+
+def provenance_html(prov: siteinfo.Provenance, results: Path, figures: Path, notebooks: Path) -> str:
+    """The provenance section: the commit, the notebooks' runs, the traces and the software the results came
+    from."""
+    g, runs, t = prov.git, prov.runs, prov.traces
+    commit, ran, stale, maps = _commit_cell(g), _ran_cell(runs, notebooks), _stale_row(runs, g), _maps_row(prov)
+    traces, versions = _traces_cell(t, runs), _versions_cell(prov, runs)
+    runs_table, found = _runs_table(runs), _catalog_items(t)
     return (f"<section id=provenance><h2>Provenance</h2><table class=kv>"
             f"<tr><th>commit</th>{commit}</tr><tr><th>notebooks</th><td id=scales>{ran}</td></tr>{stale}{maps}"
             f"<tr><th>traces</th>{traces}</tr><tr><th>software</th><td id=versions>{versions}</td></tr>"
@@ -487,6 +531,66 @@ def _headline_csv(results: Path) -> tuple[dict, list]:
     return space, plotted
 
 
+def _copy_figures(figures: Path, out: Path) -> set[str]:
+    """Copy the figures into the site (those newer than the site's copy) and return their names."""
+    (out / "figures").mkdir(exist_ok=True)
+    pngs = sorted(figures.glob("*.png")) if figures.is_dir() else []
+    for p in pngs:
+        target = out / "figures" / p.name
+        if not target.exists() or target.stat().st_mtime < p.stat().st_mtime:
+            shutil.copy2(p, target)
+    return {p.name for p in pngs}
+
+
+def _figures_by_paper(all_specs, present: set[str], plotted):
+    """``(per_paper, missing, others)``: each paper's declared figures present and its robustness maps', its
+    declared figures missing, and the figures no paper declares (under "other figures")."""
+    per_paper, missing, owned = {}, {}, set()
+    for s in all_specs:
+        declared = siteinfo.paper_figures(s)
+        robust = siteinfo.robustness_figures(present, s.ledger, plotted) if s.ledger is not None else []
+        per_paper[s.notebook] = [f for f in declared if f.file in present] + robust
+        missing[s.notebook] = [f for f in declared if f.file not in present]
+        owned.update(f.file for f in per_paper[s.notebook])
+    others = [siteinfo.Figure(n, "A figure no paper declares", "", "No paper's outputs name this file, so nothing "
+                              "says what it shows.") for n in sorted(present - owned)]
+    return per_paper, missing, others
+
+
+def _figure_support(all_specs, per_paper: dict, rows: list[dict]):
+    """``(support, figures_of, figure_names)``: the ledger rows each figure shows, the figures showing each row,
+    and the label of each figure that shows one."""
+    support, figures_of, figure_names = {}, {}, {}
+    for s in all_specs:
+        for f in per_paper[s.notebook]:
+            support[f.file] = siteinfo.supporting_rows(f, s.ledger, rows)
+            for i in support[f.file]:
+                figures_of.setdefault(i, []).append(f.stem)
+            if support[f.file]:
+                figure_names[f.stem] = f"{s.number:02d} {f.ref}"
+    return support, figures_of, figure_names
+
+
+def _ledger_sections(claims_csv: Path, rows: list[dict], figures_of: dict, figure_names: dict,
+                     measured_csv: Path) -> list[str]:
+    """The ledger (every claim, filterable), and the claims judged on this machine's measurements."""
+    parts = ["<section id=ledger><h2>The ledger: every claim</h2><p>Every row of <code>"
+             f"{_e(_rel(claims_csv))}</code>: the paper's number and ours, the verdict by the one rule of "
+             "<code>flashrepro.claims</code>, where the paper says it (<code>source</code>), why a row is judged "
+             "as it is or cannot be compared (<code>note</code>), the numbers behind the verdict "
+             "(<code>detail</code>) and the figures here that show it. &#9733; marks a headline claim. The "
+             "filter is kept in the address (<code>#ledger?paper=1&amp;verdict=holds</code>).</p>"
+             + (claims_table(rows, figures_of, figure_names) if rows else "<p>no claims yet</p>") + "</section>"]
+    if measured_csv.exists():
+        from .claims import read
+
+        parts.append("<h2>Claims judged on this machine's measurements</h2><p>Rows judged on wall times measured "
+                     "while <code>make</code> ran (<code>results/claims_measured.csv</code>): the same verdict "
+                     "rule, but the numbers differ from run to run and machine to machine, so they are kept out "
+                     f"of the ledger above.</p>{measured_table(read(measured_csv))}")
+    return parts
+
+
 def build(out: Path | None = None, results: Path | None = None, figures: Path | None = None,
           notebooks: Path | None = None, *, built=None, render: bool = True, root: Path | None = None) -> Path:
     """Write the site into ``out`` (default ``build/report``); returns the path of ``index.html``.
@@ -507,33 +611,11 @@ def build(out: Path | None = None, results: Path | None = None, figures: Path | 
     else:
         claims = pl.DataFrame()
     rows = claims.to_dicts() if claims.height else []
-    # figures: copied in; each paper's declared ones and its robustness maps', the rest under "other figures"
-    (out / "figures").mkdir(exist_ok=True)
-    pngs = sorted(figures.glob("*.png")) if figures.is_dir() else []
-    for p in pngs:
-        target = out / "figures" / p.name
-        if not target.exists() or target.stat().st_mtime < p.stat().st_mtime:
-            shutil.copy2(p, target)
-    present = {p.name for p in pngs}
+    present = _copy_figures(figures, out)
     space, plotted = _headline_csv(results)
     all_specs = specs()
-    per_paper, missing, owned = {}, {}, set()
-    for s in all_specs:
-        declared = siteinfo.paper_figures(s)
-        robust = siteinfo.robustness_figures(present, s.ledger, plotted) if s.ledger is not None else []
-        per_paper[s.notebook] = [f for f in declared if f.file in present] + robust
-        missing[s.notebook] = [f for f in declared if f.file not in present]
-        owned.update(f.file for f in per_paper[s.notebook])
-    others = [siteinfo.Figure(n, "A figure no paper declares", "", "No paper's outputs name this file, so nothing "
-                              "says what it shows.") for n in sorted(present - owned)]
-    support, figures_of, figure_names = {}, {}, {}
-    for s in all_specs:
-        for f in per_paper[s.notebook]:
-            support[f.file] = siteinfo.supporting_rows(f, s.ledger, rows)
-            for i in support[f.file]:
-                figures_of.setdefault(i, []).append(f.stem)
-            if support[f.file]:
-                figure_names[f.stem] = f"{s.number:02d} {f.ref}"
+    per_paper, missing, others = _figures_by_paper(all_specs, present, plotted)
+    support, figures_of, figure_names = _figure_support(all_specs, per_paper, rows)
     rendered = render_notebooks(notebooks, out / "notebooks", render)
     prov = siteinfo.provenance(results, notebooks, root, built)
     runs = {r.notebook: r for r in prov.runs}
@@ -550,21 +632,7 @@ def build(out: Path | None = None, results: Path | None = None, figures: Path | 
         body = "".join(figure_html(f, [], rows, None) for f in others)
         parts.append(f"<section class=paper id=other-figures><h2>Other figures</h2><div class=figs>{body}</div>"
                      f"</section>")
-    parts.append("<section id=ledger><h2>The ledger: every claim</h2><p>Every row of <code>"
-                 f"{_e(_rel(claims_csv))}</code>: the paper's number and ours, the verdict by the one rule of "
-                 "<code>flashrepro.claims</code>, where the paper says it (<code>source</code>), why a row is judged "
-                 "as it is or cannot be compared (<code>note</code>), the numbers behind the verdict "
-                 "(<code>detail</code>) and the figures here that show it. &#9733; marks a headline claim. The "
-                 "filter is kept in the address (<code>#ledger?paper=1&amp;verdict=holds</code>).</p>"
-                 + (claims_table(rows, figures_of, figure_names) if rows else "<p>no claims yet</p>") + "</section>")
-    if (results / "claims_measured.csv").exists():
-        from .claims import read
-
-        measured = read(results / "claims_measured.csv")
-        parts.append("<h2>Claims judged on this machine's measurements</h2><p>Rows judged on wall times measured "
-                     "while <code>make</code> ran (<code>results/claims_measured.csv</code>): the same verdict "
-                     "rule, but the numbers differ from run to run and machine to machine, so they are kept out "
-                     f"of the ledger above.</p>{measured_table(measured)}")
+    parts += _ledger_sections(claims_csv, rows, figures_of, figure_names, results / "claims_measured.csv")
     nb_links = "".join(f'<li><a href="notebooks/{n}.html">{n}</a></li>' for n in rendered)
     parts.append(f"<h2>Notebooks</h2><ul id=notebooks>{nb_links or '<li>none executed yet</li>'}</ul>")
     parts.append(f"<div id=selfcheck></div><script>{SCRIPT}</script></body></html>")

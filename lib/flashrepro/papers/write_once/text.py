@@ -274,43 +274,43 @@ def _fig78(t) -> str:
             f"{_frac(worst['fraction'])} of the footprint).")
 
 
-def _real_text(t, frac) -> str:
-    red = _real(t["red"])
-    if not red.height:
-        return ("* **Real engines.** The public traces are absent here (set `FLASHREPRO_TRACE_DIRS`), so the "
-                "rows that need them are missing: Figs. 1-2 on the real traces, Figs. 5-8 on the SQLite replays and "
-                "the Mobibench log, the replay-setting and Mobibench-reader sweeps, and the real-trace lines of "
-                "the ambiguity and \"why\" tables.")
-    sql = red.filter(pl.col("workload").str.starts_with("real/android_sql/"))
-    amb = _real(t["amb"])
-    out = ["* **Real engines.**"]
-    if sql.height:
-        least = sql.sort("miss_reduction").row(-1, named=True)
-        out.append(f"On the SQLite replays write_once's miss ratio is {_moves(sql['miss_reduction'])} than "
-                   f"lru_flush's over the sizes (closest: {_short(least['workload'])} at {_frac(least['fraction'])}).")
-        a = amb.filter(pl.col("workload").str.starts_with("real/android_sql/"))
-        sel = {"default": a.filter(pl.col("choice").str.starts_with("default")),
-               "ignored": a.filter(pl.col("choice") == "syncs ignored (5 s flushes only)"),
-               "noevict": a.filter(pl.col("choice").str.starts_with("a sync writes back but does not evict (")),
-               "kept": a.filter(pl.col("choice").str.starts_with("a sync writes back but does not evict; clean"))}
-        out.append(f"At {_p(frac, 0)} of the footprint it is {_moves(sel['default']['miss_reduction'])} with "
-                   f"this run's settings; with syncs ignored (no write-back and no eviction at a sync) "
-                   f"{_moves(sel['ignored']['miss_reduction'])}; with a sync that writes back but does not evict "
-                   f"(flagged blocks leave at the next 5 s flush) {_moves(sel['noevict']['miss_reduction'])}; and "
-                   f"with clean flagged blocks also kept {_moves(sel['kept']['miss_reduction'])}.")
-        fb = {k: v.filter(pl.col("workload") == "real/android_sql/facebook") for k, v in sel.items()}
-        if all(v.height for v in fb.values()):
-            d = fb["default"].row(0, named=True)
-            out.append(f"On facebook at {d['capacity_blocks']} blocks: lru_flush {d['miss_ratio']:.3f}, write_once "
-                       f"{d['miss_ratio_wo']:.3f} with this run's settings, {fb['noevict']['miss_ratio_wo'][0]:.3f} "
-                       f"when a sync does not evict, {fb['kept']['miss_ratio_wo'][0]:.3f} when it does not and clean "
-                       "flagged blocks stay.")
-        d_ev = _mean(sel["noevict"]["miss_reduction"]) - _mean(sel["default"]["miss_reduction"])
-        d_wb = _mean(sel["ignored"]["miss_reduction"]) - _mean(sel["noevict"]["miss_reduction"])
-        bigger = "the eviction at a sync" if abs(d_ev) > abs(d_wb) else "the write-back at a sync"
-        out.append(f"Taking the eviction at a sync away moves write_once's relative miss-ratio reduction by "
-                   f"{_pts(d_ev)} points on average over the replays, taking the write-back at a sync away as well "
-                   f"by a further {_pts(d_wb)}: {bigger} decides the real-trace result.")
+def _sqlite_sentences(sql: pl.DataFrame, amb: pl.DataFrame, frac) -> list[str]:
+    """The SQLite replays (``sql``: their reductions; ``amb``: the real traces' ambiguity rows): write_once's
+    miss ratio against lru_flush's, under each reading of a sync, and which part of a sync decides it."""
+    out = []
+    least = sql.sort("miss_reduction").row(-1, named=True)
+    out.append(f"On the SQLite replays write_once's miss ratio is {_moves(sql['miss_reduction'])} than "
+               f"lru_flush's over the sizes (closest: {_short(least['workload'])} at {_frac(least['fraction'])}).")
+    a = amb.filter(pl.col("workload").str.starts_with("real/android_sql/"))
+    sel = {"default": a.filter(pl.col("choice").str.starts_with("default")),
+           "ignored": a.filter(pl.col("choice") == "syncs ignored (5 s flushes only)"),
+           "noevict": a.filter(pl.col("choice").str.starts_with("a sync writes back but does not evict (")),
+           "kept": a.filter(pl.col("choice").str.starts_with("a sync writes back but does not evict; clean"))}
+    out.append(f"At {_p(frac, 0)} of the footprint it is {_moves(sel['default']['miss_reduction'])} with "
+               f"this run's settings; with syncs ignored (no write-back and no eviction at a sync) "
+               f"{_moves(sel['ignored']['miss_reduction'])}; with a sync that writes back but does not evict "
+               f"(flagged blocks leave at the next 5 s flush) {_moves(sel['noevict']['miss_reduction'])}; and "
+               f"with clean flagged blocks also kept {_moves(sel['kept']['miss_reduction'])}.")
+    fb = {k: v.filter(pl.col("workload") == "real/android_sql/facebook") for k, v in sel.items()}
+    if all(v.height for v in fb.values()):
+        d = fb["default"].row(0, named=True)
+        out.append(f"On facebook at {d['capacity_blocks']} blocks: lru_flush {d['miss_ratio']:.3f}, write_once "
+                   f"{d['miss_ratio_wo']:.3f} with this run's settings, {fb['noevict']['miss_ratio_wo'][0]:.3f} "
+                   f"when a sync does not evict, {fb['kept']['miss_ratio_wo'][0]:.3f} when it does not and clean "
+                   "flagged blocks stay.")
+    d_ev = _mean(sel["noevict"]["miss_reduction"]) - _mean(sel["default"]["miss_reduction"])
+    d_wb = _mean(sel["ignored"]["miss_reduction"]) - _mean(sel["noevict"]["miss_reduction"])
+    bigger = "the eviction at a sync" if abs(d_ev) > abs(d_wb) else "the write-back at a sync"
+    out.append(f"Taking the eviction at a sync away moves write_once's relative miss-ratio reduction by "
+               f"{_pts(d_ev)} points on average over the replays, taking the write-back at a sync away as well "
+               f"by a further {_pts(d_wb)}: {bigger} decides the real-trace result.")
+    return out
+
+
+def _setting_sentences(t, red: pl.DataFrame) -> list[str]:
+    """The real traces under the other settings: SQLite's pragmas, a read per write miss, a quarter of the
+    cache, Fig. 6's search and the Mobibench log."""
+    out = []
     ps = t.get("pragmas")
     if ps is not None and ps.height:
         nor = ps.filter(pl.col("setting") == "synchronous NORMAL")["miss_reduction"]
@@ -342,6 +342,23 @@ def _real_text(t, frac) -> str:
     if mob.height:
         out.append(f"On the Mobibench syscall log write_once's miss ratio is {_moves(mob['miss_reduction'])} "
                    "across sizes.")
+    return out
+
+
+def _real_text(t, frac) -> str:
+    """The closing's bullet on the real engines (the SQLite replays and the Mobibench log), or why it is missing."""
+    red = _real(t["red"])
+    if not red.height:
+        return ("* **Real engines.** The public traces are absent here (set `FLASHREPRO_TRACE_DIRS`), so the "
+                "rows that need them are missing: Figs. 1-2 on the real traces, Figs. 5-8 on the SQLite replays and "
+                "the Mobibench log, the replay-setting and Mobibench-reader sweeps, and the real-trace lines of "
+                "the ambiguity and \"why\" tables.")
+    sql = red.filter(pl.col("workload").str.starts_with("real/android_sql/"))
+    amb = _real(t["amb"])
+    out = ["* **Real engines.**"]
+    if sql.height:
+        out += _sqlite_sentences(sql, amb, frac)
+    out += _setting_sentences(t, red)
     return " ".join(out)
 
 

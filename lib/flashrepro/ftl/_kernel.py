@@ -640,63 +640,10 @@ def sync_ages(s):
     valid = s.valid
     L = s.prm[0].lines
     P = s.prm[0].pages
-    log = age_log
-    n0, n1, n2 = _dims(2 * L)
-    wd = n0 + n1 + n2
-    # _age_move_in for a line whose count dropped, written out
     for i in range(s.sc[0].n_age_log):
-        ln = log[i]
-        old = age_v[ln]
-        v = valid[ln]
-        if old < 0 or old == v:  # a victim since, or not stale
-            continue
-        slot = slot_of[ln]
-        w = slot >> 6
-        if old < P:  # out of row old (a full line is in no row)
-            base = old * wd
-            age_slots[base + w] &= ~_bit(slot)
-            if age_slots[base + w] == 0:
-                w1 = w >> 6
-                age_slots[base + n0 + w1] &= ~_bit(w)
-                if age_slots[base + n0 + w1] == 0:
-                    age_slots[base + n0 + n1 + (w1 >> 6)] &= ~_bit(w1)
-            if age_head[old] == slot:  # it was the earliest-closed: the next one is (_bits_next_at)
-                nxt = -1
-                m = age_slots[base + w] & (jk.ALL << np.uint64(slot & 63))
-                if m != 0:
-                    nxt = (w << 6) + trailing_zeros(m)
-                elif w + 1 < n0:
-                    x = w + 1
-                    w1 = x >> 6
-                    m = age_slots[base + n0 + w1] & (jk.ALL << np.uint64(x & 63))
-                    if m == 0:
-                        w1 += 1
-                        if w1 < n1:
-                            w2 = w1 >> 6
-                            m2 = age_slots[base + n0 + n1 + w2] & (jk.ALL << np.uint64(w1 & 63))
-                            while m2 == 0:
-                                w2 += 1
-                                if w2 >= n2:
-                                    break
-                                m2 = age_slots[base + n0 + n1 + w2]
-                            if m2 != 0:
-                                w1 = (w2 << 6) + trailing_zeros(m2)
-                                m = age_slots[base + n0 + w1]
-                    if m != 0:
-                        x = (w1 << 6) + trailing_zeros(m)
-                        nxt = (x << 6) + trailing_zeros(age_slots[base + x])
-                age_head[old] = nxt
-                if nxt < 0:
-                    age_bits[old >> 6] &= ~_bit(old)
-        base = v * wd  # into row v (v < old <= P)
-        age_slots[base + w] |= _bit(slot)
-        w1 = w >> 6
-        age_slots[base + n0 + w1] |= _bit(w)
-        age_slots[base + n0 + n1 + (w1 >> 6)] |= _bit(w1)
-        if age_head[v] < 0 or slot < age_head[v]:
-            age_head[v] = slot
-            age_bits[v >> 6] |= _bit(v)
-        age_v[ln] = v
+        ln = age_log[i]
+        if age_v[ln] >= 0 and age_v[ln] != valid[ln]:  # not a victim since, and stale
+            _age_move_in(age_slots, age_head, age_bits, age_v, slot_of, L, P, ln, valid[ln])
     s.sc[0].n_age_log = 0
 
 

@@ -364,7 +364,7 @@ def _claim_rows(plan: _Plan, key: tuple, proto: dict, pts: list[dict], ok_points
         "partly_share": verdicts.count("partly") / k if k else float("nan"),
         "not_comparable_share": verdicts.count("not comparable") / k if k else float("nan"),
         "n_points": k, "n_nan": n_nan, "n_failed": n_failed,
-        "nearest_point": best if best is not None else None,
+        "nearest_point": best,
         "nearest_value": vals[best] if best is not None else float("nan"),
         "nearest_distance": margins[best] if best is not None else float("nan"),
         "top_axis": _top(srows, method), "sensitivity_method": method,

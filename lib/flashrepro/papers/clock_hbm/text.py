@@ -322,12 +322,11 @@ def _standin_text(claims: pl.DataFrame, runs: pl.DataFrame, swap: str, expected:
             "brackets: " + "; ".join(parts) + "." + tail)
 
 
-def _workload_causes(claims: pl.DataFrame, runs: pl.DataFrame, sweep: pl.DataFrame) -> list[dict]:
-    """What the workload models cause: how little they separate the policies, the declared assumptions, and
-    the real trace where the policies separate."""
+def _workload_causes(claims: pl.DataFrame, hr: dict, sweep: pl.DataFrame) -> list[dict]:
+    """What the workload models cause: how little they separate the policies (``hr``: their hit ratios,
+    :func:`hit_ratios`), the declared assumptions, and the real trace where the policies separate."""
     p = prose
     rows = []
-    hr = hit_ratios(runs)
     four = [hr[k] for k in ("LRU", "CLOCK", "CLOCK-DNV", "CLOCK-HBM") if k in hr]
     if four:
         rows.append({"cause": f"workload model: every Table 4 model is one Zipf {W.ALPHA} over "
@@ -397,10 +396,10 @@ def _choice_causes(amb: pl.DataFrame, interp: pl.DataFrame, scale: str) -> list[
     return rows
 
 
-def _mechanism_causes(runs: pl.DataFrame, interp: pl.DataFrame) -> list[dict]:
-    """What the mechanism does: the control against CLOCK-HBM, and the kernels against the references."""
+def _mechanism_causes(hr: dict, interp: pl.DataFrame) -> list[dict]:
+    """What the mechanism does: the control against CLOCK-HBM (``hr``: the hit ratios), and the kernels against
+    the references."""
     p = prose
-    hr = hit_ratios(runs)
     on = _interp(interp, "CLOCK-HBM", "on", "a", "swap_reduction")
     rows = []
     c_on = _interp(interp, "control", "on", "a", "swap_reduction")
@@ -425,7 +424,8 @@ def why_not(claims: pl.DataFrame, runs: pl.DataFrame, interp: pl.DataFrame, amb:
     """"Why it does not reproduce": one line per cause (the workload model, a choice, the mechanism), each with
     the run that shows it, from the same tables."""
     p = prose
-    rows = _workload_causes(claims, runs, sweep) + _choice_causes(amb, interp, scale) + _mechanism_causes(runs, interp)
+    hr = hit_ratios(runs)
+    rows = _workload_causes(claims, hr, sweep) + _choice_causes(amb, interp, scale) + _mechanism_causes(hr, interp)
     intro = ("### Why it does not reproduce\n\nOne line per cause, each with the run that shows it: what the "
              "workload model causes, what a choice the paper leaves open causes, and what the mechanism does.\n")
     return intro + "\n" + p.table(rows, ["cause", "kind", "run that shows it", "what it shows"]) + "\n"

@@ -62,11 +62,10 @@ ORACLE_NOTE = ("a bound, not a claim of the paper. our_value: the lowest WAF of 
 def _waf_detail(s_all: pl.DataFrame, trigger: str, grids: pl.DataFrame | None, w: str, p: str) -> str:
     """The detail of a WAF row: the trigger and its fallbacks, the same WAF under the other triggers, and the
     fallback and seed ranges of the grids."""
-    s = s_all.filter(trigger=trigger)
     others = "".join(f"; under {t}: {v:.3f}" + _fb(s_all, w, p, t)
                      for t in s_all["trigger"].unique(maintain_order=True) if t != trigger
                      for v in s_all.filter(workload=w, policy=p, trigger=t)["waf"])
-    return (f"trigger {trigger}" + _fb(s, w, p, trigger) + others + _spread(grids, "fallback", w, p)
+    return (f"trigger {trigger}" + _fb(s_all, w, p, trigger) + others + _spread(grids, "fallback", w, p)
             + _spread(grids, "seed", w, p))
 
 

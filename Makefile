@@ -20,7 +20,7 @@ export PYTHONHASHSEED := 0
 BYTECODE = $(PY) -m compileall -q -j 0 lib
 export MPLBACKEND := Agg
 
-.PHONY: all quick test lint bench lab clean nbval-refresh install lock report browser robustness docs
+.PHONY: all quick test lint bench profile-ftl lab clean nbval-refresh install lock report browser robustness docs
 
 # `make` runs JOBS notebooks at a time (default: one per core; `make JOBS=1` runs them one after another), the
 # slowest first by their last wall time at paper scale (results/notebook_timings.csv; alphabetical on a fresh clone),
@@ -146,6 +146,11 @@ lint: $(STAMP)
 bench: $(STAMP)  ## kernel throughput vs libCacheSim, FTL host writes/s, trace reading and memory -> results/bench.csv
 	@$(BYTECODE)
 	$(PY) benchmarks/bench_kernels.py
+
+# Where each FTL victim rule's time goes (Linux perf; compiles the FTL afresh so that perf can name its functions):
+# samples per compiled function on make bench's FTL stream -> results/ftl_profile.csv, rendered by make docs.
+profile-ftl: $(STAMP)  ## CPU samples per compiled FTL function, each rule under both triggers (needs perf) -> results/ftl_profile.csv
+	$(PY) benchmarks/profile_ftl.py
 
 lab: $(STAMP)  ## JupyterLab on notebooks/ with the package importable
 	$(VENV)/bin/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)

@@ -295,6 +295,32 @@ def render_bench_memory(results: Path) -> str:
     return "\n".join(out) + "\n"
 
 
+PROFILE_PARTS = {"host": "host loop", "copy": "copy and erase", "rule": "victim rule",
+                 "rule structures": "rule's structures", "gc": "other GC", "outside": "outside the kernels"}
+
+
+def render_ftl_profile(results: Path) -> str:
+    """results/ftl_profile.csv (``make profile-ftl``): each FTL run's share of CPU samples by part, its rate, and
+    the rate it would have if the victim rule and the structures kept for it cost nothing."""
+    df = _read(results, "ftl_profile.csv")
+    keys = ["policy", "trigger", "writes", "mreq_per_s", "waf"]
+    by = df.group_by([*keys, "part"], maintain_order=True).agg(pl.col("share").sum())
+    rows = []
+    for (policy, trigger, _, rate, waf), g in by.group_by(keys, maintain_order=True):
+        share = dict(zip(g["part"], g["share"], strict=True))
+        rule = share.get("rule", 0.0) + share.get("rule structures", 0.0)
+        rows.append([policy, trigger, num(rate, 3), num(waf, 4),
+                     *[f"{100 * share.get(p, 0.0):.0f}%" for p in PROFILE_PARTS],
+                     num(rate / (1 - rule), 3) if rule < 1 else "n/a"])
+    out = ["Where each FTL run's CPU time goes (`results/ftl_profile.csv`, `make profile-ftl`): the share of `perf`'s "
+           "samples during the timed writes of `make bench`'s FTL stream, by part of the FTL; the profiled run's host "
+           "writes per second (under `perf`, on a shared machine: the rates themselves are `make bench`'s, above); and "
+           "the rate that run would reach if its victim rule and the structures kept for it took no time:", ""]
+    out += table(["policy", "trigger", "M host writes/s", "WAF", *PROFILE_PARTS.values(),
+                  "M host writes/s, rule free"], rows)
+    return "\n".join(out) + "\n"
+
+
 # ---------------------------------------------------------------------------------------------------- registry
 
 def _blocks() -> dict[str, Block]:
@@ -305,6 +331,8 @@ def _blocks() -> dict[str, Block]:
         Block("bench", ("bench.csv",), render_bench, make="make bench", about="the speed targets' table"),
         Block("bench-memory", ("bench.csv",), render_bench_memory, make="make bench",
               about="memory per request, the big SPC run"),
+        Block("ftl-profile", ("ftl_profile.csv",), render_ftl_profile, make="make profile-ftl",
+              about="CPU samples by part of the FTL, per victim rule and trigger"),
         Block("matrix-size", ("06_matrix_runs.csv",), render_matrix_size, about="notebook 06's run count"),
         Block("claims-paper4-reachability", ("claims.csv",), render_claim_rows(4, "Reachability"),
               about="paper 4's reachability rows"),

@@ -143,24 +143,52 @@ def _scan(s, region, first, fallback):
 def _least_valid_slot(valid, slot_of, P, L, start, last):
     """The slot of the closed line in slots ``0 .. last`` with the fewest valid pages, below ``P``, the first
     in cyclic order ``start .. last, 0 .. start - 1`` among ties; -1 if there is none. One pass over the
-    lines, a branch-free min of ``valid << 32 | distance from start`` that the compiler vectorizes: cheaper
-    than keeping the lines sorted by valid count and close order, which cost the host loop a log entry per
-    page a closed line lost and each pass a sync of that log."""
+    lines, a branch-free min of the key ``valid * 2L + distance from start`` that the compiler vectorizes:
+    cheaper than keeping the lines sorted by valid count and close order, which cost the host loop a log entry
+    per page a closed line lost and each pass a sync of that log. The keys are 32-bit where they fit (AVX2
+    has a 32-bit min, 8 lanes; a 64-bit one it builds from a compare and a blend, 4 lanes)."""
+    n = 2 * L
+    if (P + 1) * n < 2 ** 31:
+        best = _least_key32(valid, slot_of, np.int32(P), np.int32(L), np.int32(start), np.int32(last))
+    else:
+        best = _least_key64(valid, slot_of, P, L, start, last)
+    if best >= P * n:
+        return -1
+    q = best % n + start
+    return q - n if q >= n else q
+
+
+@njit(cache=True, inline="always")
+def _least_key32(valid, slot_of, P, L, start, last):
+    """:func:`_least_valid_slot`'s smallest key in int32 arithmetic (the caller checked that ``(P + 1) * 2L``
+    fits); ``P * 2L`` if no line qualifies."""
     n = np.int32(2 * L)
-    start32, last32 = np.int32(start), np.int32(last)
-    none = np.int64(P) << np.int64(32)
+    none = np.int32(P * n)
+    best = none
+    for ln in range(L):  # (Numba widens int32 arithmetic to int64: each result is cast back, so it stays 32-bit)
+        sl = slot_of[ln]
+        d = np.int32(sl - start)
+        d = np.int32(d + ((d >> np.int32(31)) & n))  # (sl - start) mod 2L for a slot in 0 .. 2L - 1
+        key = np.int32(np.int32(valid[ln] * n) + d)
+        ok = (sl >= np.int32(0)) & (sl <= last)
+        best = min(best, key if ok else none)
+    return np.int64(best)
+
+
+@njit(cache=True, inline="always")
+def _least_key64(valid, slot_of, P, L, start, last):
+    """:func:`_least_key32` in int64 arithmetic, for geometries whose keys do not fit in 32 bits."""
+    n = np.int64(2 * L)
+    none = np.int64(P) * n
     best = none
     for ln in range(L):
-        sl = slot_of[ln]
-        d = sl - start32
-        d += (d >> np.int32(31)) & n  # (sl - start) mod 2L for a slot in 0 .. 2L - 1
-        key = (np.int64(valid[ln]) << np.int64(32)) | np.int64(d)
-        ok = (sl >= np.int32(0)) & (sl <= last32)
+        sl = np.int64(slot_of[ln])
+        d = sl - start
+        d += (d >> np.int64(63)) & n
+        key = np.int64(valid[ln]) * n + d
+        ok = (sl >= 0) & (sl <= last)
         best = min(best, key if ok else none)
-    if best >= none:
-        return -1
-    q = np.int32(best & np.int64(0xFFFFFFFF)) + start32
-    return q - n if q >= n else q
+    return best
 
 
 @jk.njit_no_refcount

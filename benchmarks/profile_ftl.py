@@ -159,12 +159,10 @@ def child(out: Path, policies: list[str], triggers: list[str], n_writes: int) ->
     import itertools
 
     import numpy as np
+    from bench_kernels import ftl_policies  # (this script's folder is on the path, as bench_kernels' is)
 
     from flashrepro.ftl import FTL, GEOMETRIES
     from flashrepro.papers.twor import workloads as twor
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from bench_kernels import ftl_policies
 
     by_name = {p.name: p for p in ftl_policies()}
     g, stream = GEOMETRIES["8GB"], twor.fio_stream(0.9)
@@ -213,7 +211,6 @@ def main(argv=None) -> int:
     if a.policies:
         policies = a.policies.split(",")
     else:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
         from bench_kernels import ftl_policies
         policies = [p.name for p in ftl_policies()]
     triggers = a.triggers.split(",")

@@ -420,3 +420,38 @@ def test_run_reports_a_failing_ftl_or_stream_without_hanging():
 
     with pytest.raises(RuntimeError, match="announced"):
         run(Short("short", w, 600), ["greedy"], g, chunk=1000, progress=False)
+
+
+def _least_valid_slot_reference(valid, slot_of, P, L, start, last):
+    """The slot in 0 .. last of the line with the fewest valid pages below P, the first from ``start`` in cyclic
+    order among ties; -1 if none (the contract of fifo_threshold._least_valid_slot, written plainly)."""
+    best = None
+    for ln in range(L):
+        sl = int(slot_of[ln])
+        if sl < 0 or sl > last or valid[ln] >= P:
+            continue
+        key = (int(valid[ln]), (sl - start) % (2 * L))
+        if best is None or key < best[0]:
+            best = (key, sl)
+    return -1 if best is None else best[1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), wide=st.booleans())
+def test_least_valid_fallback_matches_its_reference_with_32_and_64_bit_keys(seed, wide):
+    """2R's least-valid fallback compares 32-bit keys where (P + 1) * 2L fits in 31 bits and 64-bit keys
+    otherwise (``wide``: a geometry whose keys do not fit); both choose the reference's line."""
+    from flashrepro.ftl.victims.fifo_threshold import _least_valid_slot
+
+    rng = np.random.default_rng(seed)
+    L, P = (1 << 12, 1 << 19) if wide else (int(rng.integers(1, 40)), int(rng.integers(1, 40)))
+    assert ((P + 1) * 2 * L >= 2**31) == wide
+    valid = rng.integers(0, min(P, 6), L).astype(np.int32)  # few counts: ties at the least, settled by slot
+    valid[rng.random(L) < 0.3] = P  # full lines: never chosen
+    slot_of = rng.permutation(2 * L)[:L].astype(np.int32)
+    slot_of[rng.random(L) < 0.2] = -1  # not closed
+    start, last = int(rng.integers(0, 2 * L)), int(rng.integers(-1, 2 * L))
+    if rng.random() < 0.5:  # the eligible prefix ends at the line chosen from all of them: the bound matters
+        last = max(-1, _least_valid_slot_reference(valid, slot_of, P, L, start, 2 * L - 1))
+    assert _least_valid_slot(valid, slot_of, P, L, start, last) == _least_valid_slot_reference(
+        valid, slot_of, P, L, start, last)

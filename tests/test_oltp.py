@@ -20,6 +20,14 @@ def test_matches_reference_write_by_write(kw):
     assert np.concatenate(list(m.chunks(size=777))).tolist() == growing_db_writes(m)
 
 
+@pytest.mark.parametrize("initial,final,n_writes", [(50, 500, 450), (500, 500, 900), (1, 600, 601), (7, 590, 3001)])
+def test_growth_schedule_matches_reference_at_its_edges(initial, final, n_writes):
+    # a page created by every write, none, and remainders that wrap at chunk boundaries
+    m = small(initial_pages=initial, final_pages=final, n_writes=n_writes)
+    for size in (1, 13, 1 << 20):
+        assert np.concatenate(list(m.chunks(size=size))).tolist() == growing_db_writes(m)
+
+
 def test_growth_insert_only_and_chunking():
     m = small()
     w = np.concatenate(list(m.chunks(size=100)))

@@ -75,6 +75,14 @@ def test_lifecycle_model_matches_its_reference(hot, freeze, skew):
     assert sorted(set(got) - set(range(50))) == list(range(50, 300))  # every page inserted once, in order
 
 
+@pytest.mark.parametrize("initial,final,n_writes", [(50, 300, 250), (300, 300, 900), (1, 400, 401), (7, 390, 3001)])
+def test_lifecycle_growth_schedule_matches_its_reference(initial, final, n_writes):
+    # the growth at its edges: a page inserted by every write, none, and remainders that wrap at chunk boundaries
+    m = W.LifeCycleDB("t", 400, initial, final, n_writes, 1.0, 0.5, hot_share=0.3, window=0.05, seed=5)
+    for size in (1, 13, 1 << 20):
+        assert np.concatenate(list(m.chunks(size=size))).tolist() == lifecycle_reference(m)
+
+
 def test_lifecycle_pages_freeze_after_their_hot_period():
     m = W.LifeCycleDB("t", 20000, 2000, 20000, 200_000, 1.0, 0.6, hot_share=0.05, window=0.01)
     w = np.concatenate(list(m.chunks()))

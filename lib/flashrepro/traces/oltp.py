@@ -34,13 +34,16 @@ N_CLASSES = 64
 def _db_writes(pos, n_writes, initial, final, u, klass, members, start, cnt, weight, cum, out):
     """Writes ``pos .. pos + len(out) - 1`` of the stream; two uniforms per write in ``u``."""
     K = cnt.shape[0]
-    grow = final - initial
+    grow = final - initial  # at most n_writes: the size grows by 0 or 1 page per write
+    q = (grow * pos) // n_writes  # pages created before write i: (grow * i) // n_writes, kept with its remainder
+    r = grow * pos - q * n_writes
     for j in range(out.shape[0]):
-        i = pos + j
-        size_before = initial + (grow * i) // n_writes
-        size_after = initial + (grow * (i + 1)) // n_writes
-        if size_after > size_before:
-            out[j] = size_before  # the next page is created
+        r += grow
+        if r >= n_writes:  # (grow * (i + 1)) // n_writes passed q: the next page is created
+            r -= n_writes
+            size_before = initial + q
+            q += 1
+            out[j] = size_before
             k = klass[size_before]  # its class (-1: insert-only)
             if k >= 0:
                 cnt[k] += 1
@@ -127,12 +130,13 @@ class GrowingDB(Growth):
         cnt = np.bincount(k[: self.initial_pages][k[: self.initial_pages] >= 0], minlength=N_CLASSES).astype(np.int64)
         cum = np.cumsum(cnt * weight)
         rng = np.random.default_rng([self.seed, 2])
+        u = np.empty(2 * min(size, self.n_writes))  # the uniforms: one buffer (a new one per chunk faults its pages in)
         pos = 0
         while pos < self.n_writes:
             m = min(size, self.n_writes - pos)
             out = np.empty(m, np.int32)
-            _db_writes(pos, self.n_writes, self.initial_pages, self.final_pages, rng.random(2 * m), k, members, start,
-                       cnt, weight, cum, out)
+            _db_writes(pos, self.n_writes, self.initial_pages, self.final_pages, rng.random(out=u[:2 * m]), k, members,
+                       start, cnt, weight, cum, out)
             pos += m
             yield out
 

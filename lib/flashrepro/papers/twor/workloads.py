@@ -102,12 +102,16 @@ def load_models() -> dict[tuple[str, str], dict]:
 def _lifecycle_writes(pos, n_writes, initial, final, members, cnt0, u, window, hot_share, power, out):
     """Writes ``pos .. pos + len(out) - 1``; ``cnt0[size]`` = warm (never-freezing) pages among the first
     ``size``; three uniforms per write in ``u``."""
-    grow = final - initial
+    grow = final - initial  # at most n_writes: the size grows by 0 or 1 page per write
+    q = (grow * pos) // n_writes  # pages inserted before write i: (grow * i) // n_writes, kept with its remainder
+    r = grow * pos - q * n_writes
     for j in range(out.shape[0]):
-        i = pos + j
-        size = initial + (grow * i) // n_writes
-        if initial + (grow * (i + 1)) // n_writes > size:
-            out[j] = size  # the next page is inserted
+        size = initial + q
+        r += grow
+        if r >= n_writes:  # (grow * (i + 1)) // n_writes passed q: the next page is inserted
+            r -= n_writes
+            q += 1
+            out[j] = size
             continue
         warm = cnt0[size]
         page = -1
@@ -160,12 +164,13 @@ class LifeCycleDB(Growth):
         cnt0 = np.concatenate([[0], np.cumsum(~frozen)]).astype(np.int64)
         rng = np.random.default_rng([self.seed, 4])
         window = self.window * self.final_pages
+        u = np.empty(3 * min(size, self.n_writes))  # the uniforms: one buffer (a new one per chunk faults its pages in)
         pos = 0
         while pos < self.n_writes:
             m = min(size, self.n_writes - pos)
             out = np.empty(m, np.int32)
             _lifecycle_writes(pos, self.n_writes, self.initial_pages, self.final_pages, members, cnt0,
-                              rng.random(3 * m), window, self.hot_share, 1.0 + self.skew, out)
+                              rng.random(out=u[:3 * m]), window, self.hot_share, 1.0 + self.skew, out)
             pos += m
             yield out
 

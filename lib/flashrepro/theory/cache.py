@@ -422,60 +422,78 @@ def cases(scale: str = "paper", seed: int = 0) -> pl.DataFrame:
     for alpha in s["alphas"]:
         q = zipf_popularity(n, alpha)
         sizes = [max(1, int(round(f * n))) for f in s["fractions"]]
-        models = {}
-        runs = []
-        for C in sizes:
-            T_ttl, T_che = ttl_time(q, C), che_time(q, C)
-            exact = exact_fifo_random(q, C) if n * C <= 2e9 else None
-            models[C] = {"ttl": (T_ttl, 1 - C / T_ttl, exact), "che": (T_che, che_hit_ratio(q, C), None)}
-            warmup = int(math.ceil(WARMUP_T * T_ttl))
-            batch = int(max(math.ceil(s["measured"] / s["batches"]), math.ceil(BATCH_T * T_ttl)))
-            for label, (policy, params, _) in POLICIES.items():
-                runs.append(IRMRun(label, policy, C, warmup, batch, s["batches"], params))
-        stream_seed = [int(seed), int(round(1000 * alpha))]
-        results = {(r.run.label, r.run.capacity): r for r in run_irm(q, runs, stream_seed)}
+        models, runs = _plan(q, sizes, s)
+        results = {(r.run.label, r.run.capacity): r for r in run_irm(q, runs, [int(seed), int(round(1000 * alpha))])}
         for C in sizes:
             for label, (policy, params, model) in POLICIES.items():
                 res = results[(label, C)]
-                run = res.run
-                row = {"case": label, "policy": policy, "params": json.dumps(params, sort_keys=True), "model": model,
-                       "alpha": alpha, "catalogue_pages": n, "capacity_pages": C, "cache_fraction": C / n,
-                       "characteristic_time": None, "theory": None, "exact": None, "ours": res.hit_ratio,
-                       "se": res.se, "abs_err": None, "rel_err": None, "sampling_tol": SE_FACTOR * res.se,
-                       "model_tol": None, "tolerance": None, "within": None, "lower": None, "upper": None,
-                       "model_lower": None, "model_upper": None, "within_ours": None, "within_models": None,
-                       "position": None, "warmup": run.warmup, "batch": run.batch, "batches": run.batches,
-                       "requests": run.batch * run.batches, "seed": int(seed), "note": NOTES.get(label, "")}
+                row = _measured_row(label, policy, params, model, alpha, n, C, res, seed)
                 if model in ("che", "ttl"):
-                    T, theory, exact = models[C][model]
-                    model_tol = (1 - theory) / C
-                    tol = SE_FACTOR * res.se + model_tol
-                    err = res.hit_ratio - theory
-                    row.update(characteristic_time=T, theory=theory, exact=exact, abs_err=err,
-                               rel_err=err / theory if theory > 0 else None, model_tol=model_tol, tolerance=tol,
-                               within=abs(err) <= tol)
+                    row.update(_against_model(res, C, *models[C][model]))
                 else:
-                    lo, hi = results[("fifo", C)], results[("lru", C)]
-                    t_lo = SE_FACTOR * math.hypot(res.se, lo.se)
-                    t_hi = SE_FACTOR * math.hypot(res.se, hi.se)
-                    m_lo, m_hi = models[C]["ttl"][1], models[C]["che"][1]
-                    tol_m_lo, tol_m_hi = t_lo + (1 - m_lo) / C, t_hi + (1 - m_hi) / C
-                    x = res.hit_ratio
-                    in_ours = lo.hit_ratio - t_lo <= x <= hi.hit_ratio + t_hi
-                    in_models = m_lo - tol_m_lo <= x <= m_hi + tol_m_hi
-                    position = ("below fifo" if x < lo.hit_ratio - t_lo else "above lru" if x > hi.hit_ratio + t_hi
-                                else "between")
-                    row.update(characteristic_time=models[C]["ttl"][0], tolerance=max(t_lo, t_hi), position=position,
-                               lower=lo.hit_ratio, upper=hi.hit_ratio, model_lower=m_lo, model_upper=m_hi,
-                               within_ours=in_ours, within_models=in_models, within=in_ours and in_models)
+                    row.update(_between(res, C, results[("fifo", C)], results[("lru", C)], models[C]))
                 rows.append(row)
-    schema = {"case": pl.String, "policy": pl.String, "params": pl.String, "model": pl.String, "alpha": pl.Float64,
-              "catalogue_pages": pl.Int64, "capacity_pages": pl.Int64, "cache_fraction": pl.Float64,
-              "characteristic_time": pl.Float64, "theory": pl.Float64, "exact": pl.Float64, "ours": pl.Float64,
-              "se": pl.Float64, "abs_err": pl.Float64, "rel_err": pl.Float64, "sampling_tol": pl.Float64,
-              "model_tol": pl.Float64, "tolerance": pl.Float64, "within": pl.Boolean, "lower": pl.Float64,
-              "upper": pl.Float64, "model_lower": pl.Float64, "model_upper": pl.Float64,
-              "within_ours": pl.Boolean, "within_models": pl.Boolean, "position": pl.String, "warmup": pl.Int64,
-              "batch": pl.Int64,
-              "batches": pl.Int64, "requests": pl.Int64, "seed": pl.Int64, "note": pl.String}
-    return pl.DataFrame(rows, schema=schema)
+    return pl.DataFrame(rows, schema={k: getattr(pl, t) for k, t in CASE_COLUMNS.items()})
+
+
+# cases()'s columns and their polars types, in order
+CASE_COLUMNS = {"case": "String", "policy": "String", "params": "String", "model": "String", "alpha": "Float64",
+                "catalogue_pages": "Int64", "capacity_pages": "Int64", "cache_fraction": "Float64",
+                "characteristic_time": "Float64", "theory": "Float64", "exact": "Float64", "ours": "Float64",
+                "se": "Float64", "abs_err": "Float64", "rel_err": "Float64", "sampling_tol": "Float64",
+                "model_tol": "Float64", "tolerance": "Float64", "within": "Boolean", "lower": "Float64",
+                "upper": "Float64", "model_lower": "Float64", "model_upper": "Float64", "within_ours": "Boolean",
+                "within_models": "Boolean", "position": "String", "warmup": "Int64", "batch": "Int64",
+                "batches": "Int64", "requests": "Int64", "seed": "Int64", "note": "String"}
+
+
+def _plan(q, sizes, s) -> tuple[dict, list]:
+    """For popularities ``q`` at each cache size: the models (``{C: {"ttl": (T, hit ratio, exact), "che": (T,
+    hit ratio, None)}}``, ``exact`` the product form where ``n * C <= 2e9``) and every case's :class:`IRMRun`
+    (warm-up ``WARMUP_T`` FIFO characteristic times, batches of at least ``BATCH_T`` of them)."""
+    models, runs = {}, []
+    for C in sizes:
+        T_ttl, T_che = ttl_time(q, C), che_time(q, C)
+        exact = exact_fifo_random(q, C) if len(q) * C <= 2e9 else None
+        models[C] = {"ttl": (T_ttl, 1 - C / T_ttl, exact), "che": (T_che, che_hit_ratio(q, C), None)}
+        warmup = int(math.ceil(WARMUP_T * T_ttl))
+        batch = int(max(math.ceil(s["measured"] / s["batches"]), math.ceil(BATCH_T * T_ttl)))
+        for label, (policy, params, _) in POLICIES.items():
+            runs.append(IRMRun(label, policy, C, warmup, batch, s["batches"], params))
+    return models, runs
+
+
+def _measured_row(label, policy, params, model, alpha, n, C, res, seed) -> dict:
+    """A row of :func:`cases` with what was measured (``res``, an :class:`IRMResult`); the judgement empty."""
+    run = res.run
+    row = dict.fromkeys(CASE_COLUMNS)
+    row.update(case=label, policy=policy, params=json.dumps(params, sort_keys=True), model=model, alpha=alpha,
+               catalogue_pages=n, capacity_pages=C, cache_fraction=C / n, ours=res.hit_ratio, se=res.se,
+               sampling_tol=SE_FACTOR * res.se, warmup=run.warmup, batch=run.batch, batches=run.batches,
+               requests=run.batch * run.batches, seed=int(seed), note=NOTES.get(label, ""))
+    return row
+
+
+def _against_model(res, C, T, theory, exact) -> dict:
+    """A case with a model (Che's or the characteristic time): within ``4 se`` plus the model's ``miss / C``."""
+    model_tol = (1 - theory) / C
+    tol = SE_FACTOR * res.se + model_tol
+    err = res.hit_ratio - theory
+    return dict(characteristic_time=T, theory=theory, exact=exact, abs_err=err, rel_err=err / theory if theory > 0
+                else None, model_tol=model_tol, tolerance=tol, within=abs(err) <= tol)
+
+
+def _between(res, C, lo, hi, models) -> dict:
+    """A CLOCK case: between ours for FIFO (``lo``) and LRU (``hi``), and between their models, each bracket
+    widened by the combined sampling error (and the models' ``miss / C``)."""
+    t_lo = SE_FACTOR * math.hypot(res.se, lo.se)
+    t_hi = SE_FACTOR * math.hypot(res.se, hi.se)
+    m_lo, m_hi = models["ttl"][1], models["che"][1]
+    tol_m_lo, tol_m_hi = t_lo + (1 - m_lo) / C, t_hi + (1 - m_hi) / C
+    x = res.hit_ratio
+    in_ours = lo.hit_ratio - t_lo <= x <= hi.hit_ratio + t_hi
+    in_models = m_lo - tol_m_lo <= x <= m_hi + tol_m_hi
+    position = "below fifo" if x < lo.hit_ratio - t_lo else "above lru" if x > hi.hit_ratio + t_hi else "between"
+    return dict(characteristic_time=models["ttl"][0], tolerance=max(t_lo, t_hi), position=position,
+                lower=lo.hit_ratio, upper=hi.hit_ratio, model_lower=m_lo, model_upper=m_hi, within_ours=in_ours,
+                within_models=in_models, within=in_ours and in_models)

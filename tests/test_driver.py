@@ -37,6 +37,9 @@ def _victim_last(st, r):  # MRU's victim in a toy: always the last frame (a cach
 def test_compose_refuses_a_missing_or_plain_hook():
     with pytest.raises(TypeError, match="needs the hooks"):
         driver.compose("toy", begin=_begin, hit=driver.hit_dirty_only, victim=_victim_last, admit=driver.admit_to_frame)
+    with pytest.raises(TypeError, match="unknown \\['evict'\\]"):  # a misspelt optional hook is not ignored
+        driver.compose("toy", begin=_begin, hit=driver.hit_dirty_only, victim=_victim_last,
+                       admit=driver.admit_to_frame, end=_end, evict=_end)
     with pytest.raises(TypeError, match="hook end must be an @njit\\(inline='always'\\)"):
         driver.compose("toy", begin=_begin, hit=driver.hit_dirty_only, victim=_victim_last,
                        admit=driver.admit_to_frame, end=lambda st, r: None)

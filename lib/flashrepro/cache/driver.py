@@ -1,20 +1,21 @@
 """The per-reference loop of a page-granular cache policy, written once, and the hooks a policy supplies.
 
-A policy that decides only *which* page to evict (``lru``, ``fifo``, ``random``, ``clock``, ``cflru``) is its state and
-five hooks; :func:`compose` builds its ``step`` (the contract of :mod:`flashrepro.cache.contract`) from
-:func:`page_loop` with the hooks inlined, so the loop below is the only place that does what every such
-policy does: the log's room check, the CPU prefetch hint for a page table entry a few references ahead,
-hit or miss, the tallies, a device read on a read miss (none on a write miss: it covers the whole page), a
-free frame while the cache fills, the victim's write-back when it is dirty, the page table ``page_frame``,
-and the per-chunk counter update. A prefetcher (pages read ahead from the device) is six more hooks
-(:data:`PREFETCH_HOOKS`), kept apart from eviction as libCacheSim's prefetchers are, so one prefetcher
-composes with any of these policies (:mod:`flashrepro.cache.obl`).
+A policy that decides only *which* page to evict (``lru``, ``fifo``, ``random``, ``clock``, ``cflru``,
+``spatial_clock``, ``bs_clock``) is its state and five hooks; :func:`compose` builds its ``step`` (the contract of
+:mod:`flashrepro.cache.contract`) from :func:`page_loop` with the hooks inlined, so the loop below is the only
+place that does what every such policy does: the log's room check, the CPU prefetch hint for a page's entry a
+few references ahead, hit or miss, the tallies, a device read on a read miss (none on a write miss: it covers
+the whole page), a free frame while the cache fills, the victim's write-back when it is dirty, the page table,
+and the per-chunk counter update. The page table is ``st.page_frame`` unless the policy gives the optional
+hooks (:data:`OPTIONAL_HOOKS`) that keep its pages another way (Spatial Clock's resident bitmap). A prefetcher
+(pages read ahead from the device) is six more hooks (:data:`PREFETCH_HOOKS`), kept apart from eviction as
+libCacheSim's prefetchers are, so one prefetcher composes with any of these policies (:mod:`flashrepro.cache.obl`).
 
-The policy's state is a ``NamedTuple`` with at least ``page_frame`` (int32 per unit: the frame holding it,
--1 if not resident) and ``sc``, the scalars: a one-element record array from :func:`new_scalars`, whose record
-``sc[0]`` has the fields of :data:`SCALARS` (``used``: frames in use, ``frames``: frames of the cache) and the
-policy's own. Its hooks, :data:`HOOKS`, are ``@njit(inline="always")`` functions
-with the signatures of the stand-ins below; ``r``, the policy's *registers*, is a tuple of scalars that
+The policy's state is a ``NamedTuple`` with ``page_frame`` (int32 per unit: the frame holding it, -1 if not
+resident; unless its optional hooks keep the pages) and ``sc``, the scalars: a one-element record array from
+:func:`new_scalars`, whose record ``sc[0]`` has the fields of :data:`SCALARS` (``used``: frames in use,
+``frames``: frames of the cache) and the policy's own. Its hooks, :data:`HOOKS`, are ``@njit(inline="always")``
+functions with the signatures of the stand-ins below; ``r``, the policy's *registers*, is a tuple of scalars that
 stays in CPU registers across a chunk (a hand, a random stream's state, a list's sentinel).
 
 The hooks are *composed at compile time*: :func:`compose` makes a copy of :func:`page_loop` whose globals
@@ -37,6 +38,9 @@ from . import contract as C
 SCALARS = [("used", np.int64),  # frames in use (filled in order 0, 1, ...)
            ("frames", np.int64)]  # frames of the cache
 HOOKS = ("begin", "hit", "victim", "admit", "end")
+# Hooks a policy may leave out: where its pages are (the defaults keep the page table ``st.page_frame``) and its own
+# counters (the default has none). See the stand-ins below.
+OPTIONAL_HOOKS = ("lookup", "ahead", "unbind", "bind", "tally")
 PREFETCH_HOOKS = ("pf_begin", "pf_found", "pf_evicted", "pf_admitted", "pf_next", "pf_end")
 PREFETCH_COUNTERS = (  # a policy composed with a prefetcher reports these after the base counters
     C.Counter("prefetch_hits", None, "requested pages that a prefetch had read (and nobody had requested since)"),
@@ -47,6 +51,11 @@ PREFETCH_COUNTERS = (  # a policy composed with a prefetcher reports these after
 # prefetcher, and the most log rows one reference can write (a read and a write-back, twice with a prefetch).
 PREFETCHING = False
 LOG_ROWS = C.ROWS_PER_REF
+# compose's two readings of a miss: whether the victim's write-back is logged before the missed page's read
+# (evict first, then load) rather than after it, and whether a victim's write-back is a run of ``dirty`` pages in
+# one request (a bulk write) rather than one page
+EVICT_FIRST = False
+WRITEBACK_RUNS = False
 PREFETCH_LOG_ROWS = 4  # LOG_ROWS with a prefetcher (a composed policy's Kernel.log_rows_per_ref)
 
 
@@ -88,6 +97,33 @@ def end(st, r):
     raise NotImplementedError("a policy's hook (compose)")
 
 
+def lookup(st, p):
+    """The frame holding page ``p``, or -1 if it is not resident (default: the page table ``st.page_frame``)."""
+    raise NotImplementedError("a policy's hook (compose)")
+
+
+def ahead(st, p):
+    """Page ``p`` is referenced a few references from now: a CPU prefetch hint for what :func:`lookup` and
+    :func:`hit` will read of it (default: its page table entry)."""
+    raise NotImplementedError("a policy's hook (compose)")
+
+
+def unbind(st, p):
+    """Page ``p``, the victim's, is no longer resident (default: its page table entry becomes -1)."""
+    raise NotImplementedError("a policy's hook (compose)")
+
+
+def bind(st, p, f):
+    """Page ``p`` is now resident in frame ``f``; called before :func:`admit` (default: its page table entry)."""
+    raise NotImplementedError("a policy's hook (compose)")
+
+
+def tally(st, r, counters):
+    """At the end of a chunk, after :func:`end`: add the policy's own counters (those after the base ones and a
+    prefetcher's) from its registers ``r`` to ``counters`` (default: it has none)."""
+    raise NotImplementedError("a policy's hook (compose)")
+
+
 # The prefetcher's hooks (libCacheSim's prefetcher interface: told of finds, evictions and insertions, asked what
 # to prefetch). ``q`` is the prefetcher's registers, as ``r`` is the policy's. :data:`NO_PREFETCHER` is the default.
 def pf_begin(st):
@@ -124,27 +160,45 @@ def pf_end(st, q):
     raise NotImplementedError("a prefetcher's hook (compose)")
 
 
-def evict(st, r, q, page_frame, log, nlog, do_log, ref):
-    """Every frame is in use: empty the ``victim``'s frame for a page coming in. Its page leaves ``page_frame``,
-    the prefetcher hears of it (``pf_evicted``), and it is written back if dirty (a log row at ``ref``). Returns
-    ``(r, q, f, dirty, unrequested, nlog)``: the frame, whether its page was dirty, and whether it was a
+def evict(st, r, q, log, nlog, do_log, ref):
+    """Every frame is in use: empty the ``victim``'s frame for a page coming in. Its page is unbound
+    (``unbind``), the prefetcher hears of it (``pf_evicted``), and it is written back if dirty (a log row at
+    ``ref``: one page, or with ``WRITEBACK_RUNS`` the ``dirty`` pages from it). Returns ``(r, q, f, dirty,
+    unrequested, nlog)``: the frame, the pages written back (0 or 1, or the run's length), and whether it was a
     prefetched page nobody had requested."""
     r, f, v, dirty = victim(st, r)
-    jk.store(page_frame, v, -1)
+    unbind(st, v)
     q, unrequested = pf_evicted(st, q, f)
     if do_log and dirty:
-        nlog = C.row(log, nlog, ref, C.IO_WRITE, C.EVICTION, v, 1, 0)
+        nlog = C.row(log, nlog, ref, C.IO_WRITE, C.EVICTION, v, dirty if WRITEBACK_RUNS else 1, 0)
     return r, q, f, dirty, unrequested, nlog
 
 
-def take_frame(st, r, q, used, frames, page_frame, log, nlog, do_log, ref):
+def take_frame(st, r, q, used, frames, log, nlog, do_log, ref):
     """A frame for a page read ahead: the next free one while the cache fills, else the victim's (:func:`evict`).
     Returns ``(r, q, f, used, evicted, dirty, unrequested, nlog)``. (A miss's own frame is taken in the loop, the
     same way written out: through this helper fifo's and cflru's loops took 4-9% more instructions, perf stat.)"""
     if used < frames:
         return r, q, used, used + 1, 0, 0, 0, nlog
-    r, q, f, dirty, unrequested, nlog = evict(st, r, q, page_frame, log, nlog, do_log, ref)
+    r, q, f, dirty, unrequested, nlog = evict(st, r, q, log, nlog, do_log, ref)
     return r, q, f, used, 1, dirty, unrequested, nlog
+
+
+def read_ahead(st, r, q, p, resident, w, used, frames, log, nlog, do_log, ref):
+    """After a request to page ``p``: ask the prefetcher for a page to read ahead (``pf_next``); one that is not
+    resident is read from the device (cause prefetch) into a frame taken as a miss takes one (:func:`take_frame`)
+    and admitted clean. Returns ``(r, q, used, nlog, read, evicted, dirty, unrequested)``: ``read`` = 1 if a page
+    was read, and the eviction it caused, as :func:`take_frame` says."""
+    q, a = pf_next(st, q, p, resident, w)
+    if a < 0 or lookup(st, a) >= 0:
+        return r, q, used, nlog, 0, 0, 0, 0
+    if do_log:
+        nlog = C.row(log, nlog, ref, C.IO_READ, C.PREFETCH, a, 1, 0)
+    r, q, f, used, evicted, dirty, unrequested, nlog = take_frame(st, r, q, used, frames, log, nlog, do_log, ref)
+    bind(st, a, f)
+    r = admit(st, r, f, a, 0)
+    q = pf_admitted(st, q, f, 1)
+    return r, q, used, nlog, 1, evicted, dirty, unrequested
 
 
 def page_loop(refs, start, st, counters, log, nlog, outcome, base, do_log, no_read_alloc):
@@ -152,28 +206,26 @@ def page_loop(refs, start, st, counters, log, nlog, outcome, base, do_log, no_re
     :class:`~flashrepro.traces.trace.RefStream`), with the policy's hooks and its prefetcher's (the stand-ins
     above say what each does).
 
-    A hit calls ``hit``. A miss reads the page from the device if it is a read (a write covers the whole
-    page), takes the next free frame while the cache fills and otherwise empties the ``victim``'s frame
-    (:func:`evict`: a device write if its page was dirty), and ``admit``\\ s the page. With ``no_read_alloc``
-    (not None) a read miss is read from the device and not allocated. ``do_log`` and ``no_read_alloc`` are None
-    or a value, so each combination is its own specialisation, compiled without the other's branches. A policy
-    composed with a prefetcher (``PREFETCHING``, a constant of each composed copy) then asks it for a page to
-    read ahead (``pf_next``); one that is not resident is read (a device read of cause prefetch) into a frame
-    taken the same way, clean.
+    A hit (``lookup`` finds the page) calls ``hit``. A miss reads the page from the device if it is a read (a
+    write covers the whole page), takes the next free frame while the cache fills and otherwise empties the
+    ``victim``'s frame (:func:`evict`: a device write if its page was dirty; with ``EVICT_FIRST`` logged before
+    the read), then gives the page to ``bind`` and ``admit``. With ``no_read_alloc`` (not None) a read miss is read
+    from the device and not allocated. ``do_log`` and ``no_read_alloc`` are None or a value, so each
+    combination is its own specialisation, compiled without the other's branches. A policy composed with a
+    prefetcher (``PREFETCHING``, a constant of each composed copy) then reads ahead (:func:`read_ahead`).
 
-    Changes ``page_frame``, ``sc[0].used`` and what the hooks change; adds the base counters to ``counters``
-    (and with a prefetcher :data:`PREFETCH_COUNTERS` after them); with ``do_log``, writes each reference's
-    outcome (``C.MISS``, ``C.HIT``, ``C.PREFETCH_HIT``) to ``outcome`` and its device I/O as rows of ``log``
-    from row ``nlog`` (``ref`` = ``base`` + entry). Returns ``(stop, nlog)``: ``stop`` < the chunk's length
-    when the log had no room for a reference's rows (the simulator grows it and calls again from ``stop``).
-    Every index is in range by construction, so the hot accesses go through ``jk.load``/``jk.store`` (no
-    negative-index fix-up)."""
+    Changes ``sc[0].used`` and what the hooks change; adds the base counters to ``counters`` (then, with a
+    prefetcher, :data:`PREFETCH_COUNTERS`, and the policy's own through ``tally``); with ``do_log``, writes each
+    reference's outcome (``C.MISS``, ``C.HIT``, ``C.PREFETCH_HIT``) to ``outcome`` and its device I/O as rows of
+    ``log`` from row ``nlog`` (``ref`` = ``base`` + entry). Returns ``(stop, nlog)``: ``stop`` < the chunk's
+    length when the log had no room for a reference's rows (the simulator grows it and calls again from
+    ``stop``). Every index is in range by construction, so the hot accesses go through ``jk.load``/``jk.store``
+    (no negative-index fix-up)."""
     unit, event = refs.unit, refs.event
-    page_frame, sc = st.page_frame, st.sc[0]
+    sc = st.sc[0]
     used, frames = sc.used, sc.frames
-    r = begin(st)
-    q = pf_begin(st)
-    hits = write_hits = write_refs = dev_reads = dev_write_evict = dirtyings = evictions = 0
+    r, q = begin(st), pf_begin(st)
+    hits = write_hits = write_refs = dev_reads = dev_write_evict = write_reqs = dirtyings = evictions = 0
     pf_hits = prefetched = pf_unrequested = 0
     n = unit.shape[0]
     stop = n
@@ -182,10 +234,10 @@ def page_loop(refs, start, st, counters, log, nlog, outcome, base, do_log, no_re
             stop = i
             break
         if i + jk.PREFETCH_DISTANCE < n:
-            jk.prefetch(page_frame, jk.load(unit, i + jk.PREFETCH_DISTANCE))
+            ahead(st, jk.load(unit, i + jk.PREFETCH_DISTANCE))
         p = jk.load(unit, i)
         w = np.uint8(jk.load(event, i))
-        f = np.int64(jk.load(page_frame, p))
+        f = lookup(st, p)
         resident = f >= 0
         if do_log:
             outcome[i] = resident
@@ -206,45 +258,44 @@ def page_loop(refs, start, st, counters, log, nlog, outcome, base, do_log, no_re
                 nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
         else:
             dev_reads += 1 - w  # a write miss covers the whole page: no read needed
-            if do_log and not w:
+            if do_log and not w and not EVICT_FIRST:
                 nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
             if used < frames:  # filling: frames in order
                 f = used
                 used += 1
             else:
-                r, q, f, dirty, unrequested, nlog = evict(st, r, q, page_frame, log, nlog, do_log, base + i)
+                r, q, f, dirty, unrequested, nlog = evict(st, r, q, log, nlog, do_log, base + i)
                 evictions += 1
                 dev_write_evict += dirty
+                write_reqs += dirty != 0
                 pf_unrequested += unrequested
-            jk.store(page_frame, p, f)
+            if do_log and not w and EVICT_FIRST:
+                nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
+            bind(st, p, f)
             r = admit(st, r, f, p, w)
             q = pf_admitted(st, q, f, 0)
             dirtyings += w
         if PREFETCHING:
-            q, a = pf_next(st, q, p, resident, w)
-            if a >= 0 and jk.load(page_frame, a) < 0:  # read ahead a page that is not resident, clean
-                dev_reads += 1
-                prefetched += 1
-                if do_log:
-                    nlog = C.row(log, nlog, base + i, C.IO_READ, C.PREFETCH, a, 1, 0)
-                r, q, f, used, evicted, dirty, unrequested, nlog = take_frame(st, r, q, used, frames, page_frame, log,
-                                                                              nlog, do_log, base + i)
-                evictions += evicted
-                dev_write_evict += dirty
-                pf_unrequested += unrequested
-                jk.store(page_frame, a, f)
-                r = admit(st, r, f, a, 0)
-                q = pf_admitted(st, q, f, 1)
+            r, q, used, nlog, read, evicted, dirty, unrequested = read_ahead(st, r, q, p, resident, w, used, frames,
+                                                                             log, nlog, do_log, base + i)
+            dev_reads += read
+            prefetched += read
+            evictions += evicted
+            dev_write_evict += dirty
+            write_reqs += dirty != 0
+            pf_unrequested += unrequested
     sc.used = used
     end(st, r)
     pf_end(st, q)
     C.add_base(counters, refs=stop - start, hits=hits, write_hits=write_hits, write_refs=write_refs,
                dev_reads=dev_reads, dev_read_reqs=dev_reads, dev_write_evict=dev_write_evict,
-               dev_write_reqs=dev_write_evict, dirtyings=dirtyings, evictions=evictions)
+               dev_write_reqs=write_reqs if WRITEBACK_RUNS else dev_write_evict, dirtyings=dirtyings,
+               evictions=evictions)
     if PREFETCHING:
         counters[C.N_BASE] += pf_hits
         counters[C.N_BASE + 1] += prefetched
         counters[C.N_BASE + 2] += pf_unrequested
+    tally(st, r, counters)
     return stop, nlog
 
 
@@ -254,23 +305,28 @@ def no_read_alloc(params):
     return None if params.cache_reads else 1
 
 
-def compose(name: str, prefetcher: dict | None = None, **hooks):
-    """The step kernel of policy ``name``: :func:`page_loop` with ``hooks`` (every name in :data:`HOOKS`, each
-    an ``@njit(inline="always")`` function) and a ``prefetcher``'s (a dict of the :data:`PREFETCH_HOOKS`; None:
-    no prefetching, compiled without its branches), compiled once per argument types, and cached on disk as
-    ``<name>_step`` if every hook is defined in the package (a policy of the user's own is compiled in each
-    process instead)."""
-    if sorted(hooks) != sorted(HOOKS):
-        raise TypeError(f"{name}: compose needs the hooks {HOOKS}, got {tuple(hooks)}")
+def compose(name: str, prefetcher: dict | None = None, evict_first: bool = False, writeback_runs: bool = False,
+            **hooks):
+    """The step kernel of policy ``name``: :func:`page_loop` with ``hooks`` (every name in :data:`HOOKS`, and any of
+    :data:`OPTIONAL_HOOKS`, each an ``@njit(inline="always")`` function) and a ``prefetcher``'s (a dict of the
+    :data:`PREFETCH_HOOKS`; None: no prefetching, compiled without its branches), compiled once per argument
+    types, and cached on disk as ``<name>_step`` if every hook is defined in the package (a policy of the user's
+    own is compiled in each process instead). ``evict_first`` and ``writeback_runs`` set the loop's
+    :data:`EVICT_FIRST` and :data:`WRITEBACK_RUNS`."""
+    missing, unknown = set(HOOKS) - set(hooks), set(hooks) - set(HOOKS) - set(OPTIONAL_HOOKS)
+    if missing or unknown:
+        raise TypeError(f"{name}: compose needs the hooks {HOOKS} and takes {OPTIONAL_HOOKS}; missing "
+                        f"{sorted(missing)}, unknown {sorted(unknown)}")
     if prefetcher is not None and sorted(prefetcher) != sorted(PREFETCH_HOOKS):
         raise TypeError(f"{name}: a prefetcher has the hooks {PREFETCH_HOOKS}, got {tuple(prefetcher)}")
-    every = dict(hooks, **(prefetcher if prefetcher is not None else NO_PREFETCHER))
+    every = dict(PAGE_TABLE, **hooks, **(prefetcher if prefetcher is not None else NO_PREFETCHER))
     for k, h in every.items():  # (with NUMBA_DISABLE_JIT, njit returns the function itself: the loop runs in Python)
         if not numba.config.DISABLE_JIT and getattr(h, "targetoptions", {}).get("inline") != "always":
             raise TypeError(f"{name}: hook {k} must be an @njit(inline='always') function, got {h!r}")
     scope = dict(page_loop.__globals__, **every, PREFETCHING=prefetcher is not None,
-                 LOG_ROWS=PREFETCH_LOG_ROWS if prefetcher is not None else C.ROWS_PER_REF)
-    for helper in (evict, take_frame):  # they call the policy's victim
+                 LOG_ROWS=PREFETCH_LOG_ROWS if prefetcher is not None else C.ROWS_PER_REF,
+                 EVICT_FIRST=bool(evict_first), WRITEBACK_RUNS=bool(writeback_runs))
+    for helper in (evict, take_frame, read_ahead):  # they call the policy's hooks
         scope[helper.__name__] = njit(inline="always")(jk.copy_with_globals(helper, helper.__name__, scope))
     fn = jk.copy_with_globals(page_loop, f"{name}_step", scope)  # one cache file per policy
     # cached only when every hook is the package's own: the cache folder's key covers the package's source, not a
@@ -296,6 +352,37 @@ def admit_to_frame(st, r, f, p, w):
     jk.store(st.frame_page, f, p)
     jk.store(st.dirty, f, w)
     return r
+
+
+# The optional hooks' defaults: the page table ``st.page_frame`` (int32 per unit: its frame, -1 if not resident), and
+# no counters of the policy's own.
+@njit(cache=True, inline="always")
+def _table_lookup(st, p):
+    return np.int64(jk.load(st.page_frame, p))
+
+
+@njit(cache=True, inline="always")
+def _table_ahead(st, p):
+    jk.prefetch(st.page_frame, p)
+
+
+@njit(cache=True, inline="always")
+def _table_unbind(st, p):
+    jk.store(st.page_frame, p, -1)
+
+
+@njit(cache=True, inline="always")
+def _table_bind(st, p, f):
+    jk.store(st.page_frame, p, f)
+
+
+@njit(cache=True, inline="always")
+def _no_tally(st, r, counters):
+    pass
+
+
+PAGE_TABLE = {"lookup": _table_lookup, "ahead": _table_ahead, "unbind": _table_unbind, "bind": _table_bind,
+              "tally": _no_tally}
 
 
 # No prefetcher: every hook does nothing (compose's default; the loop's prefetching branches are compiled out).

@@ -30,6 +30,7 @@ from numba import njit
 
 from .. import jitkit as jk
 from . import contract as C
+from . import driver
 from .registry import Kernel, register
 
 
@@ -102,16 +103,18 @@ class BSClockState(typing.NamedTuple):
     words: np.ndarray  # the resident units, as an ordered bitset over ranks (= LSN order)
     flags: np.ndarray  # uint8 per unit: REF | DIRTY (both bits in one byte: one access per reference, not two)
     page: np.ndarray  # int64 per unit: its page number (consecutive pages = consecutive ranks with +1 pages)
-    sc: np.recarray  # the scalars, one record of SCALARS (jitkit.scalars); the step reads ``sc = state.sc[0]``
+    sc: np.recarray  # the scalars (driver.new_scalars): used, frames and SCALARS
 
 
 SCALARS = [
     ("hand", np.int64),  # the clock hand: a rank position (the next rank it looks at)
-    ("size", np.int64),  # resident pages
-    ("capacity", np.int64),  # the cache's size in pages
     ("n0", np.int64),  # the bitset's level sizes in words (jitkit.bits_new)
     ("n1", np.int64),
     ("n2", np.int64),
+    ("init_ref", np.int64),  # the flags a new page enters with: REF (insert_referenced) or 0
+    ("limit", np.int64),  # pages per write request, victim included (1: Spatial Clock)
+    ("past_bulk", np.int64),  # hand_past_bulk
+    ("behind", np.int64),  # insert_behind_hand
 ]
 REF, DIRTY = np.uint8(1), np.uint8(2)  # a unit's flag bits
 BULK_CLEANED = C.N_BASE  # counter slot after the base ones
@@ -145,76 +148,92 @@ def _bs_evict(words, flags, page, n0, n1, n2, hand, limit):
     return v, npg, q
 
 
-@jk.njit_no_refcount
-def _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log, insert_referenced, limit,
-                   hand_past_bulk, behind_hand):
-    """Spatial Clock / BS-CLOCK over one chunk, the hand sweeping the resident pages in LSN order: a hit sets the
-    page's reference bit; a miss with a full cache evicts (:func:`_bs_evict`: the first unreferenced page from the
-    hand, with its bulk if dirty), the hand then standing as ``hand_past_bulk`` and ``behind_hand`` say; the
-    missed page is inserted at its rank.
+# The hooks of the per-reference loop (flashrepro.cache.driver). A unit is its own frame: the resident bitmap is the
+# page table, so the loop's frame ``f`` is the page's rank. The registers: the hand, the pages bulk writes cleaned
+# in this chunk, and the settings and bitmap sizes (read once per chunk, not once per eviction).
+@njit(cache=True, inline="always")
+def _lookup(st, p):
+    """Page ``p`` itself if it is resident (its bit in the bitmap), else -1."""
+    return p if jk.bits_contains(st.words, p) else np.int64(-1)
 
-    Advances the cache over ``refs`` (a :class:`~flashrepro.traces.trace.RefStream` chunk) from entry ``start``, as
-    :mod:`flashrepro.cache.contract` says of every ``step``: it changes the resident bitmap ``words``, the pages'
-    ``flags`` and ``sc``'s hand and size; adds the chunk's tallies to ``counters`` (the base counters and the pages
-    cleaned by bulk writes); with ``do_log``, writes each reference's outcome to ``outcome`` (0 miss, 1 hit) and its
-    device I/O as rows of ``log`` from row ``nlog`` (``ref`` = ``base`` + entry). Returns ``(stop, nlog)``. Compiled
-    without reference counting (it allocates nothing), so the inlined eviction step costs nothing."""
-    unit, event = refs.unit, refs.event
-    words, flags, page, sc = state.words, state.flags, state.page, state.sc[0]
-    hand, size, capacity, n0, n1, n2 = sc.hand, sc.size, sc.capacity, sc.n0, sc.n1, sc.n2
-    init_ref = np.uint8(1 if insert_referenced else 0)
-    hits = write_hits = write_refs = dev_reads = dev_write_pages = dev_write_reqs = dirtyings = evictions = 0
-    cleaned = 0
-    n = unit.shape[0]
-    stop = n
-    for i in range(start, n):
-        if do_log and nlog + C.ROWS_PER_REF > log.shape[0]:  # no room for this reference's rows: the log is grown
-            stop = i
-            break
-        if i + jk.PREFETCH_DISTANCE < n:
-            q = unit[i + jk.PREFETCH_DISTANCE]
-            jk.prefetch(words, q >> 6)
-            jk.prefetch(flags, q)
-        p = unit[i]
-        w = np.uint8(event[i])
-        hit = jk.bits_contains(words, p)
-        if do_log:
-            outcome[i] = hit
-        hits += hit
-        write_hits += hit & w
-        write_refs += w
-        if hit:
-            flags[p] |= REF
-        else:
-            dev_reads += 1 - w
-            if size == capacity:
-                v, npg, q = _bs_evict(words, flags, page, n0, n1, n2, hand, limit)
-                evictions += 1
-                size -= 1
-                if npg > 0:
-                    cleaned += npg - 1
-                    dev_write_pages += npg
-                    dev_write_reqs += 1
-                    if do_log:
-                        nlog = C.row(log, nlog, base + i, C.IO_WRITE, C.EVICTION, v, npg, 0)
-                nxt = q if npg > 0 and hand_past_bulk else v + 1
-                # position reading: just past the victim (or the bulk); pointer reading: on the next resident
-                # page from there, which the page about to be inserted cannot move
-                hand = jk.bits_next_cyclic(words, n0, n1, n2, nxt) if behind_hand and size > 0 else nxt
-            if do_log and not w:  # evict first, then load (Fig. 1): the read follows the victim's write-back
-                nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
-            jk.bits_add(words, n0, n1, p)
-            flags[p] = init_ref  # (clean: the dirty bit is set below)
-            size += 1
-        d = (flags[p] >> 1) & 1
-        flags[p] |= w << 1
-        dirtyings += (d | w) - d
-    sc.hand, sc.size = hand, size
-    C.add_base(counters, refs=stop - start, hits=hits, write_hits=write_hits, write_refs=write_refs,
-               dev_reads=dev_reads, dev_read_reqs=dev_reads, dev_write_evict=dev_write_pages,
-               dev_write_reqs=dev_write_reqs, dirtyings=dirtyings, evictions=evictions)
-    counters[BULK_CLEANED] += cleaned
-    return stop, nlog
+
+@njit(cache=True, inline="always")
+def _ahead(st, p):
+    """The bitmap word and the flags byte of page ``p``."""
+    jk.prefetch(st.words, p >> 6)
+    jk.prefetch(st.flags, p)
+
+
+@njit(cache=True, inline="always")
+def _no_table(st, p):
+    """The victim left the bitmap in :func:`_victim`."""
+
+
+@njit(cache=True, inline="always")
+def _no_bind(st, p, f):
+    """:func:`_admit` puts the page on the bitmap."""
+
+
+@njit(cache=True, inline="always")
+def _begin(st):
+    """The registers: ``(hand, cleaned, (n0, n1, n2), init_ref, limit, past_bulk, behind)``."""
+    sc = st.sc[0]
+    return (sc.hand, 0, (sc.n0, sc.n1, sc.n2), np.uint8(sc.init_ref), sc.limit, sc.past_bulk != 0, sc.behind != 0
+            and sc.frames > 1)
+
+
+@njit(cache=True, inline="always")
+def _hit(st, r, f, w):
+    """Set the page's reference bit, and its dirty bit on a write."""
+    old = st.flags[f]
+    st.flags[f] = old | REF | (w << 1)
+    return r, w & ~(old >> 1)  # the page was clean and this is a write
+
+
+@njit(cache=True, inline="always")
+def _victim(st, r):
+    """The first unreferenced page from the hand, with its bulk write if dirty (:func:`_bs_evict`); the hand then
+    stands just past the victim, or past the bulk with ``past_bulk``, or with ``behind`` on the next resident
+    page from there, which the page about to be inserted cannot move. Returns the victim as its own frame and
+    the pages written back in one request (0 for a clean victim)."""
+    hand, cleaned, (n0, n1, n2), init_ref, limit, past_bulk, behind = r
+    words = st.words
+    v, npg, q = _bs_evict(words, st.flags, st.page, n0, n1, n2, hand, limit)
+    if npg > 0:
+        cleaned += npg - 1
+    nxt = q if npg > 0 and past_bulk else v + 1
+    hand = jk.bits_next_cyclic(words, n0, n1, n2, nxt) if behind else nxt  # (behind: only with frames to go to)
+    return (hand, cleaned, (n0, n1, n2), init_ref, limit, past_bulk, behind), v, v, npg
+
+
+@njit(cache=True, inline="always")
+def _admit(st, r, f, p, w):
+    """Page ``p`` joins the bitmap at its rank, with the reference bit of a new page, dirty if ``w``."""
+    n0, n1, _ = r[2]
+    jk.bits_add(st.words, n0, n1, p)
+    st.flags[p] = r[3] | (w << 1)
+    return r
+
+
+@njit(cache=True, inline="always")
+def _end(st, r):
+    """Store the hand."""
+    st.sc[0].hand = r[0]
+
+
+@njit(cache=True, inline="always")
+def _tally(st, r, counters):
+    """The pages bulk writes cleaned."""
+    counters[BULK_CLEANED] += r[1]
+
+
+_bs_clock_step = driver.compose("bs_clock", evict_first=True, writeback_runs=True, lookup=_lookup, ahead=_ahead,
+                                unbind=_no_table, bind=_no_bind, begin=_begin, hit=_hit, victim=_victim,
+                                admit=_admit, end=_end, tally=_tally)
+"""Spatial Clock / BS-CLOCK over one chunk (:func:`flashrepro.cache.driver.page_loop` with the hooks above, a
+victim's write-back logged before the missed page's read and written as one request of its bulk): a hit sets the
+page's reference bit; a miss with a full cache evicts the first unreferenced page from the hand (with its bulk if
+dirty), and the missed page is inserted at its rank."""
 
 
 @njit(cache=True)
@@ -222,7 +241,7 @@ def _hand_order(state):
     """Resident units from the hand onwards (the order a flush writes them)."""
     words, sc = state.words, state.sc[0]
     n0, n1, n2 = sc.n0, sc.n1, sc.n2
-    order = np.empty(sc.size, np.int64)
+    order = np.empty(sc.used, np.int64)
     p = jk.bits_next_cyclic(words, n0, n1, n2, sc.hand)
     for k in range(order.shape[0]):
         order[k] = p
@@ -241,21 +260,17 @@ class _BSClockKernel(Kernel):
         """Whether the hand stands past a victim's bulk write (Spatial Clock writes no bulk: no)."""
         return False
 
-    def behind_hand(self, params) -> bool:
-        return params.insert_behind_hand
-
     def new_state(self, units, tiers, params):
         words, n0, n1, n2 = jk.bits_new(units.n)
-        scs = jk.scalars(SCALARS)
-        sc = scs[0]
-        sc.capacity, sc.n0, sc.n1, sc.n2 = tiers["capacity_pages"], n0, n1, n2
-        return BSClockState(words, np.zeros(units.n, np.uint8), units.pages(np.arange(units.n)), scs)
+        # a cache larger than the footprint never fills: it never needs a victim either way
+        sc = driver.new_scalars(min(tiers["capacity_pages"], units.n), SCALARS)
+        s = sc[0]
+        s.n0, s.n1, s.n2 = n0, n1, n2
+        s.init_ref = REF if params.insert_referenced else 0
+        s.limit, s.past_bulk, s.behind = self.limit(params), self.hand_past_bulk(params), params.insert_behind_hand
+        return BSClockState(words, np.zeros(units.n, np.uint8), units.pages(np.arange(units.n)), sc)
 
-    def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
-        # do_log or None: a run without the log gets a specialisation compiled without its branches
-        return _bs_clock_step(refs, start, state, counters, log, nlog, outcome, base, do_log or None,
-                              params.insert_referenced, self.limit(params), self.hand_past_bulk(params),
-                              self.behind_hand(params))
+    step_kernel = staticmethod(_bs_clock_step)
 
     def resident(self, state):
         order = _hand_order(state)

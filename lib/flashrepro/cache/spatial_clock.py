@@ -52,8 +52,8 @@ class SpatialClockParams:
         a pointer that points at a page (Sec. II: "CLOCK 포인터가 ... 페이지를 가리킬 때까지"; Sec. III:
         "CLOCK 포인터가 가리키는 페이지") and loads the new page in the victim's place (Fig. 1), which favours
         True, but Fig. 3 finds the next page by key (``choose_next_page(q->lsn)``), which a position allows
-        too: not settled, so the default keeps the earlier behaviour. Notebook 01's ambiguity table shows the
-        effect.
+        too: the text does not settle it. The default is the position reading; notebook 01's ambiguity table
+        shows what the choice changes.
     """
 
     insert_referenced: bool = True

@@ -894,25 +894,16 @@ def _detach(s, victim):
         sc.watch_ok = 0
 
 
-@jk.njit_no_refcount
-def _copy_erase(s, victim):
-    """Copy a detached victim's valid pages to their frontier, erase it, free it."""
-    P = s.prm[0].pages
-    L = s.prm[0].lines
-    sc = s.sc[0]
-    l2p, p2l, valid = s.l2p, s.p2l, s.valid
-    eager = s.prm[0].host_eager != 0
-    src = s.kind[victim]
-    dst = s.copy_dest[src]
+@njit(cache=True, inline="always")
+def _gather_valid(s, victim, bits, P, W):
+    """The logical pages of ``victim``'s valid pages, in offset order, into ``s.copy_buf``; returns how many.
+
+    Without a branch: every page's logical number is stored and the slot advances only past a valid one (a page
+    is valid iff its bit is set; about one page in ten of a typical victim is not, at random, which a branch
+    mispredicts). (``jk.load`` and ``jk.store``: indices from the state, in range, without Numba's fix-up for
+    negative ones.)"""
+    p2l, moved = s.p2l, s.copy_buf
     base = victim * P
-    # Gather the valid pages' logical numbers in offset order, without a branch (a page is valid iff its bit
-    # is set; about one page in ten of a typical victim is not, at random, which a branch mispredicts),
-    # then place them in runs that fill the destination line. Copying a page does not change whether
-    # another page of the victim is valid, so this is the page-by-page order.
-    # (jk.load and jk.store: indices from the state, in range, without Numba's fix-up for negative ones)
-    bits = page_bits(s)
-    W = (P + 63) // 64
-    moved = s.copy_buf
     k = 0
     for wi in range(W):
         m = jk.load(bits, victim * W + wi)
@@ -920,7 +911,40 @@ def _copy_erase(s, victim):
         for t in range(min(64, P - o0)):
             jk.store(moved, k, jk.load(p2l, base + o0 + t))
             k += np.int64((m >> np.uint64(t)) & np.uint64(1))
-    copies = k
+    return k
+
+
+@njit(cache=True, inline="always")
+def _erase(s, victim, bits, W):
+    """Erase ``victim``: its page bits and valid count cleared, it is free (at the end of the free queue), and
+    its erase counted."""
+    sc = s.sc[0]
+    bits[victim * W:(victim + 1) * W] = 0
+    s.valid[victim] = 0
+    s.status[victim] = FREE
+    s.kind[victim] = -1
+    sc.n_closed -= 1
+    s.erase_count[victim] += 1
+    s.counters[ERASES] += 1
+    s.free_q[(sc.free_head + sc.free_count) % s.prm[0].lines] = victim
+    sc.free_count += 1
+
+
+@jk.njit_no_refcount
+def _copy_erase(s, victim):
+    """Copy a detached victim's valid pages to their frontier (:func:`_gather_valid`, then in runs that fill the
+    destination line; copying a page does not change whether another page of the victim is valid, so this is
+    the page-by-page order), erase it and free it (:func:`_erase`). Returns the pages copied."""
+    P = s.prm[0].pages
+    sc = s.sc[0]
+    l2p, p2l, valid = s.l2p, s.p2l, s.valid
+    eager = s.prm[0].host_eager != 0
+    src = s.kind[victim]
+    dst = s.copy_dest[src]
+    bits = page_bits(s)
+    W = (P + 63) // 64
+    moved = s.copy_buf
+    k = _gather_valid(s, victim, bits, P, W)
     moved[k:k + COPY_PREFETCH] = 0  # what the copy loop prefetches past the last page: l2p[0]
     for t in range(min(k, COPY_PREFETCH)):  # the copy loop prefetches COPY_PREFETCH pages ahead of itself
         prefetch(l2p, jk.load(moved, t))
@@ -950,18 +974,9 @@ def _copy_erase(s, victim):
                 dl = _open_line(s, 0)
     sc.front_line[dst] = dl
     sc.front_off[dst] = do
-    s.counters[COPY + N_KINDS * src + dst] += copies
-    # erase
-    bits[victim * W:(victim + 1) * W] = 0
-    valid[victim] = 0
-    s.status[victim] = FREE
-    s.kind[victim] = -1
-    sc.n_closed -= 1
-    s.erase_count[victim] += 1
-    s.counters[ERASES] += 1
-    s.free_q[(sc.free_head + sc.free_count) % L] = victim
-    sc.free_count += 1
-    return copies
+    s.counters[COPY + N_KINDS * src + dst] += k
+    _erase(s, victim, bits, W)
+    return k
 
 
 @njit(cache=True, inline="always")

@@ -82,8 +82,9 @@ def hit(st, r, f, w):
 
 def victim(st, r):
     """Every frame is in use and a page must come in: take a frame off the policy's order. Returns ``(r, f,
-    page, dirty)``, the frame, the page it held and its dirty bit (the loop unmaps the page and writes it back
-    if dirty)."""
+    page, dirty)``, the frame, the page it held and its dirty bit (the loop unbinds the page and writes it back
+    if dirty); with ``WRITEBACK_RUNS``, ``dirty`` is the number of pages written back from it in one request
+    (0 for a clean victim)."""
     raise NotImplementedError("a policy's hook (compose)")
 
 

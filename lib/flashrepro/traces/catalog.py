@@ -139,7 +139,7 @@ add(Workload("synthetic/mixture", "hot Zipf set (10k pages, 60%), 4 sequential s
              model=lambda n, seed: synthetic.mixture(synthetic.Mixture(n_pages=500_000, hot_pages=10_000), n,
                                                      seed=seed)))
 
-# --- real stand-ins (their provenance: the trace folder's MANIFEST.md) ------------------------------------
+# --- real stand-ins (files under a trace folder; what they are: docs/install_and_make.md, "Real traces") ------
 _REAL = [
     ("real/personal_pc/mayun", "personal_pc_diskmon/mayun.txt", "diskmon", (), "DiskMon log of a personal PC",
      (1, 2)),

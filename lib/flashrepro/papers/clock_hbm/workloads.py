@@ -59,7 +59,7 @@ TABLE4 = UMASS + FIU
 CORRECTED = [f"{w}-corrected" for w in UMASS if w.startswith("websearch")]
 # at ci scale the open-choice table and the assumption sweep run on these only (both groups, the mail outliers)
 CI_SUBSET = ["financial1", "financial2", "mail-02", "mail-03", "mail-06", "home2"]
-# real traces that re-use pages enough to separate the policies (the trace folder's MANIFEST.md)
+# real traces that re-use pages enough to separate the policies (their reuse: docs/paper3_clock_hbm.md)
 REAL_STANDINS = ["real/cloudphysics/io", "real/personal_pc/mayun2", "real/personal_pc/systemdisk1",
                  "real/personal_pc/p2pdownload"]
 # real traces of the paper's own families that re-use almost nothing: format tests only

@@ -165,7 +165,7 @@ def _ahead(st, p):
 
 
 @njit(cache=True, inline="always")
-def _no_table(st, p):
+def _no_unbind(st, p):
     """The victim left the bitmap in :func:`_victim`."""
 
 
@@ -228,7 +228,7 @@ def _tally(st, r, counters):
 
 
 _bs_clock_step = driver.compose("bs_clock", evict_first=True, writeback_runs=True, lookup=_lookup, ahead=_ahead,
-                                unbind=_no_table, bind=_no_bind, begin=_begin, hit=_hit, victim=_victim,
+                                unbind=_no_unbind, bind=_no_bind, begin=_begin, hit=_hit, victim=_victim,
                                 admit=_admit, end=_end, tally=_tally)
 """Spatial Clock / BS-CLOCK over one chunk (:func:`flashrepro.cache.driver.page_loop` with the hooks above, a
 victim's write-back logged before the missed page's read and written as one request of its bulk): a hit sets the

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from conftest import random_trace
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_contract import event_trace
 
@@ -221,3 +221,71 @@ def test_the_one_page_units_are_the_expanded_ones():
     two = _one_page_trace(13)
     two.size_bytes[5] = 8192  # one request of two pages: the general path
     assert onepass._one_page_stream(two, 4096) is None
+
+
+# A record of each format with a fast path, split into its fields (the separator between them drawn below).
+_RECORDS = {"spc": (",", ["0", "1024", "4096", "r", "0.5"]),
+            "msr": (",", ["128166372003061629", "hm", "1", "Read", "383496192", "32768", "1132"]),
+            "arc": (" ", ["1000", "8", "0", "1"]),
+            "diskmon": (" ", ["1", "0.5", "0.001", "0", "Read", "1000", "8"]),
+            "mqsim": (" ", ["1000", "0", "2048", "8", "1"]),
+            "fiu": (" ", ["100", "1", "nfsd", "1000", "8", "W", "6", "0", "d6c75ba4"])}
+_FIELD = st.sampled_from(["0", "7", "4096", "-3", "+3", "9" * 18, "9" * 19, "1.5", "0.000001", "1" * 16 + ".5",
+                          "1e3", "2.5E-2", ".5", "5.", "Read", "Write", "r", "W", "w", "R", "ReadWrite", "hm", "x y",
+                          "", " 8 ", "#", "\t"])
+
+
+@st.composite
+def _mangled_records(draw):
+    fmt = draw(st.sampled_from(sorted(_RECORDS)))
+    sep, fields = _RECORDS[fmt]
+    lines = []
+    for _ in range(draw(st.integers(1, 6))):
+        f = list(fields)
+        for _ in range(draw(st.sampled_from([0] * 8 + [1, 2]))):  # mostly none: a field replaced, dropped or added
+            i = draw(st.integers(0, len(f)))
+            how = draw(st.sampled_from(["replace", "drop", "add"]))
+            if how == "add" or i == len(f):
+                f.insert(i, draw(_FIELD))
+            elif how == "drop":
+                del f[i]
+            else:
+                f[i] = draw(_FIELD)
+        between = [draw(st.sampled_from([" ", "  ", "\t"])) if sep == " " else
+                   draw(st.sampled_from([","] * 6 + [" ,", ", "])) for _ in f[1:]]
+        line = f[0] + "".join(s + x for s, x in zip(between, f[1:], strict=True))
+        lead, trail = draw(st.sampled_from([""] * 6 + [" ", "\t"])), draw(st.sampled_from([""] * 6 + [" ", ","]))
+        lines.append(lead + line + trail)
+    return fmt, "\n".join(lines) + "\n"
+
+
+def _read_or_error(path, fmt):
+    from flashrepro.traces.readers import read_trace
+
+    try:
+        t = read_trace(path, fmt)
+    except Exception as e:  # the same error, by type and message, is the same result
+        return type(e).__name__, str(e)
+    return {k: v.tolist() for k, v in sorted(vars(t).items()) if isinstance(v, np.ndarray)}
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(case=_mangled_records())
+@example(case=("fiu", "100 1 nfsd 1000 8 W 6 0 d6c75ba4 more\n"))  # one field more than the format's optional one
+@example(case=("fiu", "100 1 nfsd 1000 8 W 6 0\n"))  # without the optional one
+def test_the_fast_path_reads_what_the_regular_expression_reads(case, tmp_path_factory):
+    """Each format's typed fast path (fastparse) against its anchored regular expression alone, on its records
+    with fields replaced, dropped or added, padded and blank-led: the same columns, or the same error with the
+    same file, line and reason. The fast path only makes the common case fast; it never changes a result."""
+    import dataclasses
+
+    from flashrepro.traces import readers
+
+    fmt, text = case
+    path = tmp_path_factory.mktemp("fast") / f"t.{fmt}"
+    path.write_text(text)
+    fast = _read_or_error(path, fmt)
+    with pytest.MonkeyPatch.context() as m:
+        m.setitem(readers.FORMATS, fmt, dataclasses.replace(readers.FORMATS[fmt], fast=None))
+        slow = _read_or_error(path, fmt)
+    assert fast == slow, text

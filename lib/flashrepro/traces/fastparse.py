@@ -140,19 +140,121 @@ def _float_into(buf, a, b, out, r, c, pow10):
     return True
 
 
-@njit(cache=True)
+# The generic reader's steps, over whole lines (the last ending in \n, so a scan stops at a newline at the latest).
+@njit(cache=True, inline="always")
+def _eol(buf, s):
+    """The position of the newline ending the line that ``s`` is on."""
+    while buf[s] != 10:
+        s += 1
+    return s
+
+
+@njit(cache=True, inline="always")
+def _field_end(buf, s, ws, sc):
+    """Where the field starting at ``s`` ends: at a space or tab (``ws``), else at the separator ``sc``; at the
+    newline at the latest."""
+    e = s
+    if ws:
+        while buf[e] != 10 and not _is_space(buf[e]):
+            e += 1
+    else:
+        while buf[e] != sc and buf[e] != 10:
+            e += 1
+    return e
+
+
+@njit(cache=True, inline="always")
+def _field_value(buf, a, b, k, pad, ints, floats, tokens, r, c, pow10):
+    """The field ``buf[a:b]`` of kind ``k`` (spaces and tabs around it trimmed with ``pad``): an int, a float or a
+    token (at most 8 bytes, packed little-endian) written to row ``r``, column ``c`` of its kind's output; digits
+    (0-9 only, possibly none) checked; a skipped field taken as it is. Returns whether the field is one."""
+    if pad:
+        while a < b and _is_space(buf[a]):
+            a += 1
+        while b > a and _is_space(buf[b - 1]):
+            b -= 1
+    if k == INT:
+        return _int_into(buf, a, b, ints, r, c)
+    if k == FLOAT:
+        return _float_into(buf, a, b, floats, r, c, pow10)
+    if k == TOKEN:
+        t = np.uint64(0)
+        for j in range(min(b - a, 8)):
+            t |= np.uint64(buf[a + j]) << np.uint64(8 * j)
+        tokens[r, c] = t
+        return 0 < b - a <= 8
+    if k == DIGITS:
+        for j in range(a, b):
+            if buf[j] < 48 or buf[j] > 57:
+                return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _generic_tail(buf, s, ws, sc, more, extra):
+    """What follows the last field, from ``s`` (``more``: that field ended at a separator, not at the newline):
+    nothing, or what ``extra`` allows (one empty field, blanks allowed; at most one more field; any number).
+    Returns a position on the line from which its newline is the next one, or -1 if the line has more fields than
+    the format takes."""
+    if ws:
+        if buf[s] != 10 and extra != 2:
+            if extra == 3:  # at most one more field
+                s = _field_end(buf, s, True, sc)
+                while _is_space(buf[s]):
+                    s += 1
+            if buf[s] != 10:
+                return -1
+        return s
+    if not more:
+        return s - 1  # the newline the last field ended at
+    if extra == 0:
+        return -1
+    if extra == 3:  # at most one more field
+        s = _field_end(buf, s, False, sc)
+    elif extra == 1:  # one empty field: a trailing separator, spaces allowed
+        while _is_space(buf[s]):
+            s += 1
+    if extra != 2 and buf[s] != 10:
+        return -1
+    return s
+
+
+@njit(cache=True, inline="always")
+def _generic_record(buf, s, r, ws, sc, pad, kinds, slots, extra, ints, floats, tokens, pow10):
+    """The line whose first field starts at ``s`` as record ``r``: each field found (:func:`_field_end`) and
+    read (:func:`_field_value`), then what follows the last one (:func:`_generic_tail`). Returns a position on the
+    line from which its newline is the next one, or -1 if the line is not a record of the format."""
+    more = True
+    for f in range(kinds.shape[0]):
+        if ws:  # runs of spaces and tabs
+            more = buf[s] != 10
+        if not more:
+            return -1  # too few fields
+        e = _field_end(buf, s, ws, sc)
+        if not ws:
+            more = buf[e] != 10
+        if not _field_value(buf, s, e, kinds[f], pad and not ws, ints, floats, tokens, r, slots[f], pow10):
+            return -1
+        if ws:
+            s = e
+            while _is_space(buf[s]):
+                s += 1
+        else:
+            s = e + 1
+    return _generic_tail(buf, s, ws, sc, more, extra)
+
+
+@njit(cache=True, _nrt=False)
 def _generic(buf, pos, line, rec, one, sep, pad, kinds, slots, extra, ints, floats, tokens, line_of, pow10):
     """Parse the records of ``buf`` from byte ``pos`` (the start of 0-based line ``line``; ``rec`` records written
     so before) to its end, or only that line when ``one``. Returns (pos, line, rec, bad_line): where it
     stopped, the records written so far, and the 0-based line of the first line it cannot read (-1 if none).
-    One pass over each line: a field ends at its separator (or run of blanks) or at the newline, then is
-    read by its kind. The field kinds are dispatched here, in the loop: a helper function per field, even
-    inlined, made it 4.6x slower. This is the reference :func:`_regular` is checked against."""
-    n = buf.shape[0]
-    nf = kinds.shape[0]
+    One pass over each line: blank lines and comments are skipped, any other is a record (:func:`_generic_record`:
+    a field ends at its separator, or run of blanks, or at the newline, then is read by its kind). This is the
+    reference :func:`_regular` is checked against. Compiled without reference counting, as :func:`_regular` is."""
     ws = sep == 1
     sc = 44 if sep == 0 else (9 if sep == 2 else 59)
-    stop = n
+    stop = buf.shape[0]
     while pos < stop:
         if one:
             stop = pos + 1  # this line only
@@ -160,210 +262,186 @@ def _generic(buf, pos, line, rec, one, sep, pad, kinds, slots, extra, ints, floa
         while _is_space(buf[a]):
             a += 1
         if buf[a] == 10 or buf[a] == 35:  # blank or a comment
-            while buf[a] != 10:
-                a += 1
-            pos = a + 1
+            pos = _eol(buf, a) + 1
             line += 1
             continue
-        ok = True
-        more = True
-        s = a if ws else pos
-        for f in range(nf):
-            if ws:  # runs of spaces and tabs
-                more = buf[s] != 10
-            if not more:
-                ok = False  # too few fields
-                break
-            e = s
-            if ws:
-                while buf[e] != 10 and not _is_space(buf[e]):
-                    e += 1
-            else:
-                while buf[e] != sc and buf[e] != 10:
-                    e += 1
-                more = buf[e] != 10
-            fs, fe = s, e
-            if pad and not ws:  # fields may be padded with spaces
-                while fs < fe and _is_space(buf[fs]):
-                    fs += 1
-                while fe > fs and _is_space(buf[fe - 1]):
-                    fe -= 1
-            k = kinds[f]
-            if k == 0:
-                good = _int_into(buf, fs, fe, ints, rec, slots[f])
-            elif k == 1:
-                good = _float_into(buf, fs, fe, floats, rec, slots[f], pow10)
-            elif k == 2:  # a token of at most 8 bytes, packed into a uint64
-                good = 0 < fe - fs <= 8
-                t = np.uint64(0)
-                for j in range(min(fe - fs, 8)):
-                    t |= np.uint64(buf[fs + j]) << np.uint64(8 * j)
-                tokens[rec, slots[f]] = t
-            elif k == 4:  # digits, not stored
-                good = True
-                for j in range(fs, fe):
-                    if buf[j] < 48 or buf[j] > 57:
-                        good = False
-            else:
-                good = True
-            if not good:
-                ok = False
-                break
-            if ws:
-                s = e
-                while _is_space(buf[s]):
-                    s += 1
-            else:
-                s = e + 1
-        if ok:
-            if ws:
-                if buf[s] != 10 and extra != 2:
-                    if extra == 3:  # at most one more field
-                        while buf[s] != 10 and not _is_space(buf[s]):
-                            s += 1
-                        while _is_space(buf[s]):
-                            s += 1
-                    ok = buf[s] == 10  # otherwise more fields than the format has
-                end = s
-            else:
-                end = s - 1
-                if more:
-                    q = s
-                    if extra == 0:
-                        ok = False
-                    elif extra == 3:  # at most one more field
-                        while buf[q] != sc and buf[q] != 10:
-                            q += 1
-                        ok = buf[q] == 10
-                    elif extra == 1:  # one empty field: a trailing separator, spaces allowed
-                        while _is_space(buf[q]):
-                            q += 1
-                        ok = buf[q] == 10
-                    end = q
-        if not ok:
+        end = _generic_record(buf, a if ws else pos, rec, ws, sc, pad, kinds, slots, extra, ints, floats, tokens,
+                              pow10)
+        if end < 0:
             return pos, line, rec, line
         line_of[rec] = line
         rec += 1
-        while buf[end] != 10:  # after a format that takes any number of fields
-            end += 1
-        pos = end + 1
+        pos = _eol(buf, end) + 1  # past any further fields of a format that takes any number
         line += 1
     return pos, line, rec, -1
 
 
-@njit(cache=True)
+# The plain-line reader's steps. Each reads from byte ``s`` of ``buf`` (whole lines, the last ending in \n, so a
+# scan stops at a newline at the latest) and returns the byte after what it read, or -1 where the line is not plain;
+# a value goes to row ``r``, column ``c`` of its kind's output (a step returning a tuple instead halved the speed).
+# Both readers are compiled without reference counting (``_nrt=False``: they allocate nothing and return no array).
+# With it, every array handed to an inlined step is counted up and down at each call: 4.5x slower here (measured).
+@njit(cache=True, inline="always")
+def _blanks(buf, s):
+    """Skips spaces and tabs from ``s``."""
+    while load(buf, s) == 32 or load(buf, s) == 9:
+        s += 1
+    return s
+
+
+@njit(cache=True, inline="always")
+def _plain_int(buf, s, ints, r, c):
+    """An int field: an optional '-' and 1 to 18 digits, written to ``ints[r, c]``."""
+    neg = load(buf, s) == 45
+    if neg:
+        s += 1
+    a = s
+    v = np.int64(0)
+    while True:
+        d = np.int64(load(buf, s)) - 48
+        if d < 0 or d > 9:
+            break
+        v = v * 10 + d
+        s += 1
+    if s == a or s - a > 18:
+        return -1
+    ints[r, c] = -v if neg else v
+    return s
+
+
+@njit(cache=True, inline="always")
+def _plain_float(buf, s, floats, r, c, pow10):
+    """A float field without an exponent, of at most 15 significant digits (so exact, as :func:`_float_into`
+    reads it), written to ``floats[r, c]``."""
+    neg = load(buf, s) == 45
+    if neg or load(buf, s) == 43:
+        s += 1
+    mant = np.int64(0)
+    ndig = 0
+    scale = 0
+    seen = False
+    while 48 <= load(buf, s) <= 57:
+        if ndig or load(buf, s) != 48:
+            ndig += 1
+        mant = mant * 10 + (np.int64(load(buf, s)) - 48)
+        seen = True
+        s += 1
+    if load(buf, s) == 46:
+        s += 1
+        while 48 <= load(buf, s) <= 57:
+            if ndig or load(buf, s) != 48:
+                ndig += 1
+            mant = mant * 10 + (np.int64(load(buf, s)) - 48)
+            scale -= 1
+            seen = True
+            s += 1
+    if not seen or ndig > 15 or scale < -22:
+        return -1
+    v = float(mant) if scale == 0 else float(mant) / pow10[-scale]
+    floats[r, c] = -v if neg else v
+    return s
+
+
+@njit(cache=True, inline="always")
+def _to_sep(buf, s, sc):
+    """Skips to the separator ``sc`` or the newline."""
+    while load(buf, s) != sc and load(buf, s) != 10:
+        s += 1
+    return s
+
+
+@njit(cache=True, inline="always")
+def _plain_token(buf, s, sc, pad, tokens, r, c):
+    """A token field: 1 to 8 bytes up to the separator (blanks before it trimmed with ``pad``), packed
+    little-endian into ``tokens[r, c]``."""
+    a = s
+    s = _to_sep(buf, s, sc)
+    b = s
+    if pad:
+        while b > a and (load(buf, b - 1) == 32 or load(buf, b - 1) == 9):
+            b -= 1
+    if b == a or b - a > 8:
+        return -1
+    t = np.uint64(0)
+    for j in range(b - a):
+        t |= np.uint64(load(buf, a + j)) << np.uint64(8 * j)
+    tokens[r, c] = t
+    return s
+
+
+@njit(cache=True, inline="always")
+def _plain_field(buf, s, k, sc, pad, ints, floats, tokens, r, c, pow10):
+    """A field of kind ``k`` (blanks around it skipped with ``pad``): read and stored (int, float, token),
+    checked (digits: possibly none) or skipped up to the separator."""
+    if pad:
+        s = _blanks(buf, s)
+    if k == INT:
+        s = _plain_int(buf, s, ints, r, c)
+    elif k == FLOAT:
+        s = _plain_float(buf, s, floats, r, c, pow10)
+    elif k == TOKEN:
+        s = _plain_token(buf, s, sc, pad, tokens, r, c)
+    elif k == DIGITS:
+        while 48 <= load(buf, s) <= 57:
+            s += 1
+    else:
+        s = _to_sep(buf, s, sc)
+    if pad and s >= 0:
+        s = _blanks(buf, s)
+    return s
+
+
+@njit(cache=True, inline="always")
+def _plain_tail(buf, s, sc, extra):
+    """What follows the last field, at ``s``: the newline, or after a separator what ``extra`` allows (one
+    empty field, blanks allowed; at most one more field; any number). Returns the newline's position."""
+    if load(buf, s) == 10:
+        return s
+    if load(buf, s) != sc or extra == 0:
+        return -1
+    s += 1
+    if extra == 1:
+        s = _blanks(buf, s)
+    elif extra == 3:
+        s = _to_sep(buf, s, sc)
+    else:
+        while load(buf, s) != 10:
+            s += 1
+    return s if load(buf, s) == 10 else -1
+
+
+@njit(cache=True, inline="always")
+def _plain_record(buf, s, r, sc, pad, kinds, slots, extra, ints, floats, tokens, pow10):
+    """The line from ``s`` as record ``r``: each field (:func:`_plain_field`) and the separator after it, then
+    the line's tail (:func:`_plain_tail`). Returns the newline's position, or -1 if the line is not plain."""
+    nf = kinds.shape[0]
+    for f in range(nf):
+        s = _plain_field(buf, s, load(kinds, f), sc, pad, ints, floats, tokens, r, load(slots, f), pow10)
+        if s < 0:
+            return -1
+        if f < nf - 1:  # the separator, or too few fields / a field that does not end here
+            if load(buf, s) != sc:
+                return -1
+            s += 1
+    return _plain_tail(buf, s, sc, extra)
+
+
+@njit(cache=True, _nrt=False)
 def _regular(buf, pos, line, rec, sc, pad, kinds, slots, extra, ints, floats, tokens, line_of, pow10):
     """The common lines of a delimited format (one-byte separator ``sc``) fast: each field is read as it is
-    scanned (one visit per byte), records written from byte ``pos`` on. Stops, without writing anything for
-    it, at the first line that is not plain: blank, a comment, leading blanks, a float with an exponent or
-    more than 15 digits, a field it would refuse; returns (pos, line, rec) there (``pos`` = the buffer's
-    length at its end). :func:`_generic` then reads that one line, exactly: what this reads, it reads as
-    :func:`_generic` does (``tests/test_io_speed.py`` checks it line by line on random text)."""
+    scanned (one visit per byte, :func:`_plain_record`), records written from byte ``pos`` on. Stops, without
+    writing anything for it, at the first line that is not plain: blank, a comment, leading blanks, a float with
+    an exponent or more than 15 digits, a field it would refuse; returns (pos, line, rec) there (``pos`` = the
+    buffer's length at its end). :func:`_generic` then reads that one line, exactly: what this reads, it reads
+    as :func:`_generic` does (``tests/test_io_speed.py`` checks it line by line on random text)."""
     n = buf.shape[0]
-    nf = kinds.shape[0]
     while pos < n:
         c = load(buf, pos)
         if c == 10 or c == 35 or c == 32 or c == 9:
             return pos, line, rec
-        s = pos
-        ok = True
-        for f in range(nf):
-            if pad:
-                while load(buf, s) == 32 or load(buf, s) == 9:
-                    s += 1
-            k = load(kinds, f)
-            if k == 0:  # int: optional '-', 1 to 18 digits
-                neg = load(buf, s) == 45
-                if neg:
-                    s += 1
-                a = s
-                v = np.int64(0)
-                while True:
-                    d = np.int64(load(buf, s)) - 48
-                    if d < 0 or d > 9:
-                        break
-                    v = v * 10 + d
-                    s += 1
-                if s == a or s - a > 18:
-                    ok = False
-                    break
-                ints[rec, slots[f]] = -v if neg else v
-            elif k == 1:  # float without an exponent, at most 15 significant digits
-                neg = load(buf, s) == 45
-                if neg or load(buf, s) == 43:
-                    s += 1
-                mant = np.int64(0)
-                ndig = 0
-                scale = 0
-                seen = False
-                while 48 <= load(buf, s) <= 57:
-                    if ndig or load(buf, s) != 48:
-                        ndig += 1
-                    mant = mant * 10 + (np.int64(load(buf, s)) - 48)
-                    seen = True
-                    s += 1
-                if load(buf, s) == 46:
-                    s += 1
-                    while 48 <= load(buf, s) <= 57:
-                        if ndig or load(buf, s) != 48:
-                            ndig += 1
-                        mant = mant * 10 + (np.int64(load(buf, s)) - 48)
-                        scale -= 1
-                        seen = True
-                        s += 1
-                if not seen or ndig > 15 or scale < -22:
-                    ok = False
-                    break
-                v = float(mant) if scale == 0 else float(mant) / pow10[-scale]
-                floats[rec, slots[f]] = -v if neg else v
-            elif k == 2:  # token: 1 to 8 bytes up to the separator (blanks around it trimmed with pad)
-                a = s
-                while load(buf, s) != sc and load(buf, s) != 10:
-                    s += 1
-                b = s
-                if pad:
-                    while b > a and (load(buf, b - 1) == 32 or load(buf, b - 1) == 9):
-                        b -= 1
-                if b == a or b - a > 8:
-                    ok = False
-                    break
-                t = np.uint64(0)
-                for j in range(b - a):
-                    t |= np.uint64(load(buf, a + j)) << np.uint64(8 * j)
-                tokens[rec, slots[f]] = t
-            elif k == 4:  # digits, possibly none, not stored
-                while 48 <= load(buf, s) <= 57:
-                    s += 1
-            else:  # skip
-                while load(buf, s) != sc and load(buf, s) != 10:
-                    s += 1
-            if pad:
-                while load(buf, s) == 32 or load(buf, s) == 9:
-                    s += 1
-            if f < nf - 1:  # the separator, or too few fields / a field that does not end here
-                if load(buf, s) != sc:
-                    ok = False
-                    break
-                s += 1
-        if not ok:
+        s = _plain_record(buf, pos, rec, sc, pad, kinds, slots, extra, ints, floats, tokens, pow10)
+        if s < 0:
             return pos, line, rec
-        if load(buf, s) != 10:  # the last field ended at a separator: what may follow
-            if load(buf, s) != sc or extra == 0:
-                return pos, line, rec
-            s += 1
-            if extra == 1:  # one empty field, blanks allowed
-                while load(buf, s) == 32 or load(buf, s) == 9:
-                    s += 1
-                if load(buf, s) != 10:
-                    return pos, line, rec
-            elif extra == 3:  # at most one more field
-                while load(buf, s) != sc and load(buf, s) != 10:
-                    s += 1
-                if load(buf, s) != 10:
-                    return pos, line, rec
-            else:  # any number
-                while load(buf, s) != 10:
-                    s += 1
         line_of[rec] = line
         rec += 1
         pos = s + 1

@@ -1,7 +1,8 @@
 """The per-reference loop of a page-granular cache policy, written once, and the hooks a policy supplies.
 
 A policy that decides only *which* page to evict (``lru``, ``fifo``, ``random``, ``clock``, ``cflru``,
-``spatial_clock``, ``bs_clock``) is its state and five hooks; :func:`compose` builds its ``step`` (the contract of
+``spatial_clock``, ``bs_clock``; and with the optional hooks for flushes and trace events, ``lru_flush`` and
+``write_once``) is its state and five hooks; :func:`compose` builds its ``step`` (the contract of
 :mod:`flashrepro.cache.contract`) from :func:`page_loop` with the hooks inlined, so the loop below is the only
 place that does what every such policy does: the log's room check, the CPU prefetch hint for a page's entry a
 few references ahead, hit or miss, the tallies, a device read on a read miss (none on a write miss: it covers
@@ -38,9 +39,12 @@ from . import contract as C
 SCALARS = [("used", np.int64),  # frames in use (filled in order 0, 1, ...)
            ("frames", np.int64)]  # frames of the cache
 HOOKS = ("begin", "hit", "victim", "admit", "end")
-# Hooks a policy may leave out: where its pages are (the defaults keep the page table ``st.page_frame``) and its own
-# counters (the default has none). See the stand-ins below.
-OPTIONAL_HOOKS = ("lookup", "ahead", "unbind", "bind", "tally")
+# Hooks a policy may leave out: where its pages are (the defaults keep the page table ``st.page_frame``), its own
+# counters (the default has none), what it does at an entry before its reference (the default: nothing; a policy that
+# flushes on a clock or at a trace's events), which free frame a page takes (the default: frames in order), the log
+# rows one entry may write (the default: LOG_ROWS) and whether a miss reads the device (the default: a read does).
+# See the stand-ins below.
+OPTIONAL_HOOKS = ("lookup", "ahead", "unbind", "bind", "tally", "entry", "fresh", "rows", "miss_reads")
 PREFETCH_HOOKS = ("pf_begin", "pf_found", "pf_evicted", "pf_admitted", "pf_next", "pf_end")
 PREFETCH_COUNTERS = (  # a policy composed with a prefetcher reports these after the base counters
     C.Counter("prefetch_hits", None, "requested pages that a prefetch had read (and nobody had requested since)"),
@@ -125,6 +129,31 @@ def tally(st, r, counters):
     raise NotImplementedError("a policy's hook (compose)")
 
 
+def entry(st, r, refs, i, counters, log, nlog, do_log, ref):
+    """Entry ``i`` of ``refs`` is next, before its reference is looked up: what the policy does first (a flush its
+    time has reached, a trace event; log rows at ``ref``). Returns ``(r, nlog, skip, freed)``: ``skip`` true for
+    an entry that is no reference (an event: the loop goes on to the next entry and does not count it as a
+    reference), ``freed`` the frames it emptied (each goes back to :func:`fresh`). Default: nothing."""
+    raise NotImplementedError("a policy's hook (compose)")
+
+
+def fresh(st, used):
+    """The free frame a page takes while fewer than ``frames`` are in use (``used`` of them). Default: frame
+    ``used`` (frames fill in order and are never emptied but by an eviction)."""
+    raise NotImplementedError("a policy's hook (compose)")
+
+
+def rows(st):
+    """The most log rows one entry can write (the loop stops a chunk where fewer are left). Default: ``LOG_ROWS``."""
+    raise NotImplementedError("a policy's hook (compose)")
+
+
+def miss_reads(st, r, w, counters):
+    """1 if a miss (``w`` = 1 for a write) reads the page from the device, else 0; may count it in ``counters``.
+    Default: a read miss reads, a write miss covers the whole page."""
+    raise NotImplementedError("a policy's hook (compose)")
+
+
 # The prefetcher's hooks (libCacheSim's prefetcher interface: told of finds, evictions and insertions, asked what
 # to prefetch). ``q`` is the prefetcher's registers, as ``r`` is the policy's. :data:`NO_PREFETCHER` is the default.
 def pf_begin(st):
@@ -180,7 +209,7 @@ def take_frame(st, r, q, used, frames, log, nlog, do_log, ref):
     Returns ``(r, q, f, used, evicted, dirty, unrequested, nlog)``. (A miss's own frame is taken in the loop, the
     same way written out: through this helper fifo's and cflru's loops took 4-9% more instructions, perf stat.)"""
     if used < frames:
-        return r, q, used, used + 1, 0, 0, 0, nlog
+        return r, q, fresh(st, used), used + 1, 0, 0, 0, nlog
     r, q, f, dirty, unrequested, nlog = evict(st, r, q, log, nlog, do_log, ref)
     return r, q, f, used, 1, dirty, unrequested, nlog
 
@@ -226,14 +255,20 @@ def page_loop(refs, start, st, counters, log, nlog, outcome, base, do_log, no_re
     sc = st.sc[0]
     used, frames = sc.used, sc.frames
     r, q = begin(st), pf_begin(st)
-    hits = write_hits = write_refs = dev_reads = dev_write_evict = write_reqs = dirtyings = evictions = 0
+    hits = write_hits = write_refs = dev_reads = dev_write_evict = write_reqs = dirtyings = evictions = events = 0
     pf_hits = prefetched = pf_unrequested = 0
+    room = rows(st)
     n = unit.shape[0]
     stop = n
     for i in range(start, n):
-        if do_log and nlog + LOG_ROWS > log.shape[0]:  # no room for this reference's rows: the log is grown
+        if do_log and nlog + room > log.shape[0]:  # no room for this entry's rows: the log is grown
             stop = i
             break
+        r, nlog, skip, freed = entry(st, r, refs, i, counters, log, nlog, do_log, base + i)
+        used -= freed
+        if skip:  # an entry that is no reference
+            events += 1
+            continue
         if i + jk.PREFETCH_DISTANCE < n:
             ahead(st, jk.load(unit, i + jk.PREFETCH_DISTANCE))
         p = jk.load(unit, i)
@@ -258,11 +293,12 @@ def page_loop(refs, start, st, counters, log, nlog, outcome, base, do_log, no_re
             if do_log:
                 nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
         else:
-            dev_reads += 1 - w  # a write miss covers the whole page: no read needed
-            if do_log and not w and not EVICT_FIRST:
+            read = miss_reads(st, r, w, counters)
+            dev_reads += read
+            if do_log and read and not EVICT_FIRST:
                 nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
-            if used < frames:  # filling: frames in order
-                f = used
+            if used < frames:  # filling
+                f = fresh(st, used)
                 used += 1
             else:
                 r, q, f, dirty, unrequested, nlog = evict(st, r, q, log, nlog, do_log, base + i)
@@ -270,7 +306,7 @@ def page_loop(refs, start, st, counters, log, nlog, outcome, base, do_log, no_re
                 dev_write_evict += dirty
                 write_reqs += dirty != 0
                 pf_unrequested += unrequested
-            if do_log and not w and EVICT_FIRST:
+            if do_log and read and EVICT_FIRST:
                 nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
             bind(st, p, f)
             r = admit(st, r, f, p, w)
@@ -288,7 +324,7 @@ def page_loop(refs, start, st, counters, log, nlog, outcome, base, do_log, no_re
     sc.used = used
     end(st, r)
     pf_end(st, q)
-    C.add_base(counters, refs=stop - start, hits=hits, write_hits=write_hits, write_refs=write_refs,
+    C.add_base(counters, refs=stop - start - events, hits=hits, write_hits=write_hits, write_refs=write_refs,
                dev_reads=dev_reads, dev_read_reqs=dev_reads, dev_write_evict=dev_write_evict,
                dev_write_reqs=write_reqs if WRITEBACK_RUNS else dev_write_evict, dirtyings=dirtyings,
                evictions=evictions)
@@ -327,6 +363,8 @@ def compose(name: str, prefetcher: dict | None = None, evict_first: bool = False
     scope = dict(page_loop.__globals__, **every, PREFETCHING=prefetcher is not None,
                  LOG_ROWS=PREFETCH_LOG_ROWS if prefetcher is not None else C.ROWS_PER_REF,
                  EVICT_FIRST=bool(evict_first), WRITEBACK_RUNS=bool(writeback_runs))
+    if "rows" not in hooks:
+        scope["rows"] = njit(inline="always")(jk.copy_with_globals(_log_rows, "_log_rows", scope))
     for helper in (evict, take_frame, read_ahead):  # they call the policy's hooks
         scope[helper.__name__] = njit(inline="always")(jk.copy_with_globals(helper, helper.__name__, scope))
     fn = jk.copy_with_globals(page_loop, f"{name}_step", scope)  # one cache file per policy
@@ -382,8 +420,27 @@ def _no_tally(st, r, counters):
     pass
 
 
+@njit(cache=True, inline="always")
+def _no_entry(st, r, refs, i, counters, log, nlog, do_log, ref):
+    return r, nlog, False, 0
+
+
+@njit(cache=True, inline="always")
+def _in_order(st, used):
+    return used
+
+
+def _log_rows(st):  # compiled in each composed copy (compose), whose LOG_ROWS it reads
+    return LOG_ROWS
+
+
+@njit(cache=True, inline="always")
+def _read_misses(st, r, w, counters):
+    return 1 - w
+
+
 PAGE_TABLE = {"lookup": _table_lookup, "ahead": _table_ahead, "unbind": _table_unbind, "bind": _table_bind,
-              "tally": _no_tally}
+              "tally": _no_tally, "entry": _no_entry, "fresh": _in_order, "miss_reads": _read_misses}
 
 
 # No prefetcher: every hook does nothing (compose's default; the loop's prefetching branches are compiled out).

@@ -61,6 +61,7 @@ from numba import njit
 from .. import jitkit as jk
 from ..traces.trace import Event
 from . import contract as C
+from . import driver
 from .registry import Kernel, register
 
 SCOPE_FILE, SCOPE_ALL, SCOPE_NONE = 0, 1, 2  # what a sync writes back
@@ -96,6 +97,20 @@ class WriteOnceParams(LRUFlushParams):
     evict_clean_flagged: bool = True
 
 
+class FlushRules(typing.NamedTuple):
+    """The parameters as the kernel reads them."""
+
+    period: float  # period_s (0: no periodic flush)
+    scope: int  # sync_scope: SCOPE_FILE, SCOPE_ALL or SCOPE_NONE
+    on_delete: int  # DELETE_KEEP or DELETE_DROP
+    write_once: bool  # write_once (else lru_flush)
+    hist_all: bool  # history_all_written (write_once only)
+    consume: bool  # consume_history (write_once only)
+    write_miss_read: bool  # write_miss_read
+    sync_evict: bool  # a sync's write-back evicts the flagged blocks it writes (evict_at_sync)
+    track: bool  # clean flagged blocks are kept on their list for a later evicting flush (track_clean)
+
+
 class FlushState(typing.NamedTuple):
     page_frame: np.ndarray  # int32 per unit: the frame holding it, -1 if not cached
     node: np.ndarray  # a row of W int32 per frame (jitkit records, sentinel row = frames): see the slots below
@@ -103,12 +118,11 @@ class FlushState(typing.NamedTuple):
     hq: np.ndarray  # int32: the history FIFO's entries hq[hhead:htail], oldest first (units; see _remember)
     file: np.ndarray  # int32 per unit (-1: none)
     free: np.ndarray  # int32 stack of frames a flush eviction or a delete emptied
-    sc: np.recarray  # the scalars, one record of SCALARS (jitkit.scalars); steps take the array, read ``sc[0]``
+    sc: np.recarray  # the scalars: driver.SCALARS (used, frames) and SCALARS; hooks read ``st.sc[0]``
+    rules: FlushRules  # the parameters as the hooks read them (the registers ``r`` of the driver's loop)
 
 
 SCALARS = [
-    ("used", np.int64),  # frames in use
-    ("cap", np.int64),  # the cache's size in blocks
     ("hist", np.int64),  # units in the history FIFO
     ("hcap", np.int64),  # the history's capacity in units (history_pages; 0: no history)
     ("n_free", np.int64),  # frames on the stack ``free``
@@ -116,6 +130,7 @@ SCALARS = [
     ("hhead", np.int64),  # the history's entries are hq[hhead:htail], oldest first
     ("htail", np.int64),
     ("next_flush", np.float64),  # the next periodic flush's time, in seconds (a grid point of period_s)
+    ("hist_hits", np.int64),  # history hits in this chunk (counted at its end)
 ]
 F_READ, F_W1, F_W2, F_NOFLAG = 1, 2, 4, 8
 FLAG_MASK = F_READ | F_W1 | F_W2 | F_NOFLAG
@@ -143,31 +158,17 @@ WRITE_ONCE_COUNTERS = FLUSH_BASE + (
 )
 
 
-class FlushRules(typing.NamedTuple):
-    """The parameters as the kernel reads them."""
-
-    period: float  # period_s (0: no periodic flush)
-    scope: int  # sync_scope: SCOPE_FILE, SCOPE_ALL or SCOPE_NONE
-    on_delete: int  # DELETE_KEEP or DELETE_DROP
-    write_once: bool  # write_once (else lru_flush)
-    hist_all: bool  # history_all_written (write_once only)
-    consume: bool  # consume_history (write_once only)
-    write_miss_read: bool  # write_miss_read
-    sync_evict: bool  # a sync's write-back evicts the flagged blocks it writes (evict_at_sync)
-    track: bool  # clean flagged blocks are kept on their list for a later evicting flush (track_clean)
-
-
-def new_state(units, capacity: int, history_pages: int) -> FlushState:
+def new_state(units, capacity: int, history_pages: int, rules: FlushRules) -> FlushState:
     n = units.n
     frames = min(capacity, n)  # a cache larger than the footprint never fills
     file = units.file if units.file is not None else np.full(n, -1, np.int32)
-    scs = jk.scalars(SCALARS)
-    scs[0].cap, scs[0].hcap = capacity, history_pages
+    scs = driver.new_scalars(frames, SCALARS)
+    scs[0].hcap = history_pages
     node = jk.rec_new(frames, W, (LRU, DIRTY, CLEAN))
     node[W * np.arange(frames) + FLAGS] = 0
     hq = np.zeros(2 * min(max(history_pages, 0), n) + 2, np.int32)  # room for the live entries and as many stale
     return FlushState(np.full(n, -1, np.int32), node, np.full(n, -1, np.int32), hq,
-                      np.ascontiguousarray(file, np.int32), np.zeros(frames, np.int32), scs)
+                      np.ascontiguousarray(file, np.int32), np.zeros(frames, np.int32), scs, rules)
 
 
 @njit(cache=True, inline="always")
@@ -222,21 +223,19 @@ def _remember(hpos, hq, scs, x):
 @njit(cache=True, inline="always")
 def _release(page_frame, node, free, scs, x):
     """Frame x leaves the LRU list and the cache, empty (its block is no longer cached): it goes on the free
-    stack. Changes ``page_frame``, frame x's row, ``free`` and the scalars ``n_free`` and ``used``."""
+    stack (the driver's loop learns of it from ``n_free``: :func:`_entry`). Changes ``page_frame``, frame x's
+    row, ``free`` and the scalar ``n_free``."""
     sc = scs[0]
     jk.rec_unlink(node, W, x, LRU)
     page_frame[node[W * x + PAGE]] = -1
     node[W * x + FLAGS] = 0
     free[sc.n_free] = x
     sc.n_free += 1
-    sc.used -= 1
 
 
-# The steps below take the arrays they change as arguments, never the state tuple: Numba's dead-code
-# elimination does not see that arrays unpacked from a tuple are the caller's, and drops stores to them that it
-# deems unused. Like the kernel they are compiled without reference counting (they allocate nothing). Most are
-# plain functions, compiled once, that LLVM inlines into _step; a flush (_flush) and an event (_on_event) stay
-# calls, and Numba inlines _evict_lru, on the path of every miss of a full cache and too large for LLVM.
+# A flush (_flush), the periodic ones (_periodic) and an event (_on_event): functions of their own, called from the
+# entry hook (_entry) when a flush is due or an entry is an event, not inlined into the loop. They take the arrays
+# they change as arguments and, like the loop, are compiled without reference counting (they allocate nothing).
 @jk.njit_no_refcount
 def _flush(page_frame, node, hpos, hq, file, free, scs, counters, log, nlog, do_log, ref, only_file, cause, write_once,
            evict, track):
@@ -326,11 +325,50 @@ def _on_event(page_frame, node, hpos, hq, file, free, scs, e, first, count, sync
                   r.write_once, r.write_once and r.sync_evict, r.track)
 
 
-@jk.njit_no_refcount
-def _on_hit(node, f, w, r):
-    """A hit on frame f: it leaves the LRU list (the caller puts it back at the front) and the clean flagged
-    list (any reference clears the flag); with write_once its flags record the read, or the first or a later
-    write. Changes frame f's row and lists."""
+# The hooks the driver's loop (driver.page_loop) is composed with. ``r`` is the state's FlushRules.
+@njit(cache=True, inline="always")
+def _begin(st):
+    return st.rules
+
+
+@njit(cache=True, inline="always")
+def _end(st, r):
+    pass
+
+
+@njit(cache=True, inline="always")
+def _entry(st, r, refs, i, counters, log, nlog, do_log, ref):
+    """Before entry i: the periodic flushes its time has reached (:func:`_periodic`), then, if it is an event, the
+    event (:func:`_on_event`), which is no reference. Returns ``(r, nlog, skip, the frames they emptied)``."""
+    page_frame, node, hpos, hq, file, free, scs = st.page_frame, st.node, st.hpos, st.hq, st.file, st.free, st.sc
+    n_free = scs[0].n_free
+    t = refs.time_s[i]
+    if r.period > 0.0 and t >= scs[0].next_flush:
+        nlog = _periodic(page_frame, node, hpos, hq, file, free, scs, t, counters, log, nlog, do_log, ref, r)
+    e = refs.event[i]
+    skip = e >= Event.SYNC_FILE
+    if skip:
+        nlog = _on_event(page_frame, node, hpos, hq, file, free, scs, e, refs.unit[i], refs.count[i], refs.file[i],
+                         counters, log, nlog, do_log, ref, r)
+    return r, nlog, skip, scs[0].n_free - n_free
+
+
+@njit(cache=True, inline="always")
+def _ahead(st, p):
+    """Prefetch hints for page p's entries (p < 0: an event's)."""
+    q = max(p, 0)
+    jk.prefetch(st.page_frame, q)
+    if st.rules.write_once:
+        jk.prefetch(st.hpos, q)  # read if it misses
+
+
+@njit(cache=True, inline="always")
+def _hit(st, r, f, w):
+    """A hit on frame f: it leaves the clean flagged list (any reference clears the flag) and moves to the front of
+    the LRU list, and of the dirty list when it dirties its block; with write_once its flags record the read, or
+    the first or a later write. Returns ``(r, dirtied)``."""
+    node = st.node
+    S = st.free.shape[0]  # the sentinel row
     jk.rec_unlink(node, W, f, LRU)
     if r.track and _on(node, f, CLEAN):
         jk.rec_unlink(node, W, f, CLEAN)
@@ -340,127 +378,97 @@ def _on_hit(node, f, w, r):
             node[W * f + FLAGS] = fl | (F_W2 if fl & F_W1 else F_W1)
         else:
             node[W * f + FLAGS] = fl | F_READ
+    jk.rec_push_front(node, W, S, f, LRU)
+    if w and not _on(node, f, DIRTY):
+        jk.rec_push_front(node, W, S, f, DIRTY)
+        return r, 1
+    return r, 0
 
 
 @njit(cache=True, inline="always")
-def _evict_lru(page_frame, node, hpos, hq, S, scs, counters, log, nlog, do_log, at, r):
-    """The cache is full: the least recently used block leaves (a dirty one written back; with write_once and
-    history_all_written a written one is remembered in the history). S is the sentinel row. Changes
-    ``page_frame`` and the frame's lists; counts. Returns ``(the frame it leaves, nlog)``."""
-    f = jk.rec_back(node, W, S, LRU)
+def _victim(st, r):
+    """The cache is full: the least recently used block's frame leaves the LRU list, the dirty list (the loop writes
+    a dirty block back) and the clean flagged list; with write_once and history_all_written a written block is
+    remembered in the history. Returns ``(r, frame, its unit, dirty)``."""
+    node = st.node
+    f = jk.rec_back(node, W, st.free.shape[0], LRU)
     jk.rec_unlink(node, W, f, LRU)
     v = node[W * f + PAGE]
-    page_frame[v] = -1
-    counters[C.EVICTIONS] += 1
-    if _on(node, f, DIRTY):
+    dirty = _on(node, f, DIRTY)
+    if dirty:
         jk.rec_unlink(node, W, f, DIRTY)
-        counters[C.DEV_WRITES_EVICT] += 1
-        counters[C.DEV_WRITE_REQS] += 1
-        if do_log:
-            nlog = C.row(log, nlog, at, C.IO_WRITE, C.EVICTION, v, 1, 0)
     if r.write_once and r.hist_all and node[W * f + FLAGS] & (F_W1 | F_W2):
-        _remember(hpos, hq, scs, v)
+        _remember(st.hpos, st.hq, st.sc, v)
     if r.track and _on(node, f, CLEAN):
         jk.rec_unlink(node, W, f, CLEAN)
-    return f, nlog
+    return r, np.int64(f), np.int64(v), np.uint8(dirty)
 
 
-@jk.njit_no_refcount
-def _enter(page_frame, node, hpos, free, scs, p, w, f, counters, r):
-    """Page p enters the cache in frame f (-1 while the cache has room: a frame a flush or a delete emptied, else
-    one never used). With write_once it is flagged by this access (written once, or read) unless it is in the
-    history: then it gets no flag for this stay, and with consume_history it leaves the history. Changes
-    ``page_frame``, the frame's row, the free stack, the scalars ``used`` and ``hist``, and ``hpos``; counts
-    history hits. Returns the frame."""
-    sc = scs[0]
-    if f < 0:
-        if sc.n_free > 0:
-            sc.n_free -= 1
-            f = free[sc.n_free]
-        else:
-            f = sc.fresh
-            sc.fresh += 1
-        sc.used += 1
+@njit(cache=True, inline="always")
+def _fresh(st, used):
+    """A frame a flush or a delete emptied, else the first one never used."""
+    sc = st.sc[0]
+    if sc.n_free > 0:
+        sc.n_free -= 1
+        return np.int64(st.free[sc.n_free])
+    f = sc.fresh
+    sc.fresh += 1
+    return f
+
+
+@njit(cache=True, inline="always")
+def _admit(st, r, f, p, w):
+    """Page p enters frame f at the front of the LRU list (and of the dirty list if w). With write_once it is
+    flagged by this access (written once, or read) unless it is in the history: then it gets no flag for this
+    stay (a history hit, counted at the chunk's end), and with consume_history it leaves the history."""
+    node, hpos, sc = st.node, st.hpos, st.sc[0]
+    S = st.free.shape[0]
     node[W * f + PAGE] = p
-    page_frame[p] = f
     fl = 0
     if r.write_once:
         fl = F_W1 if w else F_READ
         if hpos[p] >= 0:
             fl |= F_NOFLAG
-            counters[HIST_HITS] += 1
+            sc.hist_hits += 1
             if r.consume:  # it leaves the history (its entry goes stale)
                 hpos[p] = -1
                 sc.hist -= 1
     node[W * f + FLAGS] = fl
-    return f
+    jk.rec_push_front(node, W, S, f, LRU)
+    if w:
+        jk.rec_push_front(node, W, S, f, DIRTY)
+    return r
 
 
-@jk.njit_no_refcount
-def _step(refs, start, state, counters, log, nlog, outcome, base, do_log, r):
-    """lru_flush, or write_once (``r.write_once``), over the entries of ``refs`` from ``start``, until the chunk ends or
-    the I/O log lacks room for an entry's rows (a flush of every cached block, a read and an eviction). Each
-    entry first runs the periodic flushes its time has reached (:func:`_periodic`); an event is
-    :func:`_on_event`; a reference hits (:func:`_on_hit`) or brings its block in, after the LRU block leaves
-    when the cache is full (:func:`_evict_lru`, :func:`_enter`), and moves to the front of the LRU list (and of
-    the dirty list when it dirties its block). Changes every array of ``state``; adds to ``counters``; with
-    ``do_log`` writes ``outcome`` and log rows from ``nlog``. Returns ``(stop, nlog)``."""
-    unit, event, time_s, rfile, count = refs.unit, refs.event, refs.time_s, refs.file, refs.count
-    page_frame, node, hpos, hq, file, free, scs = state
-    sc = scs[0]
-    S = free.shape[0]  # the sentinel row
-    cap = sc.cap
-    room = min(cap, page_frame.shape[0]) + 2  # a flush may write every cached page, then a read and an eviction write
-    hits = write_hits = write_refs = dev_reads = dirtyings = nrefs = wm_reads = 0
-    n = unit.shape[0]
-    stop = n
-    for i in range(start, n):
-        if do_log and nlog + room > log.shape[0]:
-            stop = i
-            break
-        t = time_s[i]
-        if r.period > 0.0 and t >= sc.next_flush:
-            nlog = _periodic(page_frame, node, hpos, hq, file, free, scs, t, counters, log, nlog, do_log, base + i, r)
-        e = event[i]
-        if e >= Event.SYNC_FILE:
-            nlog = _on_event(page_frame, node, hpos, hq, file, free, scs, e, unit[i], count[i], rfile[i], counters,
-                             log, nlog, do_log, base + i, r)
-            continue
-        if i + jk.PREFETCH_DISTANCE < n:
-            q = max(unit[i + jk.PREFETCH_DISTANCE], 0)
-            jk.prefetch(page_frame, q)
-            if r.write_once:
-                jk.prefetch(hpos, q)  # read if it misses
-        p = unit[i]
-        w = np.uint8(e)
-        nrefs += 1
-        f = page_frame[p]
-        hit = f >= 0
-        if do_log:
-            outcome[i] = hit
-        hits += hit
-        write_hits += hit & w
-        write_refs += w
-        if hit:
-            _on_hit(node, f, w, r)
-        else:
-            if not w or r.write_miss_read:
-                dev_reads += 1
-                wm_reads += w
-                if do_log:
-                    nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
-            g = -1
-            if sc.used >= cap:  # the least recently used block leaves; p takes its frame
-                g, nlog = _evict_lru(page_frame, node, hpos, hq, S, scs, counters, log, nlog, do_log, base + i, r)
-            f = _enter(page_frame, node, hpos, free, scs, p, w, g, counters, r)
-        jk.rec_push_front(node, W, S, f, LRU)
-        if w and not _on(node, f, DIRTY):
-            jk.rec_push_front(node, W, S, f, DIRTY)
-            dirtyings += 1
-    C.add_base(counters, refs=nrefs, hits=hits, write_hits=write_hits, write_refs=write_refs, dev_reads=dev_reads,
-               dev_read_reqs=dev_reads, dirtyings=dirtyings)  # write-backs and evictions: counted as they happen
-    counters[WM_READS] += wm_reads
-    return stop, nlog
+@njit(cache=True, inline="always")
+def _miss_reads(st, r, w, counters):
+    """A read miss reads its block; a write miss too with write_miss_read (counted apart)."""
+    if w and not r.write_miss_read:
+        return 0
+    counters[WM_READS] += w
+    return 1
+
+
+@njit(cache=True, inline="always")
+def _rows(st):
+    """A flush may write every cached page, then a read and an eviction write."""
+    return st.sc[0].frames + 2
+
+
+@njit(cache=True, inline="always")
+def _tally(st, r, counters):
+    sc = st.sc[0]
+    if r.write_once:
+        counters[HIST_HITS] += sc.hist_hits
+    sc.hist_hits = 0
+
+
+_step = driver.compose("lru_flush", begin=_begin, hit=_hit, victim=_victim, admit=_admit, end=_end, entry=_entry,
+                       ahead=_ahead, fresh=_fresh, miss_reads=_miss_reads, rows=_rows, tally=_tally)
+"""lru_flush and write_once (``r.write_once``): the driver's loop with the hooks above. Each entry first runs the
+periodic flushes its time has reached and, for an event, the event (:func:`_entry`); a reference hits
+(:func:`_hit`) or brings its block in (:func:`_fresh` while the cache has room, else :func:`_victim`; then
+:func:`_admit`)."""
 
 
 @njit(cache=True)
@@ -499,8 +507,7 @@ class _FlushKernel(Kernel):
         return False
 
     def new_state(self, units, tiers, params):
-        _codes(params)
-        state = new_state(units, tiers["capacity_pages"], self.history_pages(tiers, params))
+        state = new_state(units, tiers["capacity_pages"], self.history_pages(tiers, params), self.flush_rules(params))
         state.sc[0].next_flush = params.period_s
         return state
 
@@ -511,7 +518,8 @@ class _FlushKernel(Kernel):
 
     step_kernel = staticmethod(_step)
 
-    def rules(self, params):
+    def flush_rules(self, params) -> FlushRules:
+        """The parameters as the hooks read them (the state keeps them)."""
         scope, on_delete = _codes(params)
         once = self.write_once
         return FlushRules(float(params.period_s), scope, on_delete, once, once and params.history_all_written,

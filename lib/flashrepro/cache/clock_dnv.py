@@ -34,6 +34,7 @@ from numba import njit
 
 from .. import jitkit as jk
 from . import contract as C
+from . import driver
 from . import hybrid as H
 from .registry import Kernel, register
 
@@ -115,34 +116,6 @@ class ClockDNVParams:
             raise ValueError(f"clock_dnv: block_pages must be 1 to {MAX_BLOCK_PAGES}, got {self.block_pages}")
 
 
-class DNVState(typing.NamedTuple):
-    where: np.ndarray  # int32 per unit: its frame, -1 if not in the buffer
-    funit: np.ndarray  # int32 per frame (DRAM 0..D-1, NVM D..D+N-1)
-    dirty: np.ndarray  # uint8 per frame
-    ref: np.ndarray  # uint8 per frame
-    free: np.ndarray  # int32 stack of free NVM frames
-    dfree: np.ndarray  # int32 stack of DRAM frames freed by padding="buffer_evict" (length 1 otherwise)
-    ublock: np.ndarray  # int32 per unit: its flash block (dense)
-    bstart: np.ndarray  # int32 per block + 1: the block's first unit (units are in page order)
-    inbuf: np.ndarray  # uint64 words, one bit per unit: in the buffer (where >= 0); padding visits only these
-    sc: np.recarray  # the scalars, hybrid.new_scalars (hybrid.SCALARS, then SCALARS), read as sc[0]
-
-
-CLEAN_DROPS, BLOCK_EVICTIONS, PADDED_NVM, PADDED_DRAM = range(H.N_HYBRID, H.N_HYBRID + 4)
-COUNTERS = C.BASE + H.TIER_COUNTERS + (
-    C.Counter("clean_drops", None, "clean DRAM victims dropped (not moved to NVM)"),
-    C.Counter("block_evictions", None, "NVM evictions (each takes its block's NVM pages with it when padding)"),
-    C.Counter("padded_nvm_pages", None, "NVM pages evicted with a victim of their block"),
-    C.Counter("padded_dram_pages", None, "dirty DRAM pages written back with an NVM victim of their block"),
-)
-PAD_NONE, PAD_NVM, PAD_BUFFER, PAD_BUFFER_EVICT = 0, 1, 2, 3
-PAD_CODES = {"none": PAD_NONE, "nvm": PAD_NVM, "buffer": PAD_BUFFER, "buffer_evict": PAD_BUFFER_EVICT}
-SCALARS = [  # the state's scalars after hybrid.SCALARS
-    ("pad_pages", np.int64),  # pages of a block one eviction may write (0 without padding)
-    ("n_dfree", np.int64),  # DRAM frames freed by padding="buffer_evict" (on the dfree stack)
-]
-
-
 class DNVRules(typing.NamedTuple):
     """:class:`ClockDNVParams` as the kernel reads them."""
 
@@ -164,13 +137,44 @@ class DNVRules(typing.NamedTuple):
                    p.incoming_first)
 
 
-# The steps of one reference. Each is a function of its own. LLVM inlines the small ones into _dnv_step (its
-# LLVM IR calls only the rare _lowest_freed and nvm_free_frame_lowest), and one that does not log is compiled
-# once for both of the kernel's specialisations (with and without the I/O log). Numba inlines _admit, too large
-# for LLVM to inline, and the eviction of an NVM victim with its block's padding (_evict_nvm, _pad): as calls,
-# once per NVM eviction, they cost the kernel 5-10% at 1% capacity (measured). As in clock_hbm, the steps are
-# compiled without reference counting and take the arrays they change as arguments, never the state tuple
-# (Numba's dead-code elimination drops stores to arrays unpacked from a tuple that it deems unused).
+class DNVState(typing.NamedTuple):
+    where: np.ndarray  # int32 per unit: its frame, -1 if not in the buffer
+    funit: np.ndarray  # int32 per frame (DRAM 0..D-1, NVM D..D+N-1)
+    dirty: np.ndarray  # uint8 per frame
+    ref: np.ndarray  # uint8 per frame
+    free: np.ndarray  # int32 stack of free NVM frames
+    dfree: np.ndarray  # int32 stack of DRAM frames freed by padding="buffer_evict" (length 1 otherwise)
+    ublock: np.ndarray  # int32 per unit: its flash block (dense)
+    bstart: np.ndarray  # int32 per block + 1: the block's first unit (units are in page order)
+    inbuf: np.ndarray  # uint64 words, one bit per unit: in the buffer (where >= 0); padding visits only these
+    sc: np.recarray  # the scalars, hybrid.new_scalars (hybrid.SCALARS, then SCALARS), read as sc[0]
+    rules: DNVRules  # the parameters as the hooks read them (the registers ``r`` of the driver's loop)
+
+
+CLEAN_DROPS, BLOCK_EVICTIONS, PADDED_NVM, PADDED_DRAM = range(H.N_HYBRID, H.N_HYBRID + 4)
+COUNTERS = C.BASE + H.TIER_COUNTERS + (
+    C.Counter("clean_drops", None, "clean DRAM victims dropped (not moved to NVM)"),
+    C.Counter("block_evictions", None, "NVM evictions (each takes its block's NVM pages with it when padding)"),
+    C.Counter("padded_nvm_pages", None, "NVM pages evicted with a victim of their block"),
+    C.Counter("padded_dram_pages", None, "dirty DRAM pages written back with an NVM victim of their block"),
+)
+PAD_NONE, PAD_NVM, PAD_BUFFER, PAD_BUFFER_EVICT = 0, 1, 2, 3
+PAD_CODES = {"none": PAD_NONE, "nvm": PAD_NVM, "buffer": PAD_BUFFER, "buffer_evict": PAD_BUFFER_EVICT}
+SCALARS = [  # the state's scalars after hybrid.SCALARS
+    ("pad_pages", np.int64),  # pages of a block one eviction may write (0 without padding)
+    ("n_dfree", np.int64),  # DRAM frames freed by padding="buffer_evict" (on the dfree stack)
+    # this chunk's tallies by tier, added to the counters at its end (:func:`_tally`)
+    ("hits_d", np.int64), ("hits_n", np.int64), ("writes_d", np.int64), ("write_hits_n", np.int64),
+    ("fills", np.int64),
+] + driver.SCALARS  # (used, frames: the driver's loop reads them; this policy places pages itself)
+
+
+# The steps of placing a missed page (the hook _place, below). Each is a function of its own. LLVM inlines the small
+# ones into the loop (its LLVM IR calls only the rare _lowest_freed and nvm_free_frame_lowest), and one that does not
+# log is compiled once for both of the loop's specialisations (with and without the I/O log). Numba inlines _admit,
+# too large for LLVM to inline, and the eviction of an NVM victim with its block's padding (_evict_nvm, _pad): as
+# calls, once per NVM eviction, they cost the kernel 5-10% at 1% capacity (measured). The steps are compiled without
+# reference counting (they allocate nothing) and take the arrays they change as arguments.
 @jk.njit_no_refcount
 def _lowest_freed(dfree, scs):
     """padding="buffer_evict": take the lowest of the DRAM frames padding freed (DRAM's fill order) off the
@@ -415,65 +419,83 @@ def rows_per_ref(pad_pages):
     return 3 + 2 * pad_pages
 
 
-@jk.njit_no_refcount
-def _dnv_step(refs, start, state, counters, log, nlog, outcome, base, do_log, r):
-    """CLOCK-DNV (read as ``r`` says) over the references of ``refs`` from ``start``, until the chunk ends or the
-    I/O log lacks room for one reference's rows (a read, a migration, a victim and its block's pages). A hit
-    sets the page's reference bit (and dirty bit) in either tier; a miss is :func:`_admit`, except a read miss
-    of a write buffer (``cache_reads=False``), read for the host and not kept. Changes every array of
-    ``state``; adds to ``counters``; with ``do_log`` writes ``outcome`` and log rows from ``nlog``. Returns
-    ``(stop, nlog)``. Compiled without Numba's reference counting (it allocates nothing)."""
-    unit, event = refs.unit, refs.event
-    where, funit, dirty, ref, free, dfree, ublock, bstart, inbuf, scs = state
-    sc = scs[0]
-    D = sc.dcap
-    hits = write_hits = write_refs = dev_reads = dirtyings = fills = 0
-    hits_d = hits_n = writes_d = write_hits_n = 0
-    rows = rows_per_ref(sc.pad_pages)
-    n = unit.shape[0]
-    stop = n
-    for i in range(start, n):
-        if do_log and nlog + rows > log.shape[0]:
-            stop = i
-            break
-        if i + jk.PREFETCH_DISTANCE < n:
-            jk.prefetch(where, unit[i + jk.PREFETCH_DISTANCE])
-        p = unit[i]
-        w = np.uint8(event[i])
-        f = where[p]
-        hit = f >= 0
+# The hooks the driver's loop (driver.page_loop) is composed with; ``r`` is the state's DNVRules.
+@njit(cache=True, inline="always")
+def _begin(st):
+    return st.rules
+
+
+@njit(cache=True, inline="always")
+def _end(st, r):
+    pass
+
+
+@njit(cache=True, inline="always")
+def _lookup(st, p):
+    return np.int64(st.where[p])
+
+
+@njit(cache=True, inline="always")
+def _ahead(st, p):
+    jk.prefetch(st.where, p)
+
+
+@njit(cache=True, inline="always")
+def _hit(st, r, f, w):
+    """A hit in either tier sets the page's reference bit (and dirty bit); tallied by tier."""
+    sc = st.sc[0]
+    st.ref[f] = 1
+    if f < sc.dcap:
+        sc.hits_d += 1
+        sc.writes_d += w
+    else:
+        sc.hits_n += 1
+        sc.write_hits_n += w
+    dirtied = 0
+    if w:
+        dirtied = 1 - st.dirty[f]
+        st.dirty[f] = 1
+    return r, dirtied
+
+
+@njit(cache=True, inline="always")
+def _miss_reads(st, r, w, counters):
+    """A read miss, or a write miss read first (read-modify-write: write_miss_read)."""
+    return 1 if not w or r.write_miss_read else 0
+
+
+@njit(cache=True, inline="always")
+def _place(st, r, p, w, read, counters, log, nlog, do_log, ref):
+    """A miss is :func:`_admit`, except a read miss of a write buffer (``cache_reads=False``), read for the host
+    and not kept."""
+    if not w and not r.cache_reads:
         if do_log:
-            outcome[i] = hit
-        hits += hit
-        write_hits += hit & w
-        write_refs += w
-        if hit:
-            ref[f] = 1
-            if f < D:
-                hits_d += 1
-                writes_d += w
-            else:
-                hits_n += 1
-                write_hits_n += w
-            if w:
-                dirtyings += 1 - dirty[f]
-                dirty[f] = 1
-            continue
-        read = not w or r.write_miss_read  # a read miss, or a write miss read first (read-modify-write)
-        dev_reads += read
-        if not w and not r.cache_reads:  # a write buffer: the page goes to the host, not into the buffer
-            if do_log:
-                nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, H.DRAM if D > 0 else H.NVM)
-            continue
-        fills += read
-        dirtyings += w
-        nlog = _admit(where, funit, dirty, ref, free, dfree, ublock, bstart, inbuf, scs, p, w, read, counters, log,
-                      nlog, do_log, base + i, r)
-    C.add_base(counters, refs=stop - start, hits=hits, write_hits=write_hits, write_refs=write_refs,
-               dev_reads=dev_reads, dev_read_reqs=dev_reads, dirtyings=dirtyings)  # write-backs: by the tiers
-    H.add_tiers(counters, hits_d=hits_d, hits_n=hits_n, writes_d=writes_d, writes_n=write_hits_n,
-                write_hits_n=write_hits_n, fills=fills, into_dram=D > 0)
-    return stop, nlog
+            nlog = C.row(log, nlog, ref, C.IO_READ, C.DEMAND, p, 1, H.DRAM if st.sc[0].dcap > 0 else H.NVM)
+        return r, nlog
+    st.sc[0].fills += read
+    nlog = _admit(st.where, st.funit, st.dirty, st.ref, st.free, st.dfree, st.ublock, st.bstart, st.inbuf, st.sc, p,
+                  w, read, counters, log, nlog, do_log, ref, r)
+    return r, nlog
+
+
+@njit(cache=True, inline="always")
+def _rows(st):
+    return rows_per_ref(st.sc[0].pad_pages)
+
+
+@njit(cache=True, inline="always")
+def _tally(st, r, counters):
+    """The chunk's tallies by tier (migrations and write-backs are counted where they happen)."""
+    sc = st.sc[0]
+    H.add_tiers(counters, hits_d=sc.hits_d, hits_n=sc.hits_n, writes_d=sc.writes_d, writes_n=sc.write_hits_n,
+                write_hits_n=sc.write_hits_n, fills=sc.fills, into_dram=sc.dcap > 0)
+    sc.hits_d = sc.hits_n = sc.writes_d = sc.write_hits_n = sc.fills = 0
+
+
+_dnv_step = driver.compose("clock_dnv", begin=_begin, hit=_hit, end=_end, lookup=_lookup, ahead=_ahead,
+                           miss_reads=_miss_reads, place=_place, rows=_rows, tally=_tally)
+"""CLOCK-DNV (read as the state's rules say): the driver's loop with the hooks above. A hit sets the page's
+reference bit (and dirty bit) in either tier (:func:`_hit`); a miss is placed by :func:`_place`."""
 
 
 def blocks_of(units, block_pages: int) -> tuple[np.ndarray, np.ndarray]:
@@ -501,18 +523,16 @@ class ClockDNV(Kernel):
         ublock, bstart = blocks_of(units, params.block_pages)
         sc = H.new_scalars(D, N, SCALARS)
         sc[0].pad_pages = params.block_pages if params.padding != "none" else 0
+        sc[0].frames = frames
         return DNVState(np.full(units.n, -1, np.int32), np.full(frames, -1, np.int32), np.zeros(frames, np.uint8),
                         np.zeros(frames, np.uint8), np.zeros(max(N, 1), np.int32),
                         np.zeros(max(D, 1) if params.padding == "buffer_evict" else 1, np.int32), ublock, bstart,
-                        np.zeros((units.n + 63) // 64, np.uint64), sc)
+                        np.zeros((units.n + 63) // 64, np.uint64), sc, DNVRules.of(params))
 
     def log_rows_per_ref(self, tiers, params):
         return rows_per_ref(params.block_pages if params.padding != "none" else 0)
 
     step_kernel = staticmethod(_dnv_step)
-
-    def rules(self, params):
-        return DNVRules.of(params)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         return H.finish_tiers(state, counters, log, nlog, do_log, flush_at_end, last_ref)

@@ -1,14 +1,15 @@
 """The per-reference loop of a page-granular cache policy, written once, and the hooks a policy supplies.
 
 A policy that decides only *which* page to evict (``lru``, ``fifo``, ``random``, ``clock``, ``cflru``,
-``spatial_clock``, ``bs_clock``; and with the optional hooks for flushes and trace events, ``lru_flush`` and
-``write_once``) is its state and five hooks; :func:`compose` builds its ``step`` (the contract of
-:mod:`flashrepro.cache.contract`) from :func:`page_loop` with the hooks inlined, so the loop below is the only
-place that does what every such policy does: the log's room check, the CPU prefetch hint for a page's entry a
-few references ahead, hit or miss, the tallies, a device read on a read miss (none on a write miss: it covers
-the whole page), a free frame while the cache fills, the victim's write-back when it is dirty, the page table,
-and the per-chunk counter update. The page table is ``st.page_frame`` unless the policy gives the optional
-hooks (:data:`OPTIONAL_HOOKS`) that keep its pages another way (Spatial Clock's resident bitmap). A prefetcher
+``spatial_clock``, ``bs_clock``; with the optional hooks for flushes and trace events, ``lru_flush`` and
+``write_once``; placing missed pages in its tiers itself, ``clock_dnv``) is its state and five hooks;
+:func:`compose` builds its ``step`` (the contract of :mod:`flashrepro.cache.contract`) from :func:`page_loop` with
+the hooks inlined, so the loop below is the only place that does what every such policy does: the log's room
+check, the CPU prefetch hint for a page's entry a few references ahead, hit or miss, the tallies, a device read on
+a read miss (none on a write miss: it covers the whole page), a free frame while the cache fills, the victim's
+write-back when it is dirty, the page table, and the per-chunk counter update. The page table is
+``st.page_frame`` unless the policy gives the optional hooks (:data:`OPTIONAL_HOOKS`) that keep its pages another
+way (Spatial Clock's resident bitmap). A prefetcher
 (pages read ahead from the device) is six more hooks (:data:`PREFETCH_HOOKS`), kept apart from eviction as
 libCacheSim's prefetchers are, so one prefetcher composes with any of these policies (:mod:`flashrepro.cache.obl`).
 
@@ -42,9 +43,10 @@ HOOKS = ("begin", "hit", "victim", "admit", "end")
 # Hooks a policy may leave out: where its pages are (the defaults keep the page table ``st.page_frame``), its own
 # counters (the default has none), what it does at an entry before its reference (the default: nothing; a policy that
 # flushes on a clock or at a trace's events), which free frame a page takes (the default: frames in order), the log
-# rows one entry may write (the default: LOG_ROWS) and whether a miss reads the device (the default: a read does).
-# See the stand-ins below.
-OPTIONAL_HOOKS = ("lookup", "ahead", "unbind", "bind", "tally", "entry", "fresh", "rows", "miss_reads")
+# rows one entry may write (the default: LOG_ROWS), whether a miss reads the device (the default: a read does) and
+# where a missed page goes (the default: a free frame or the victim's; a policy with tiers places it itself, and then
+# gives no victim or admit hook). See the stand-ins below.
+OPTIONAL_HOOKS = ("lookup", "ahead", "unbind", "bind", "tally", "entry", "fresh", "rows", "miss_reads", "place")
 PREFETCH_HOOKS = ("pf_begin", "pf_found", "pf_evicted", "pf_admitted", "pf_next", "pf_end")
 PREFETCH_COUNTERS = (  # a policy composed with a prefetcher reports these after the base counters
     C.Counter("prefetch_hits", None, "requested pages that a prefetch had read (and nobody had requested since)"),
@@ -55,6 +57,8 @@ PREFETCH_COUNTERS = (  # a policy composed with a prefetcher reports these after
 # prefetcher, and the most log rows one reference can write (a read and a write-back, twice with a prefetch).
 PREFETCHING = False
 LOG_ROWS = C.ROWS_PER_REF
+# Whether the policy places a missed page itself (the ``place`` hook; compose sets it)
+PLACES = False
 # compose's two readings of a miss: whether the victim's write-back is logged before the missed page's read
 # (evict first, then load) rather than after it, and whether a victim's write-back is a run of ``dirty`` pages in
 # one request (a bulk write) rather than one page
@@ -151,6 +155,15 @@ def rows(st):
 def miss_reads(st, r, w, counters):
     """1 if a miss (``w`` = 1 for a write) reads the page from the device, else 0; may count it in ``counters``.
     Default: a read miss reads, a write miss covers the whole page."""
+    raise NotImplementedError("a policy's hook (compose)")
+
+
+def place(st, r, p, w, read, counters, log, nlog, do_log, ref):
+    """Page ``p``, missed (``read``: read from the device; its log row the policy's to write, at ``ref``), goes where
+    the policy puts it: a policy with tiers takes its frame, evicts, migrates and writes back, logging and
+    counting each itself (the loop counts the reference, its hit or miss, the read and a write's dirtying).
+    Returns ``(r, nlog)``. Default: none; the loop takes a frame (:func:`fresh` or :func:`evict`) and calls
+    ``bind`` and ``admit``."""
     raise NotImplementedError("a policy's hook (compose)")
 
 
@@ -292,6 +305,11 @@ def page_loop(refs, start, st, counters, log, nlog, outcome, base, do_log, no_re
             dev_reads += 1
             if do_log:
                 nlog = C.row(log, nlog, base + i, C.IO_READ, C.DEMAND, p, 1, 0)
+        elif PLACES:
+            read = miss_reads(st, r, w, counters)
+            dev_reads += read
+            r, nlog = place(st, r, p, w, read, counters, log, nlog, do_log, base + i)
+            dirtyings += w
         else:
             read = miss_reads(st, r, w, counters)
             dev_reads += read
@@ -350,9 +368,11 @@ def compose(name: str, prefetcher: dict | None = None, evict_first: bool = False
     types, and cached on disk as ``<name>_step`` if every hook is defined in the package (a policy of the user's
     own is compiled in each process instead). ``evict_first`` and ``writeback_runs`` set the loop's
     :data:`EVICT_FIRST` and :data:`WRITEBACK_RUNS`."""
-    missing, unknown = set(HOOKS) - set(hooks), set(hooks) - set(HOOKS) - set(OPTIONAL_HOOKS)
+    needed = set(HOOKS) - ({"victim", "admit"} if "place" in hooks else set())  # (a policy placing pages evicts itself)
+    missing, unknown = needed - set(hooks), set(hooks) - set(HOOKS) - set(OPTIONAL_HOOKS)
     if missing or unknown:
-        raise TypeError(f"{name}: compose needs the hooks {HOOKS} and takes {OPTIONAL_HOOKS}; missing "
+        raise TypeError(f"{name}: compose needs the hooks {HOOKS} (but victim and admit with place) and takes "
+                        f"{OPTIONAL_HOOKS}; missing "
                         f"{sorted(missing)}, unknown {sorted(unknown)}")
     if prefetcher is not None and sorted(prefetcher) != sorted(PREFETCH_HOOKS):
         raise TypeError(f"{name}: a prefetcher has the hooks {PREFETCH_HOOKS}, got {tuple(prefetcher)}")
@@ -360,7 +380,7 @@ def compose(name: str, prefetcher: dict | None = None, evict_first: bool = False
     for k, h in every.items():  # (with NUMBA_DISABLE_JIT, njit returns the function itself: the loop runs in Python)
         if not numba.config.DISABLE_JIT and getattr(h, "targetoptions", {}).get("inline") != "always":
             raise TypeError(f"{name}: hook {k} must be an @njit(inline='always') function, got {h!r}")
-    scope = dict(page_loop.__globals__, **every, PREFETCHING=prefetcher is not None,
+    scope = dict(page_loop.__globals__, **every, PREFETCHING=prefetcher is not None, PLACES="place" in hooks,
                  LOG_ROWS=PREFETCH_LOG_ROWS if prefetcher is not None else C.ROWS_PER_REF,
                  EVICT_FIRST=bool(evict_first), WRITEBACK_RUNS=bool(writeback_runs))
     if "rows" not in hooks:
@@ -439,8 +459,14 @@ def _read_misses(st, r, w, counters):
     return 1 - w
 
 
+@njit(cache=True, inline="always")
+def _no_place(st, r, p, w, read, counters, log, nlog, do_log, ref):
+    return r, nlog
+
+
 PAGE_TABLE = {"lookup": _table_lookup, "ahead": _table_ahead, "unbind": _table_unbind, "bind": _table_bind,
-              "tally": _no_tally, "entry": _no_entry, "fresh": _in_order, "miss_reads": _read_misses}
+              "tally": _no_tally, "entry": _no_entry, "fresh": _in_order, "miss_reads": _read_misses,
+              "place": _no_place}
 
 
 # No prefetcher: every hook does nothing (compose's default; the loop's prefetching branches are compiled out).

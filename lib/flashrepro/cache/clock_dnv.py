@@ -419,17 +419,8 @@ def rows_per_ref(pad_pages):
     return 3 + 2 * pad_pages
 
 
-# The hooks the driver's loop (driver.page_loop) is composed with; ``r`` is the state's DNVRules.
-@njit(cache=True, inline="always")
-def _begin(st):
-    return st.rules
-
-
-@njit(cache=True, inline="always")
-def _end(st, r):
-    pass
-
-
+# The hooks the driver's loop (driver.page_loop) is composed with, besides driver.rules_begin and rules_end:
+# ``r`` is the state's DNVRules.
 @njit(cache=True, inline="always")
 def _lookup(st, p):
     return np.int64(st.where[p])
@@ -492,8 +483,8 @@ def _tally(st, r, counters):
     sc.hits_d = sc.hits_n = sc.writes_d = sc.write_hits_n = sc.fills = 0
 
 
-_dnv_step = driver.compose("clock_dnv", begin=_begin, hit=_hit, end=_end, lookup=_lookup, ahead=_ahead,
-                           miss_reads=_miss_reads, place=_place, rows=_rows, tally=_tally)
+_dnv_step = driver.compose("clock_dnv", begin=driver.rules_begin, hit=_hit, end=driver.rules_end, lookup=_lookup,
+                           ahead=_ahead, miss_reads=_miss_reads, place=_place, rows=_rows, tally=_tally)
 """CLOCK-DNV (read as the state's rules say): the driver's loop with the hooks above. A hit sets the page's
 reference bit (and dirty bit) in either tier (:func:`_hit`); a miss is placed by :func:`_place`."""
 

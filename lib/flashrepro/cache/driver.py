@@ -413,6 +413,19 @@ def admit_to_frame(st, r, f, p, w):
     return r
 
 
+# Hooks for a policy whose registers are its settings, kept in its state as ``rules`` (a NamedTuple the hooks read as
+# ``r.name``; nothing to store back at the end of a chunk): lru_flush and write_once, clock_dnv.
+@njit(cache=True, inline="always")
+def rules_begin(st):
+    """The registers: the state's ``rules``."""
+    return st.rules
+
+
+@njit(cache=True, inline="always")
+def rules_end(st, r):
+    """Nothing to store: the settings do not change."""
+
+
 # The optional hooks' defaults: the page table ``st.page_frame`` (int32 per unit: its frame, -1 if not resident), and
 # no counters of the policy's own.
 @njit(cache=True, inline="always")

@@ -325,17 +325,8 @@ def _on_event(page_frame, node, hpos, hq, file, free, scs, e, first, count, sync
                   r.write_once, r.write_once and r.sync_evict, r.track)
 
 
-# The hooks the driver's loop (driver.page_loop) is composed with. ``r`` is the state's FlushRules.
-@njit(cache=True, inline="always")
-def _begin(st):
-    return st.rules
-
-
-@njit(cache=True, inline="always")
-def _end(st, r):
-    pass
-
-
+# The hooks the driver's loop (driver.page_loop) is composed with, besides driver.rules_begin and rules_end:
+# ``r`` is the state's FlushRules.
 @njit(cache=True, inline="always")
 def _entry(st, r, refs, i, counters, log, nlog, do_log, ref):
     """Before entry i: the periodic flushes its time has reached (:func:`_periodic`), then, if it is an event, the
@@ -463,8 +454,9 @@ def _tally(st, r, counters):
     sc.hist_hits = 0
 
 
-_step = driver.compose("lru_flush", begin=_begin, hit=_hit, victim=_victim, admit=_admit, end=_end, entry=_entry,
-                       ahead=_ahead, fresh=_fresh, miss_reads=_miss_reads, rows=_rows, tally=_tally)
+_step = driver.compose("lru_flush", begin=driver.rules_begin, hit=_hit, victim=_victim, admit=_admit,
+                       end=driver.rules_end, entry=_entry, ahead=_ahead, fresh=_fresh, miss_reads=_miss_reads,
+                       rows=_rows, tally=_tally)
 """lru_flush and write_once (``r.write_once``): the driver's loop with the hooks above. Each entry first runs the
 periodic flushes its time has reached and, for an event, the event (:func:`_entry`); a reference hits
 (:func:`_hit`) or brings its block in (:func:`_fresh` while the cache has room, else :func:`_victim`; then

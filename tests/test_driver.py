@@ -77,6 +77,43 @@ def test_a_toy_policy_from_hooks_keeps_its_first_pages():
     assert counters[C.EVICTIONS] == 3 and counters[C.DEV_WRITES_EVICT] == 1 and counters[C.HITS] == 3
 
 
+@njit(inline="always")
+def _hit_move_written(st, r, p, f, w, counters, log, nlog, do_log, ref):  # a toy tier move: a written hit is logged
+    r, dirtied = driver.hit_dirty_only(st, r, f, w)
+    if w and do_log:
+        nlog = C.row(log, nlog, ref, C.IO_WRITE, C.MIGRATION, p, 1, 0)
+    return r, nlog, dirtied
+
+
+def test_hit_move_takes_the_place_of_hit_and_logs_at_the_reference():
+    """A policy that moves what it finds gives ``hit_move`` instead of ``hit``: the loop hands it the page, the log
+    and the reference's number, and counts the dirtying it returns."""
+    import typing
+
+    class Toy(typing.NamedTuple):
+        page_frame: np.ndarray
+        frame_page: np.ndarray
+        dirty: np.ndarray
+        sc: np.recarray
+
+    with pytest.raises(TypeError, match="missing \\['hit'\\]"):
+        driver.compose("toy_moves", begin=_begin, victim=_victim_last, admit=driver.admit_to_frame, end=_end)
+    step = driver.compose("toy_moves", begin=_begin, hit_move=_hit_move_written, victim=_victim_last,
+                          admit=driver.admit_to_frame, end=_end)
+    units = np.array([0, 1, 0, 1, 0, 2], np.int64)
+    writes = np.array([0, 0, 1, 0, 1, 0], np.int8)
+    n = len(units)
+    refs = RefStream(units, writes, np.zeros(n), np.full(n, -1, np.int32), np.ones(n, np.int64))
+    st = Toy(np.full(3, -1, np.int32), np.full(2, -1, np.int32), np.zeros(2, np.uint8), driver.new_scalars(2))
+    counters = np.zeros(32, np.int64)
+    log, outcome = np.zeros((64, 6), np.int64), np.zeros(n, np.int8)
+    stop, nlog = step(refs, 0, st, counters, log, 0, outcome, 10, True, None)
+    assert stop == n and outcome.tolist() == [0, 0, 1, 1, 1, 0]
+    moves = [row[:5] for row in log[:nlog].tolist() if row[2] == C.MIGRATION]
+    assert moves == [[12, C.IO_WRITE, C.MIGRATION, 0, 1], [14, C.IO_WRITE, C.MIGRATION, 0, 1]]
+    assert counters[C.DIRTYINGS] == 1 and counters[C.HITS] == 3  # page 0 dirtied once, by its first written hit
+
+
 def test_each_policy_is_its_own_cached_kernel():
     """compose names each loop after its policy, so Numba's cache holds one file per policy (a shared name would
     hand one policy another's compiled loop); in a new process every composed kernel comes from the cache."""

@@ -422,16 +422,6 @@ def rows_per_ref(pad_pages):
 # The hooks the driver's loop (driver.page_loop) is composed with, besides driver.rules_begin and rules_end:
 # ``r`` is the state's DNVRules.
 @njit(cache=True, inline="always")
-def _lookup(st, p):
-    return np.int64(st.where[p])
-
-
-@njit(cache=True, inline="always")
-def _ahead(st, p):
-    jk.prefetch(st.where, p)
-
-
-@njit(cache=True, inline="always")
 def _hit(st, r, f, w):
     """A hit in either tier sets the page's reference bit (and dirty bit); tallied by tier."""
     sc = st.sc[0]
@@ -447,12 +437,6 @@ def _hit(st, r, f, w):
         dirtied = 1 - st.dirty[f]
         st.dirty[f] = 1
     return r, dirtied
-
-
-@njit(cache=True, inline="always")
-def _miss_reads(st, r, w, counters):
-    """A read miss, or a write miss read first (read-modify-write: write_miss_read)."""
-    return 1 if not w or r.write_miss_read else 0
 
 
 @njit(cache=True, inline="always")
@@ -483,8 +467,8 @@ def _tally(st, r, counters):
     sc.hits_d = sc.hits_n = sc.writes_d = sc.write_hits_n = sc.fills = 0
 
 
-_dnv_step = driver.compose("clock_dnv", begin=driver.rules_begin, hit=_hit, end=driver.rules_end, lookup=_lookup,
-                           ahead=_ahead, miss_reads=_miss_reads, place=_place, rows=_rows, tally=_tally)
+_dnv_step = driver.compose("clock_dnv", begin=driver.rules_begin, hit=_hit, end=driver.rules_end, lookup=H.lookup,
+                           ahead=H.ahead, miss_reads=H.miss_reads, place=_place, rows=_rows, tally=_tally)
 """CLOCK-DNV (read as the state's rules say): the driver's loop with the hooks above. A hit sets the page's
 reference bit (and dirty bit) in either tier (:func:`_hit`); a miss is placed by :func:`_place`."""
 

@@ -51,6 +51,7 @@ from numba import njit
 
 from .. import jitkit as jk
 from . import contract as C
+from . import driver
 from . import hybrid as H
 from .registry import Kernel, register
 
@@ -181,7 +182,13 @@ class HBMState(typing.NamedTuple):
     cnt: np.ndarray  # uint8 per frame: DRAM writes since the last evaluation (0-3); NVM read since the hand passed
     lvl: np.ndarray  # uint8 per frame: DRAM level 1-4; NVM class (0 migration, 1 eviction candidate)
     free: np.ndarray  # int32 stack of free NVM frames
-    sc: np.recarray  # the scalars, hybrid.new_scalars (hybrid.SCALARS), read as sc[0]
+    sc: np.recarray  # the scalars, hybrid.new_scalars (hybrid.SCALARS, then SCALARS), read as sc[0]
+    rules: HBMRules  # the parameters as the hooks read them (the registers ``r`` of the driver's loop)
+
+
+SCALARS = [  # the state's scalars after hybrid.SCALARS: this chunk's DRAM tallies and fills, added at its end (_tally)
+    ("hits_d", np.int64), ("writes_d", np.int64), ("fills", np.int64),
+] + driver.SCALARS  # (used, frames: the driver's loop reads them; this policy places pages itself)
 
 
 (LEVEL_UPS, LEVEL_DOWNS, TO_EVICTION, TO_MIGRATION, PROMOTE_SWAPS) = range(H.N_HYBRID, H.N_HYBRID + 5)
@@ -207,7 +214,7 @@ class HBMRules(typing.NamedTuple):
     l2_class: int  # ... at level 2
     promote_before: bool  # the NVM -> DRAM test reads the reference bit before this access sets it
     dram_ref: bool  # DRAM pages have a reference bit (dram_ref_bit)
-    nvm_to_dram: bool
+    nvm_to_dram: bool  # nvm_to_dram, and there is a DRAM tier to move to
     second_chance: bool  # nvm_second_chance
     write_miss_read: bool
     own: np.uint8  # 1: the write that places a page counts toward its first rotation (miss_write_counts)
@@ -218,7 +225,8 @@ class HBMRules(typing.NamedTuple):
     incoming_first: bool  # the incoming page's row before the victim's in the I/O log
 
     @classmethod
-    def of(cls, p: ClockHBMParams) -> HBMRules:
+    def of(cls, p: ClockHBMParams, dram: int) -> HBMRules:
+        """The rules of ``p`` for a DRAM tier of ``dram`` frames."""
         lv = p.levels
         per_page = lv and p.rotation == "page"
         l1, l2 = (MIGRATION_CAND, EVICTION_CAND) if p.nvm_classes == "respectively" else (EVICTION_CAND,
@@ -226,16 +234,17 @@ class HBMRules(typing.NamedTuple):
         u8 = np.uint8
         return cls(per_page and p.evaluate_first, per_page and not p.evaluate_first, lv and p.rotation == "sweep",
                    u8(p.read_level if lv else 1), u8(p.write_level if lv else 1), u8(p.promote_level if lv else 1),
-                   l1, l2, p.promote_test == "before", p.dram_ref_bit, p.nvm_to_dram, p.nvm_second_chance,
+                   l1, l2, p.promote_test == "before", p.dram_ref_bit, p.nvm_to_dram and dram > 0, p.nvm_second_chance,
                    p.write_miss_read, u8(p.miss_write_counts), u8(p.migrated_referenced), u8(p.migrated_read),
                    u8(p.insert_referenced), p.promote_write_tier == "nvm", p.incoming_first)
 
 
-# The steps of one reference, in Algorithm 1's order. Each is a function of its own, which LLVM inlines into
-# _hbm_step (its LLVM IR calls only _sweep, once per rotation of the DRAM clock); one that does not log is
+# The steps of one reference, in Algorithm 1's order, called by the hooks below. Each is a function of its own, which
+# LLVM inlines into the composed loop (its LLVM IR calls only _sweep, once per rotation of the DRAM clock); one that
+# does not log is
 # compiled once for both of the kernel's specialisations (with and without the I/O log). _dram_victim with the
 # sweep's loop written in was too large for LLVM to inline, and the kernel ran 1.3x slower (measured); _admit
-# is, so Numba inlines it. Like the kernel they are compiled without reference counting (they allocate nothing),
+# is, so Numba inlines it. Like the loop they are compiled without reference counting (they allocate nothing),
 # which would incref and decref every array passed. They take the arrays they change as arguments, never the
 # state tuple: Numba's dead-code elimination does not see that arrays unpacked from a tuple are the caller's,
 # and drops stores to them that it deems unused (it did here: a run without the I/O log kept no page).
@@ -386,11 +395,12 @@ def _demote(where, funit, dirty, ref, cnt, lvl, g, t, victim, counters, log, nlo
 
 
 @jk.njit_no_refcount
-def _place(where, funit, dirty, ref, cnt, lvl, p, w, g, t, moved_up, counters, k):
+def _occupy(where, funit, dirty, ref, cnt, lvl, p, w, g, t, moved_up, counters, k):
     """Page p takes its frame with this access's bits set (AllocateToDRAMBuffer, then SetPageBitFlags): DRAM
     frame g at ``promote_level`` when a write moved it up from NVM (``moved_up``), else at the write or read
     level; with no DRAM (g < 0), NVM frame t as the candidate class of that level. Changes ``where`` and the
-    frame's ``funit``, ``dirty``, ``ref``, ``cnt`` and ``lvl``; counts the write (per tier) and the dirtying."""
+    frame's ``funit``, ``dirty``, ``ref``, ``cnt`` and ``lvl``; counts the write per tier (the driver's loop counts
+    a miss's dirtying, :func:`_nvm_hit` a move's)."""
     if g < 0:
         funit[t] = p
         where[p] = t
@@ -399,7 +409,6 @@ def _place(where, funit, dirty, ref, cnt, lvl, p, w, g, t, moved_up, counters, k
         cnt[t] = 1 - w  # a read is a read since the NVM hand last passed
         lvl[t] = k.l1_class if (k.write_level if w else k.read_level) <= 1 else k.l2_class
         counters[H.WRITES_N] += w
-        counters[C.DIRTYINGS] += w
     else:
         funit[g] = p
         where[p] = g
@@ -414,7 +423,6 @@ def _place(where, funit, dirty, ref, cnt, lvl, p, w, g, t, moved_up, counters, k
             cnt[g] = w & k.own
             lvl[g] = k.write_level if w else k.read_level
             counters[H.WRITES_D] += w
-            counters[C.DIRTYINGS] += w
 
 
 @njit(cache=True, inline="always")
@@ -455,7 +463,7 @@ def _admit(where, funit, dirty, ref, cnt, lvl, free, scs, p, w, src, cause, coun
         nlog = _demote(where, funit, dirty, ref, cnt, lvl, g, t, victim, counters, log, nlog, do_log, at, k)
     if do_log and not k.incoming_first and cause >= 0:
         nlog = C.row(log, nlog, at, C.IO_READ, cause, p, 1, tier)
-    _place(where, funit, dirty, ref, cnt, lvl, p, w, g, t, src >= 0, counters, k)
+    _occupy(where, funit, dirty, ref, cnt, lvl, p, w, g, t, src >= 0, counters, k)
     return nlog
 
 
@@ -481,61 +489,59 @@ def _nvm_hit(ref, cnt, dirty, f, w, promote, counters, k):
     return False
 
 
-@jk.njit_no_refcount
-def _hbm_step(refs, start, state, counters, log, nlog, outcome, base, do_log, k):
-    """CLOCK-HBM (Algorithm 1, read as ``k`` says) over the references of ``refs`` from ``start``, until the
-    chunk ends or the I/O log lacks room for one reference's rows (three at most: an NVM eviction, a migration
-    and a read). A hit in DRAM sets the page's bits here (line 7); a hit in NVM is :func:`_nvm_hit`; a miss, or
-    a write moving a page up, is :func:`_admit`. Changes every array of ``state``; adds to ``counters``; with
-    ``do_log`` writes ``outcome`` and log rows from ``nlog``. Returns ``(stop, nlog)``. Compiled without
-    Numba's reference counting (it allocates nothing), which would incref and decref each array a step takes."""
-    unit, event = refs.unit, refs.event
-    where, funit, dirty, ref, cnt, lvl, free, scs = state
-    sc = scs[0]
-    D = sc.dcap
-    promote = k.nvm_to_dram and D > 0
-    hits = write_hits = write_refs = hits_d = writes_d = dirtyings = dev_reads = 0
-    n = unit.shape[0]
-    stop = n
-    for i in range(start, n):
-        if do_log and nlog + ROWS_PER_REF > log.shape[0]:
-            stop = i
-            break
-        if i + jk.PREFETCH_DISTANCE < n:
-            jk.prefetch(where, unit[i + jk.PREFETCH_DISTANCE])
-        p = unit[i]
-        w = np.uint8(event[i])
-        f = where[p]
-        hit = f >= 0
-        if do_log:
-            outcome[i] = hit
-        hits += hit
-        write_hits += hit & w
-        write_refs += w
-        if hit and f < D:  # line 7, SetPageBitFlags, for a page in DRAM
-            hits_d += 1
-            writes_d += w
-            ref[f] = 1
-            if w:
-                cnt[f] = min(cnt[f] + 1, 3)
-                dirtyings += 1 - dirty[f]
-                dirty[f] = 1
-            continue
-        cause = -1  # p's own row: none for a write miss without a read
-        if hit:
-            if not _nvm_hit(ref, cnt, dirty, f, w, promote, counters, k):
-                continue
-            cause = C.MIGRATION
-        elif not w or k.write_miss_read:  # a miss that reads the page from flash: a swap
-            dev_reads += 1
-            cause = C.DEMAND
-        nlog = _admit(where, funit, dirty, ref, cnt, lvl, free, scs, p, w, f, cause, counters, log, nlog, do_log,
-                      base + i, k)  # f: p's NVM frame if it moves up, -1 on a miss
-    C.add_base(counters, refs=stop - start, hits=hits, write_hits=write_hits, write_refs=write_refs,
-               dev_reads=dev_reads, dev_read_reqs=dev_reads, dirtyings=dirtyings)  # write-backs: by the tiers
-    H.add_tiers(counters, hits_d=hits_d, hits_n=0, writes_d=writes_d, writes_n=0, write_hits_n=0,
-                fills=dev_reads, into_dram=D > 0)  # every read fills a frame
-    return stop, nlog
+# The hooks the driver's loop (driver.page_loop) is composed with, besides driver.rules_begin and rules_end and
+# hybrid's lookup, ahead and miss_reads: ``r`` is the state's HBMRules.
+@njit(cache=True, inline="always")
+def _hit_move(st, r, p, f, w, counters, log, nlog, do_log, ref):
+    """A hit in DRAM sets the page's bits (line 7, SetPageBitFlags: a write counts toward its level); a hit in NVM is
+    :func:`_nvm_hit`, and a write that moves the page up to DRAM (lines 8-11) is :func:`_admit` from its NVM frame.
+    Tallied by tier."""
+    sc = st.sc[0]
+    if f < sc.dcap:
+        sc.hits_d += 1
+        sc.writes_d += w
+        st.ref[f] = 1
+        dirtied = 0
+        if w:
+            st.cnt[f] = min(st.cnt[f] + 1, 3)
+            dirtied = 1 - st.dirty[f]
+            st.dirty[f] = 1
+        return r, nlog, dirtied
+    if _nvm_hit(st.ref, st.cnt, st.dirty, f, w, r.nvm_to_dram, counters, r):
+        nlog = _admit(st.where, st.funit, st.dirty, st.ref, st.cnt, st.lvl, st.free, st.sc, p, w, f, C.MIGRATION,
+                      counters, log, nlog, do_log, ref, r)
+    return r, nlog, 0
+
+
+@njit(cache=True, inline="always")
+def _place(st, r, p, w, read, counters, log, nlog, do_log, ref):
+    """A miss enters DRAM (NVM when there is none): :func:`_admit`, after its read from flash (a swap) if ``read``."""
+    st.sc[0].fills += read
+    nlog = _admit(st.where, st.funit, st.dirty, st.ref, st.cnt, st.lvl, st.free, st.sc, p, w, -1,
+                  C.DEMAND if read else -1, counters, log, nlog, do_log, ref, r)
+    return r, nlog
+
+
+@njit(cache=True, inline="always")
+def _rows(st):
+    return ROWS_PER_REF
+
+
+@njit(cache=True, inline="always")
+def _tally(st, r, counters):
+    """The chunk's DRAM tallies and fills (NVM hits, migrations and write-backs are counted where they happen)."""
+    sc = st.sc[0]
+    H.add_tiers(counters, hits_d=sc.hits_d, hits_n=0, writes_d=sc.writes_d, writes_n=0, write_hits_n=0,
+                fills=sc.fills, into_dram=sc.dcap > 0)
+    sc.hits_d = sc.writes_d = sc.fills = 0
+
+
+_hbm_step = driver.compose("clock_hbm", begin=driver.rules_begin, hit_move=_hit_move, end=driver.rules_end,
+                           lookup=H.lookup, ahead=H.ahead, miss_reads=H.miss_reads, place=_place, rows=_rows,
+                           tally=_tally)
+"""CLOCK-HBM (Algorithm 1, read as the state's rules say): the driver's loop with the hooks above. A hit is
+:func:`_hit_move`; a miss is placed by :func:`_place`. A reference writes three log rows at most: an NVM eviction, a
+migration and a read."""
 
 
 @register("clock_hbm", ClockHBMParams)
@@ -548,17 +554,16 @@ class ClockHBM(Kernel):
     def new_state(self, units, tiers, params):
         D, N = H.tier_sizes(tiers, units.n)
         frames = D + N
+        sc = H.new_scalars(D, N, SCALARS)
+        sc[0].frames = frames
         return HBMState(np.full(units.n, -1, np.int32), np.full(frames, -1, np.int32), np.zeros(frames, np.uint8),
                         np.zeros(frames, np.uint8), np.zeros(frames, np.uint8), np.zeros(frames, np.uint8),
-                        np.zeros(max(N, 1), np.int32), H.new_scalars(D, N))
+                        np.zeros(max(N, 1), np.int32), sc, HBMRules.of(params, D))
 
     def log_rows_per_ref(self, tiers, params):
         return ROWS_PER_REF
 
     step_kernel = staticmethod(_hbm_step)
-
-    def rules(self, params):
-        return HBMRules.of(params)
 
     def finish(self, state, counters, log, nlog, do_log, flush_at_end, last_ref, params):
         return H.finish_tiers(state, counters, log, nlog, do_log, flush_at_end, last_ref)

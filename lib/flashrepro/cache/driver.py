@@ -2,7 +2,8 @@
 
 A policy that decides only *which* page to evict (``lru``, ``fifo``, ``random``, ``clock``, ``cflru``,
 ``spatial_clock``, ``bs_clock``; with the optional hooks for flushes and trace events, ``lru_flush`` and
-``write_once``; placing missed pages in its tiers itself, ``clock_dnv``) is its state and five hooks;
+``write_once``; placing missed pages in its tiers itself, ``clock_dnv``, and moving the pages it finds between them,
+``clock_hbm``) is its state and five hooks;
 :func:`compose` builds its ``step`` (the contract of :mod:`flashrepro.cache.contract`) from :func:`page_loop` with
 the hooks inlined, so the loop below is the only place that does what every such policy does: the log's room
 check, the CPU prefetch hint for a page's entry a few references ahead, hit or miss, the tallies, a device read on
@@ -43,10 +44,12 @@ HOOKS = ("begin", "hit", "victim", "admit", "end")
 # Hooks a policy may leave out: where its pages are (the defaults keep the page table ``st.page_frame``), its own
 # counters (the default has none), what it does at an entry before its reference (the default: nothing; a policy that
 # flushes on a clock or at a trace's events), which free frame a page takes (the default: frames in order), the log
-# rows one entry may write (the default: LOG_ROWS), whether a miss reads the device (the default: a read does) and
+# rows one entry may write (the default: LOG_ROWS), whether a miss reads the device (the default: a read does),
 # where a missed page goes (the default: a free frame or the victim's; a policy with tiers places it itself, and then
-# gives no victim or admit hook). See the stand-ins below.
-OPTIONAL_HOOKS = ("lookup", "ahead", "unbind", "bind", "tally", "entry", "fresh", "rows", "miss_reads", "place")
+# gives no victim or admit hook) and whether a hit moves its page (the default: never; a policy with tiers may promote
+# it, and then gives no hit hook). See the stand-ins below.
+OPTIONAL_HOOKS = ("lookup", "ahead", "unbind", "bind", "tally", "entry", "fresh", "rows", "miss_reads", "place",
+                  "hit_move")
 PREFETCH_HOOKS = ("pf_begin", "pf_found", "pf_evicted", "pf_admitted", "pf_next", "pf_end")
 PREFETCH_COUNTERS = (  # a policy composed with a prefetcher reports these after the base counters
     C.Counter("prefetch_hits", None, "requested pages that a prefetch had read (and nobody had requested since)"),
@@ -167,6 +170,13 @@ def place(st, r, p, w, read, counters, log, nlog, do_log, ref):
     raise NotImplementedError("a policy's hook (compose)")
 
 
+def hit_move(st, r, p, f, w, counters, log, nlog, do_log, ref):
+    """A hit on page ``p`` in frame ``f`` of a policy that may move the page it finds (a promotion from one tier to
+    another, which may evict): what :func:`hit` does, and the move, logged at ``ref`` and counted as :func:`place`
+    logs and counts. Returns ``(r, nlog, dirtied)``. Default: :func:`hit` (nothing moves)."""
+    raise NotImplementedError("a policy's hook (compose)")
+
+
 # The prefetcher's hooks (libCacheSim's prefetcher interface: told of finds, evictions and insertions, asked what
 # to prefetch). ``q`` is the prefetcher's registers, as ``r`` is the policy's. :data:`NO_PREFETCHER` is the default.
 def pf_begin(st):
@@ -249,12 +259,13 @@ def page_loop(refs, start, st, counters, log, nlog, outcome, base, do_log, no_re
     :class:`~flashrepro.traces.trace.RefStream`), with the policy's hooks and its prefetcher's (the stand-ins
     above say what each does).
 
-    A hit (``lookup`` finds the page) calls ``hit``. A miss reads the page from the device if it is a read (a
-    write covers the whole page), takes the next free frame while the cache fills and otherwise empties the
-    ``victim``'s frame (:func:`evict`: a device write if its page was dirty; with ``EVICT_FIRST`` logged before
-    the read), then gives the page to ``bind`` and ``admit``. With ``no_read_alloc`` (not None) a read miss is read
-    from the device and not allocated. ``do_log`` and ``no_read_alloc`` are None or a value, so each
-    combination is its own specialisation, compiled without the other's branches. A policy composed with a
+    A hit (``lookup`` finds the page) calls ``hit_move`` (by default ``hit``). A miss reads the page from the device
+    if it is a read (a write covers the whole page), takes the next free frame while the cache fills and otherwise
+    empties the ``victim``'s frame (:func:`evict`: a device write if its page was dirty; with ``EVICT_FIRST`` logged
+    before the read), then gives the page to ``bind`` and ``admit`` (a policy with tiers: to ``place``). With
+    ``no_read_alloc`` (not None) a read miss is read from the device and not allocated. ``do_log`` and
+    ``no_read_alloc`` are None or a value, so each combination is its own specialisation, compiled without the
+    other's branches. A policy composed with a
     prefetcher (``PREFETCHING``, a constant of each composed copy) then reads ahead (:func:`read_ahead`).
 
     Changes ``sc[0].used`` and what the hooks change; adds the base counters to ``counters`` (then, with a
@@ -294,7 +305,7 @@ def page_loop(refs, start, st, counters, log, nlog, outcome, base, do_log, no_re
         write_hits += resident & w
         write_refs += w
         if resident:
-            r, dirtied = hit(st, r, f, w)
+            r, nlog, dirtied = hit_move(st, r, p, f, w, counters, log, nlog, do_log, base + i)
             dirtyings += dirtied
             if PREFETCHING:
                 q, found = pf_found(st, q, f)
@@ -369,9 +380,11 @@ def compose(name: str, prefetcher: dict | None = None, evict_first: bool = False
     own is compiled in each process instead). ``evict_first`` and ``writeback_runs`` set the loop's
     :data:`EVICT_FIRST` and :data:`WRITEBACK_RUNS`."""
     needed = set(HOOKS) - ({"victim", "admit"} if "place" in hooks else set())  # (a policy placing pages evicts itself)
+    needed -= {"hit"} if "hit_move" in hooks else set()
     missing, unknown = needed - set(hooks), set(hooks) - set(HOOKS) - set(OPTIONAL_HOOKS)
     if missing or unknown:
-        raise TypeError(f"{name}: compose needs the hooks {HOOKS} (but victim and admit with place) and takes "
+        raise TypeError(f"{name}: compose needs the hooks {HOOKS} (but victim and admit with place, hit with "
+                        f"hit_move) and takes "
                         f"{OPTIONAL_HOOKS}; missing "
                         f"{sorted(missing)}, unknown {sorted(unknown)}")
     if prefetcher is not None and sorted(prefetcher) != sorted(PREFETCH_HOOKS):
@@ -383,8 +396,9 @@ def compose(name: str, prefetcher: dict | None = None, evict_first: bool = False
     scope = dict(page_loop.__globals__, **every, PREFETCHING=prefetcher is not None, PLACES="place" in hooks,
                  LOG_ROWS=PREFETCH_LOG_ROWS if prefetcher is not None else C.ROWS_PER_REF,
                  EVICT_FIRST=bool(evict_first), WRITEBACK_RUNS=bool(writeback_runs))
-    if "rows" not in hooks:
-        scope["rows"] = njit(inline="always")(jk.copy_with_globals(_log_rows, "_log_rows", scope))
+    for hook, default in (("rows", _log_rows), ("hit_move", _hit_in_place)):  # defaults that read the copy's globals
+        if hook not in hooks:
+            scope[hook] = njit(inline="always")(jk.copy_with_globals(default, default.__name__, scope))
     for helper in (evict, take_frame, read_ahead):  # they call the policy's hooks
         scope[helper.__name__] = njit(inline="always")(jk.copy_with_globals(helper, helper.__name__, scope))
     fn = jk.copy_with_globals(page_loop, f"{name}_step", scope)  # one cache file per policy
@@ -465,6 +479,11 @@ def _in_order(st, used):
 
 def _log_rows(st):  # compiled in each composed copy (compose), whose LOG_ROWS it reads
     return LOG_ROWS
+
+
+def _hit_in_place(st, r, p, f, w, counters, log, nlog, do_log, ref):  # compiled in each composed copy: its hit
+    r, dirtied = hit(st, r, f, w)
+    return r, nlog, dirtied
 
 
 @njit(cache=True, inline="always")

@@ -13,11 +13,11 @@ operations either way (host hits only, or every DRAM / NVM access with migration
 ``write_hits_nvm``, ``fills_dram`` / ``fills_nvm`` (pages read from flash into a tier) and
 ``writebacks_dram`` / ``writebacks_nvm`` (dirty pages written to flash out of a tier).
 
-Each kernel is a loop over references that calls named steps (choose a victim, evict, migrate, place), each a
-function that takes the arrays it changes. The kernels and their steps are compiled without Numba's reference
-counting: with it, every call increfs and decrefs each array passed, atomically, which cost CLOCK-HBM's loop
-two thirds of its speed (measured: 10 against 32 M references/s with a 10k-page buffer). The helpers below
-are shared by both kernels.
+Each kernel is the driver's per-reference loop (:mod:`flashrepro.cache.driver`) composed with hooks that call named
+steps (choose a victim, evict, migrate, place), each a function that takes the arrays it changes. The loops and their
+steps are compiled without Numba's reference counting: with it, every call increfs and decrefs each array passed,
+atomically, which cost CLOCK-HBM's loop two thirds of its speed (measured: 10 against 32 M references/s with a
+10k-page buffer). The helpers and hooks below are shared by both kernels.
 """
 
 from __future__ import annotations
@@ -111,6 +111,26 @@ def nvm_free_frame_lowest(free, scs):
         sc.nfree = n - 1
         return f
     return nvm_free_frame(free, scs)
+
+
+# Hooks of the driver's loop (driver.page_loop) that both kernels compose: the page table ``st.where`` and the rule
+# ``write_miss_read`` of their rules (the registers ``r``).
+@njit(cache=True, inline="always")
+def lookup(st, p):
+    """The frame holding page ``p``, or -1."""
+    return np.int64(st.where[p])
+
+
+@njit(cache=True, inline="always")
+def ahead(st, p):
+    """A CPU prefetch hint for page ``p``'s entry in ``st.where``."""
+    jk.prefetch(st.where, p)
+
+
+@njit(cache=True, inline="always")
+def miss_reads(st, r, w, counters):
+    """A read miss reads the page from flash, and with ``write_miss_read`` a write miss too (read-modify-write)."""
+    return 1 if not w or r.write_miss_read else 0
 
 
 def hand_order(funit: np.ndarray, first: int, size: int, hand: int) -> np.ndarray:

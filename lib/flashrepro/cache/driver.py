@@ -351,10 +351,21 @@ def page_loop(refs, start, st, counters, log, nlog, outcome, base, do_log, no_re
             write_reqs += dirty != 0
             pf_unrequested += unrequested
     sc.used = used
+    end_chunk(st, r, q, counters, stop - start - events, hits, write_hits, write_refs, dev_reads, dev_write_evict,
+              write_reqs, dirtyings, evictions, pf_hits, prefetched, pf_unrequested)
+    return stop, nlog
+
+
+def end_chunk(st, r, q, counters, refs, hits, write_hits, write_refs, dev_reads, dev_write_evict, write_reqs,
+              dirtyings, evictions, pf_hits, prefetched, pf_unrequested):
+    """The end of :func:`page_loop`'s chunk: the policy's and the prefetcher's registers go back to ``st``
+    (``end``, ``pf_end``), and the chunk's tallies (``refs`` references, the rest as the loop names them) to
+    ``counters``: the base counters, then with a prefetcher :data:`PREFETCH_COUNTERS`, then the policy's own
+    (``tally``)."""
     end(st, r)
     pf_end(st, q)
-    C.add_base(counters, refs=stop - start - events, hits=hits, write_hits=write_hits, write_refs=write_refs,
-               dev_reads=dev_reads, dev_read_reqs=dev_reads, dev_write_evict=dev_write_evict,
+    C.add_base(counters, refs=refs, hits=hits, write_hits=write_hits, write_refs=write_refs, dev_reads=dev_reads,
+               dev_read_reqs=dev_reads, dev_write_evict=dev_write_evict,
                dev_write_reqs=write_reqs if WRITEBACK_RUNS else dev_write_evict, dirtyings=dirtyings,
                evictions=evictions)
     if PREFETCHING:
@@ -362,7 +373,6 @@ def page_loop(refs, start, st, counters, log, nlog, outcome, base, do_log, no_re
         counters[C.N_BASE + 1] += prefetched
         counters[C.N_BASE + 2] += pf_unrequested
     tally(st, r, counters)
-    return stop, nlog
 
 
 def no_read_alloc(params):
@@ -399,7 +409,7 @@ def compose(name: str, prefetcher: dict | None = None, evict_first: bool = False
     for hook, default in (("rows", _log_rows), ("hit_move", _hit_in_place)):  # defaults that read the copy's globals
         if hook not in hooks:
             scope[hook] = njit(inline="always")(jk.copy_with_globals(default, default.__name__, scope))
-    for helper in (evict, take_frame, read_ahead):  # they call the policy's hooks
+    for helper in (evict, take_frame, read_ahead, end_chunk):  # they call the policy's hooks
         scope[helper.__name__] = njit(inline="always")(jk.copy_with_globals(helper, helper.__name__, scope))
     fn = jk.copy_with_globals(page_loop, f"{name}_step", scope)  # one cache file per policy
     # cached only when every hook is the package's own: the cache folder's key covers the package's source, not a

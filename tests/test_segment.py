@@ -264,3 +264,31 @@ def test_io_of_a_request_over_two_segments_is_logged_where_each_segment_is_reach
     wb = np.flatnonzero(res.io_log.op == contract.IO_WRITE)
     assert res.io_log.ref[wb[0]] == 7 and res.io_log.first_page[wb[0]] == 1  # at page 8, not at page 1
     assert replay_write_backs(tr, res) == {8, 9}
+
+
+def test_a_segment_policy_is_its_hooks():
+    """segment.compose makes a segment policy from hooks: seg_prefetch's fetch (the whole segment) with seg_lru's
+    read (one request per run of the blocks read) keeps seg_prefetch's blocks, so its hits, and reads only the
+    blocks it fetches, in runs."""
+    from flashrepro.cache import segment
+    from flashrepro.cache.registry import register, unregister
+
+    step = segment.compose("toy_whole_runs", segment._fetch_segment, segment._read_runs, culling=False)
+    assert step.py_func.__qualname__ == "toy_whole_runs_step"
+
+    class WholeRuns(segment.SegPrefetch):
+        def step(self, refs, start, state, counters, log, nlog, outcome, base, do_log, params):
+            return step(refs, start, state, counters, log, nlog, outcome, base, do_log)
+
+    register("toy_whole_runs", segment.SegmentParams)(WholeRuns)
+    try:
+        tr = local_trace(3)
+        whole = simulate(tr, "seg_prefetch", 64, segment_kib=32, log_io=True)
+        runs = simulate(tr, "toy_whole_runs", 64, segment_kib=32, log_io=True)
+    finally:
+        unregister("toy_whole_runs")
+    assert np.array_equal(runs.outcome, whole.outcome)
+    assert runs.counters["hits"] == whole.counters["hits"] and runs.counters["prefetch_hits"] > 0
+    assert runs.counters["prefetched_pages"] == 0  # (_read_runs does not count them)
+    assert runs.counters["device_reads"] < whole.counters["device_reads"]  # blocks already held are not read again
+    assert runs.counters["device_read_requests"] >= whole.counters["device_read_requests"]

@@ -18,9 +18,9 @@ The Python methods only unpack parameters and call ``@njit`` kernels, which take
 Counters live in one int64 array; a kernel keeps its tallies in local scalars inside the loop (they stay
 in registers) and adds them to the array when it returns (:func:`add_base`). Indices come from module
 constants (Numba treats them as compile-time constants): the :data:`BASE` slots below, then the policy's
-own from ``N_BASE`` on. The page-granular policies (``lru``, ``fifo``, ``random``, ``clock``, ``cflru``) share one
-loop, :func:`flashrepro.cache.driver.page_loop`, into which their hooks are inlined at compile time; the
-others write their own loop.
+own from ``N_BASE`` on. The page-granular policies share one loop, :func:`flashrepro.cache.driver.page_loop`, and
+the segment policies another (:mod:`flashrepro.cache.segment`), into which their hooks are inlined at compile time;
+``linux_readahead``, whose reads merge into runs per request, writes its own.
 
 The device I/O log is an int64 array of rows ``(ref, op, cause, first_unit, n_units, tier)`` written with
 :func:`row`. Before each reference a kernel checks that ``log_rows_per_ref`` rows are free; if not it

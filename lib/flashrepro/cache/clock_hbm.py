@@ -241,13 +241,13 @@ class HBMRules(typing.NamedTuple):
 
 # The steps of one reference, in Algorithm 1's order, called by the hooks below. Each is a function of its own, which
 # LLVM inlines into the composed loop (its LLVM IR calls only _sweep, once per rotation of the DRAM clock); one that
-# does not log is
-# compiled once for both of the kernel's specialisations (with and without the I/O log). _dram_victim with the
-# sweep's loop written in was too large for LLVM to inline, and the kernel ran 1.3x slower (measured); _admit
-# is, so Numba inlines it. Like the loop they are compiled without reference counting (they allocate nothing),
-# which would incref and decref every array passed. They take the arrays they change as arguments, never the
-# state tuple: Numba's dead-code elimination does not see that arrays unpacked from a tuple are the caller's,
-# and drops stores to them that it deems unused (it did here: a run without the I/O log kept no page).
+# does not log is compiled once for both of the kernel's specialisations (with and without the I/O log). _dram_victim
+# with the sweep's loop written in was too large for LLVM to inline, and the kernel ran 1.3x slower (measured); _admit
+# is, so Numba inlines it. Like the loop they are compiled without reference counting (they allocate nothing), which
+# would incref and decref every array passed. They take the arrays they change as arguments, never the state tuple
+# (the hooks, which Numba inlines, may): Numba's dead-code elimination does not see that arrays unpacked from a tuple
+# are the caller's, and drops stores to them that it deems unused (it did here: a run without the I/O log kept no
+# page).
 @jk.njit_no_refcount
 def _evaluate(lvl, cnt, x):
     """Table 2 for DRAM frame x: its level ``lvl[x]`` moves at most one step by its writes since its last

@@ -27,17 +27,53 @@ from collections.abc import Iterator
 import numpy as np
 from numba import njit
 
+from ..jitkit import prefetch
+
 N_CLASSES = 64
+
+
+PREFETCH = 16  # writes ahead the generator draws a write's page and prefetches it (a random read in megabytes)
+_STEPS = (32, 16, 8, 4, 2, 1)  # binary lifting over N_CLASSES - 1 = 63 cumulative weights
+assert N_CLASSES == 64
+
+
+@njit(cache=True, inline="always")
+def _draw(u0, u1, start, cnt, cum):
+    """The index in ``members`` of an update drawn by the uniforms ``u0`` (class) and ``u1`` (page in it).
+
+    The class is the first whose cumulative weight exceeds ``u0`` times the total (the last if none): ``cum`` is
+    non-decreasing, so that is the count of ``cum[:N_CLASSES - 1]`` at or under the draw, found by binary lifting
+    (six steps, no data-dependent branch)."""
+    x = u0 * cum[N_CLASSES - 1]
+    k = 0
+    for step in _STEPS:
+        k += step * np.int64(cum[k + step - 1] <= x)
+    while cnt[k] == 0:  # guard against rounding at the top of the cumulative sum
+        k -= 1
+    return start[k] + int(u1 * cnt[k])
 
 
 @njit(cache=True, nogil=True)
 def _db_writes(pos, n_writes, initial, final, u, klass, members, start, cnt, weight, cum, out):
-    """Writes ``pos .. pos + len(out) - 1`` of the stream; two uniforms per write in ``u``."""
-    K = cnt.shape[0]
+    """Writes ``pos .. pos + len(out) - 1`` of the stream; two uniforms per write in ``u``.
+
+    Each update's page is drawn ``PREFETCH`` writes ahead and prefetched. The draw is kept with the number of
+    weight changes so far (``ver``: a created page that is not insert-only changes them); an update whose draw
+    was made under other weights draws again, so every write is drawn with the weights of its own moment."""
+    n = out.shape[0]
+    ring = np.empty(2 * PREFETCH, np.int64)  # the draw of write a at a % (2 PREFETCH), and its ver
+    ring_ver = np.full(2 * PREFETCH, -1, np.int64)
+    ver = 0
     grow = final - initial  # at most n_writes: the size grows by 0 or 1 page per write
     q = (grow * pos) // n_writes  # pages created before write i: (grow * i) // n_writes, kept with its remainder
     r = grow * pos - q * n_writes
-    for j in range(out.shape[0]):
+    for j in range(n):
+        a = j + PREFETCH
+        if a < n:
+            d = _draw(u[2 * a], u[2 * a + 1], start, cnt, cum)
+            ring[a % (2 * PREFETCH)] = d
+            ring_ver[a % (2 * PREFETCH)] = ver
+            prefetch(members, d)
         r += grow
         if r >= n_writes:  # (grow * (i + 1)) // n_writes passed q: the next page is created
             r -= n_writes
@@ -48,23 +84,14 @@ def _db_writes(pos, n_writes, initial, final, u, klass, members, start, cnt, wei
             if k >= 0:
                 cnt[k] += 1
                 acc = 0.0
-                for c in range(K):
+                for c in range(N_CLASSES):
                     acc += cnt[c] * weight[c]
                     cum[c] = acc
+                ver += 1
             continue
-        total = cum[K - 1]
-        x = u[2 * j] * total
-        lo, hi = 0, K - 1
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if cum[mid] > x:
-                hi = mid
-            else:
-                lo = mid + 1
-        k = lo
-        while cnt[k] == 0:  # guard against rounding at the top of the cumulative sum
-            k -= 1
-        out[j] = members[start[k] + int(u[2 * j + 1] * cnt[k])]
+        at = j % (2 * PREFETCH)
+        d = ring[at] if ring_ver[at] == ver else _draw(u[2 * j], u[2 * j + 1], start, cnt, cum)
+        out[j] = members[d]
 
 
 @dataclasses.dataclass

@@ -25,6 +25,7 @@ from numba import njit
 
 from ... import paths
 from ...ftl import GEOMETRIES, Geometry
+from ...jitkit import prefetch
 from ...traces.fio import FioZipf
 from ...traces.oltp import GrowingDB, Growth, calibrate, stream_stats
 from ..layout import PaperNumbers
@@ -98,15 +99,28 @@ def load_models() -> dict[tuple[str, str], dict]:
 
 
 # --- the life-cycle model --------------------------------------------------------------------------------
+PREFETCH = 16  # writes ahead the life-cycle generator prefetches a warm write's page (a random read in megabytes)
+
+
 @njit(cache=True, nogil=True)
-def _lifecycle_writes(pos, n_writes, initial, final, members, cnt0, u, window, hot_share, power, out):
+def _lifecycle_writes(pos, n_writes, initial, final, members, cnt0, u, window, hot_share, power, out, warm_x):
     """Writes ``pos .. pos + len(out) - 1``; ``cnt0[size]`` = warm (never-freezing) pages among the first
-    ``size``; three uniforms per write in ``u``."""
+    ``size``; three uniforms per write in ``u``.
+
+    A warm write's page is ``members[int(u ** power * warm)]``, a random read in megabytes. The powers come
+    first, into ``warm_x`` (the same operation on the same draw, so the same page), which lets the write loop
+    prefetch that page ``PREFETCH`` writes ahead (with the database's size then: a hint only)."""
+    n = out.shape[0]
+    for j in range(n):
+        warm_x[j] = u[3 * j + 2] ** power
+    last = members.shape[0] - 1
     grow = final - initial  # at most n_writes: the size grows by 0 or 1 page per write
     q = (grow * pos) // n_writes  # pages inserted before write i: (grow * i) // n_writes, kept with its remainder
     r = grow * pos - q * n_writes
-    for j in range(out.shape[0]):
+    for j in range(n):
         size = initial + q
+        if j + PREFETCH < n:
+            prefetch(members, min(last, int(warm_x[j + PREFETCH] * cnt0[size])))
         r += grow
         if r >= n_writes:  # (grow * (i + 1)) // n_writes passed q: the next page is inserted
             r -= n_writes
@@ -122,7 +136,7 @@ def _lifecycle_writes(pos, n_writes, initial, final, members, cnt0, u, window, h
                 page = size - 1 - age
         if page < 0:
             if warm > 0:
-                page = members[int(u[3 * j + 2] ** power * warm)]  # warm: the older, the more popular
+                page = members[int(warm_x[j] * warm)]  # warm: the older, the more popular
             else:
                 page = int(u[3 * j + 2] * size)
         out[j] = page
@@ -165,12 +179,13 @@ class LifeCycleDB(Growth):
         rng = np.random.default_rng([self.seed, 4])
         window = self.window * self.final_pages
         u = np.empty(3 * min(size, self.n_writes))  # the uniforms: one buffer (a new one per chunk faults its pages in)
+        warm_x = np.empty(min(size, self.n_writes))  # their powers (see _lifecycle_writes)
         pos = 0
         while pos < self.n_writes:
             m = min(size, self.n_writes - pos)
             out = np.empty(m, np.int32)
             _lifecycle_writes(pos, self.n_writes, self.initial_pages, self.final_pages, members, cnt0,
-                              rng.random(out=u[:3 * m]), window, self.hot_share, 1.0 + self.skew, out)
+                              rng.random(out=u[:3 * m]), window, self.hot_share, 1.0 + self.skew, out, warm_x[:m])
             pos += m
             yield out
 

@@ -7,7 +7,8 @@ capacities 1% and 10% of the pages. Each of our kernels is timed through the pub
 runs after a warm-up that compiles it); libCacheSim runs its C reader over the same page stream in
 oracleGeneral format (``hashpower=18``); its time includes its own reading of that binary file (the Python
 bindings offer no faster path). ``lru``, ``clock`` and libCacheSim's LRU and Clock run in turn, round after
-round, so that a change in the machine's load falls on both sides of their ratio. A row holds the median wall
+round, so that a change in the machine's load falls on both sides of their ratio; the other kernels, and the FTL
+rows (``bench_ftl``), run in rounds too, each kernel once a round. A row holds the median wall
 and CPU time (``seconds``, ``cpu_seconds``) and the fastest and slowest run's rate; rates and ratios are
 judged on CPU time (``bench_targets.py``, which also renders docs/benchmarks.md's table). The ``end-to-end`` rows add
 the page expansion and the order-preserving remap to one LRU run, as a user pays it on a fresh trace.
@@ -89,13 +90,16 @@ def ftl_policies():
     return [*POLICIES.values(), *(Policy(v, v) for v in VICTIM_RULES if v not in used)]
 
 
-def bench_ftl(n_writes, repeat=1):
+def bench_ftl(n_writes, repeat=5):
     """Host writes per second, GC included, one FTL on one core, after the device is filled and warm, under
     each GC trigger (FEMU's thresholds raise the WAF, so the same stream costs more per host write).
 
-    Rates are per CPU second of the timed writes (``time.process_time``, median of ``repeat`` runs; the
-    machine is shared, so wall time, ``seconds``, is noisier): ``mreq_per_s`` host writes, ``mpages_per_s``
-    page writes (host writes plus GC copies); ``benchmarks/bench_targets.py`` judges them against the targets."""
+    Rates are per CPU second of the timed writes (``time.process_time``; the machine is shared, so wall time,
+    ``seconds``, is noisier), the median of ``repeat`` runs taken in rounds: each round runs every rule under
+    every trigger once, so that a slow spell of the machine falls on every row alike instead of on the rows
+    that happen to run in it (``runs``, and ``cpu_spread``: the largest minus the smallest CPU time).
+    ``mreq_per_s``: host writes; ``mpages_per_s``: page writes (host writes plus GC copies);
+    ``benchmarks/bench_targets.py`` judges them against the targets."""
     import itertools
 
     from flashrepro.ftl import FTL, GEOMETRIES, TRIGGERS
@@ -108,27 +112,33 @@ def bench_ftl(n_writes, repeat=1):
         print(f"generating {workload} ({n_writes / 1e6:.0f}M writes) ...", flush=True)
         w = np.concatenate(list(itertools.islice(stream.chunks(1 << 20), -(-n_writes // (1 << 20)))))[:n_writes]
         warm = len(w) // 10
-        for trigger, policy in itertools.product(TRIGGERS, ftl_policies()):
-            walls, cpus = [], []
-            for _ in range(repeat):
+        setups = list(itertools.product(TRIGGERS, ftl_policies()))
+        walls, cpus, ftls = {s: [] for s in setups}, {s: [] for s in setups}, {}
+        for k in range(repeat):
+            print(f"  round {k + 1} of {repeat}", flush=True)
+            for trigger, policy in setups:
                 f = FTL(g, policy, trigger)
                 f.write(np.arange(stream.prefill, dtype=np.int32))
                 f.write(w[:warm])
                 f.reset_counters()
                 t0, c0 = time.perf_counter(), time.process_time()
                 f.write(w[warm:])
-                cpus.append(time.process_time() - c0)
-                walls.append(time.perf_counter() - t0)
-            dt, cpu = float(np.median(walls)), float(np.median(cpus))
+                cpus[trigger, policy].append(time.process_time() - c0)
+                walls[trigger, policy].append(time.perf_counter() - t0)
+                ftls[trigger, policy] = f.waf(), int(f.copies().sum())  # (the same in every round: same writes)
+        for trigger, policy in setups:
+            (waf, copies), c = ftls[trigger, policy], cpus[trigger, policy]
+            dt, cpu = float(np.median(walls[trigger, policy])), float(np.median(c))
             n = len(w) - warm
-            pages = n + int(f.copies().sum())
+            pages = n + copies
             rows.append({"kernel": f"ftl-{policy.name}", "workload": workload, "trigger": trigger,
                          "capacity_pages": g.physical_pages, "requests": n, "seconds": round(dt, 4),
-                         "cpu_seconds": round(cpu, 4), "cpu_spread": round(max(cpus) - min(cpus), 4),
+                         "cpu_seconds": round(cpu, 4), "cpu_spread": round(max(c) - min(c), 4), "runs": len(c),
                          "mreq_per_s": round(n / cpu / 1e6, 2), "mpages_per_s": round(pages / cpu / 1e6, 2),
-                         "waf": round(f.waf(), 3)})
+                         "waf": round(waf, 3)})
             print(f"ftl-{policy.name:<18s} {workload:<18s} {trigger:<8s} {cpu:8.3f} s CPU {n / cpu / 1e6:8.1f} M host "
-                  f"writes/s {pages / cpu / 1e6:8.1f} M page writes/s WAF {f.waf():.3f}", flush=True)
+                  f"writes/s {pages / cpu / 1e6:8.1f} M page writes/s WAF {waf:.3f} (median of {len(c)})",
+                  flush=True)
     return rows
 
 
@@ -139,7 +149,8 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--no-peer", action="store_true")
     ap.add_argument("--ftl-writes", type=int, default=20_000_000, help="host writes per FTL row (0 to skip)")
-    ap.add_argument("--ftl-repeat", type=int, default=1, help="runs per FTL row (the median CPU time is kept)")
+    ap.add_argument("--ftl-repeat", type=int, default=5, help="runs per FTL row, in rounds over the rules (the median "
+                    "CPU time is kept)")
     ap.add_argument("--only-ftl", action="store_true", help="skip the cache kernels")
     ap.add_argument("--io", default="", help="arguments for bench_io.py (trace reading, memory per request); "
                     "'skip' to skip it")
@@ -192,11 +203,16 @@ def main(argv=None):
                 times[k][1].append(c)
         for k, (walls, cpus) in times.items():
             row(k, cap, a.requests, walls, cpus)
-        for pol in policy_names():
-            if pol in turn:
-                continue
-            runs = [timed(lambda pol=pol, cap=cap: simulate(refs, pol, cap)) for _ in range(a.repeat)]
-            row(pol, cap, a.requests, [w for w, _ in runs], [c for _, c in runs])
+        # the other kernels in rounds too (each round runs each once), so that a slow spell of the machine falls
+        # on every kernel alike rather than on the one that runs in it
+        others = [pol for pol in policy_names() if pol not in turn]
+        runs = {pol: [] for pol in others}
+        for k in range(a.repeat):
+            print(f"  the other kernels at {cap} pages: round {k + 1} of {a.repeat}", flush=True)
+            for pol in others:
+                runs[pol].append(timed(lambda pol=pol, cap=cap: simulate(refs, pol, cap)))
+        for pol in others:
+            row(pol, cap, a.requests, [w for w, _ in runs[pol]], [c for _, c in runs[pol]])
     for cap in caps:
         fresh = synthetic.zipf(a.pages, a.requests, 0.9, seed=1, write_fraction=0.3)
         w, c = timed(lambda fresh=fresh, cap=cap: simulate(fresh, "lru", cap))

@@ -158,9 +158,11 @@ def render(df: pl.DataFrame) -> str:
                        f"{_f(wall, 2, 'x')} | {_yes(r['meets_peer_ratio']) if k == FIRST_RUN else ''} |")
     ftl = [r for r in rows if r["kernel"].startswith("ftl-")]
     if ftl:
-        out += ["", f"FTL victim rules (M host writes/s from CPU time when the row has it, WAF, and host writes x WAF "
-                f"in M page writes/s): the target is >= {FTL_MWRITES:g} M host writes/s on fio zipf 0.9 under each "
-                f"trigger, or >= {FTL_PAGE_MWRITES:g} M page writes/s where the WAF is at or above greedy's:", "",
+        runs = sorted({int(r["runs"]) for r in ftl if r.get("runs") not in (None, "")})
+        med = f", the median of {runs[0]} runs" if len(runs) == 1 and runs[0] > 1 else ""
+        out += ["", f"FTL victim rules (M host writes/s from CPU time when the row has it{med}, WAF, and host writes "
+                f"x WAF in M page writes/s): the target is >= {FTL_MWRITES:g} M host writes/s on fio zipf 0.9 under "
+                f"each trigger, or >= {FTL_PAGE_MWRITES:g} M page writes/s where the WAF is at or above greedy's:", "",
                 "| rule | workload | trigger | M host writes/s | WAF | M page writes/s | target |",
                 "|---|---|---|---|---|---|---|"]
         for r in sorted(ftl, key=lambda r: (r["workload"], r.get("trigger") or "", r["kernel"])):

@@ -20,6 +20,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -99,7 +100,12 @@ def test_atomic_path_cleans_up_on_interrupt_and_on_sigterm(tmp_path):
         tmp.write_text("half")
         raise KeyboardInterrupt
     assert list(tmp_path.iterdir()) == []
+    # The child starts from SIGTERM's default state, as a command started from a shell does: a test worker may
+    # hand its children SIGTERM blocked or ignored (inherited across exec), and terminate_as_exit rightly leaves
+    # an ignored SIGTERM alone. (Once in a clean-clone make test the child did not exit within 30 s.)
     code = ("import os, signal, sys, time\n"
+            "signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])\n"
+            "signal.signal(signal.SIGTERM, signal.SIG_DFL)\n"
             "from flashrepro import tempfiles\n"
             "tempfiles.terminate_as_exit()\n"
             f"with tempfiles.atomic_path({str(target)!r}) as tmp:\n"
@@ -107,7 +113,16 @@ def test_atomic_path_cleans_up_on_interrupt_and_on_sigterm(tmp_path):
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     assert proc.stdout.readline().strip() == "ready"
     proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=30) == 128 + signal.SIGTERM
+    try:
+        rc = proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:  # say what the child's signal state was, then stop it
+        status = Path(f"/proc/{proc.pid}/status")
+        state = [x for x in status.read_text().splitlines() if x.startswith(("State", "Sig", "Shd"))] \
+            if status.exists() else []
+        proc.kill()
+        proc.wait()
+        pytest.fail(f"the child did not exit within 30 s of SIGTERM; its /proc status: {state}")
+    assert rc == 128 + signal.SIGTERM
     assert list(tmp_path.iterdir()) == []
 
 

@@ -23,12 +23,18 @@ export MPLBACKEND := Agg
 .PHONY: all quick test lint bench profile-ftl lab clean nbval-refresh install lock report browser robustness docs
 
 # `make` runs JOBS notebooks at a time (default: one per core; `make JOBS=1` runs them one after another), the
-# slowest first by their last wall time at paper scale (results/notebook_timings.csv; alphabetical on a fresh clone),
-# so that the longest one never starts last. Each notebook writes only its own files, a temporary renamed when
-# complete; the parse cache and the timings file are safe to share (see tempfiles.py, traces/store.py).
+# slowest first by their last wall time at paper scale (results/notebook_timings.csv), so that the longest one never
+# starts last. On a fresh clone, which has no timings yet, FIRST_WITHOUT_TIMINGS go first (the two that take longest
+# at paper scale: docs/install_and_make.md's table of wall times), then the others alphabetically. Each notebook
+# writes only its own files, a temporary renamed when complete; the parse cache and the timings file are safe to
+# share (see tempfiles.py, traces/store.py).
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+FIRST_WITHOUT_TIMINGS := 04_2rpp 06_matrix
 SLOWEST := $(shell awk -F, 'NR > 1 && $$2 == "paper" {print $$4, $$1}' results/notebook_timings.csv 2>/dev/null \
 	| sort -rn | awk '{print "build/paper/" $$2 ".ipynb"}')
+ifeq ($(strip $(SLOWEST)),)
+SLOWEST := $(patsubst %,build/paper/%.ipynb,$(FIRST_WITHOUT_TIMINGS))
+endif
 PAPER_ORDER := $(filter $(PAPER),$(SLOWEST)) $(filter-out $(SLOWEST),$(PAPER))
 
 # The kernels compile first, each once, on every core (flashrepro.warm; nothing to do once a run has compiled this

@@ -113,7 +113,7 @@ def bench_ftl(n_writes, repeat=5):
         w = np.concatenate(list(itertools.islice(stream.chunks(1 << 20), -(-n_writes // (1 << 20)))))[:n_writes]
         warm = len(w) // 10
         setups = list(itertools.product(TRIGGERS, ftl_policies()))
-        walls, cpus, ftls = {s: [] for s in setups}, {s: [] for s in setups}, {}
+        walls, cpus, ends = {s: [] for s in setups}, {s: [] for s in setups}, {}
         for k in range(repeat):
             print(f"  round {k + 1} of {repeat}", flush=True)
             for trigger, policy in setups:
@@ -125,9 +125,9 @@ def bench_ftl(n_writes, repeat=5):
                 f.write(w[warm:])
                 cpus[trigger, policy].append(time.process_time() - c0)
                 walls[trigger, policy].append(time.perf_counter() - t0)
-                ftls[trigger, policy] = f.waf(), int(f.copies().sum())  # (the same in every round: same writes)
+                ends[trigger, policy] = f.waf(), int(f.copies().sum())  # (the same in every round: same writes)
         for trigger, policy in setups:
-            (waf, copies), c = ftls[trigger, policy], cpus[trigger, policy]
+            (waf, copies), c = ends[trigger, policy], cpus[trigger, policy]
             dt, cpu = float(np.median(walls[trigger, policy])), float(np.median(c))
             n = len(w) - warm
             pages = n + copies

@@ -27,12 +27,12 @@ from collections.abc import Iterator
 import numpy as np
 from numba import njit
 
+from ..jitkit import PREFETCH_DISTANCE as PREFETCH
 from ..jitkit import prefetch
 
 N_CLASSES = 64
 
 
-PREFETCH = 16  # writes ahead the generator draws a write's page and prefetches it (a random read in megabytes)
 _STEPS = (32, 16, 8, 4, 2, 1)  # binary lifting over N_CLASSES - 1 = 63 cumulative weights
 assert N_CLASSES == 64
 
@@ -57,7 +57,8 @@ def _draw(u0, u1, start, cnt, cum):
 def _db_writes(pos, n_writes, initial, final, u, klass, members, start, cnt, weight, cum, out):
     """Writes ``pos .. pos + len(out) - 1`` of the stream; two uniforms per write in ``u``.
 
-    Each update's page is drawn ``PREFETCH`` writes ahead and prefetched. The draw is kept with the number of
+    Each update's page is drawn ``PREFETCH`` writes ahead (:data:`flashrepro.jitkit.PREFETCH_DISTANCE`) and
+    prefetched (a random read in megabytes). The draw is kept with the number of
     weight changes so far (``ver``: a created page that is not insert-only changes them); an update whose draw
     was made under other weights draws again, so every write is drawn with the weights of its own moment."""
     n = out.shape[0]

@@ -25,6 +25,7 @@ from numba import njit
 
 from ... import paths
 from ...ftl import GEOMETRIES, Geometry
+from ...jitkit import PREFETCH_DISTANCE as PREFETCH
 from ...jitkit import prefetch
 from ...traces.fio import FioZipf
 from ...traces.oltp import GrowingDB, Growth, calibrate, stream_stats
@@ -99,9 +100,6 @@ def load_models() -> dict[tuple[str, str], dict]:
 
 
 # --- the life-cycle model --------------------------------------------------------------------------------
-PREFETCH = 16  # writes ahead the life-cycle generator prefetches a warm write's page (a random read in megabytes)
-
-
 @njit(cache=True, nogil=True)
 def _lifecycle_writes(pos, n_writes, initial, final, members, cnt0, u, window, hot_share, power, out, warm_x):
     """Writes ``pos .. pos + len(out) - 1``; ``cnt0[size]`` = warm (never-freezing) pages among the first
@@ -109,7 +107,8 @@ def _lifecycle_writes(pos, n_writes, initial, final, members, cnt0, u, window, h
 
     A warm write's page is ``members[int(u ** power * warm)]``, a random read in megabytes. The powers come
     first, into ``warm_x`` (the same operation on the same draw, so the same page), which lets the write loop
-    prefetch that page ``PREFETCH`` writes ahead (with the database's size then: a hint only)."""
+    prefetch that page ``PREFETCH`` writes ahead (:data:`flashrepro.jitkit.PREFETCH_DISTANCE`; with the database's
+    size then: a hint only)."""
     n = out.shape[0]
     for j in range(n):
         warm_x[j] = u[3 * j + 2] ** power

@@ -1,13 +1,20 @@
 """Compile the package's kernels ahead of a run, several at a time, into the kernel cache.
 
-    python -m flashrepro.warm [--jobs N] [--if-needed]
+    python -m flashrepro.warm [--jobs N] [--if-needed] [--only KIND | --skip KIND]
 
 Numba compiles a kernel the first time it runs, one after another in each process that needs it: a fresh
 ``make test`` spent about four of its minutes there, and its two test workers compiled many kernels twice.
-This runs one small job per cache policy, FTL victim rule, trace reader and trace generator in a pool of
-``--jobs`` processes (default: one per core), so each kernel compiles once, on every core at once, into the
-cache of this version of the source (:mod:`flashrepro.jitcache`), where every later process finds it. It
-changes no result; a kernel it does not reach compiles when first used, as before.
+This runs one small job per cache policy, one for the FTL (every victim rule), one for the trace readers and
+one for the trace generators in a pool of ``--jobs`` processes (default: one per core), so each kernel compiles
+once, on every core at once, into the cache of this version of the source (:mod:`flashrepro.jitcache`), where
+every later process finds it. It changes no result; a kernel it does not reach compiles when first used, as
+before.
+
+The FTL is one job: importing :mod:`flashrepro.ftl` compiles its host loop (one function for every victim
+rule, about a minute on one core) and every rule, in whichever process imports it first, so two processes
+importing it at once would both compile it. This process itself never imports it. ``--only ftl`` and ``--skip
+ftl`` split the work for ``make``, which starts notebook 04 (the FTL only, the slowest) once the FTL job is
+done, beside the rest of the warm-up.
 """
 
 from __future__ import annotations
@@ -22,17 +29,23 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
+KINDS = ("ftl", "policy", "readers", "generators")
 
-def tasks() -> list[tuple[str, str]]:
-    """(kind, name) of every job: the slowest to compile first, so the pool ends together."""
+
+def tasks(only=(), skip=()) -> list[tuple[str, str]]:
+    """(kind, name) of every job, the slowest to compile first so that the pool ends together; with ``only``
+    just the jobs of those kinds, without those of the kinds ``skip`` (:data:`KINDS`; an unknown one is an
+    error)."""
+    unknown = [k for k in (*only, *skip) if k not in KINDS]
+    if unknown:
+        raise ValueError(f"no warm-up job kind {', '.join(map(repr, unknown))}; the kinds are {', '.join(KINDS)}")
     from .cache import POLICIES
-    from .ftl import VICTIM_RULES
 
     slow = ["seg_prefetch", "write_once", "bs_clock", "clock_dnv", "clock_hbm"]
     rest = sorted(set(POLICIES) - set(slow))
-    return ([("ftl", "fifo_threshold")] + [("policy", p) for p in slow if p in POLICIES] + [("readers", "")]
-            + [("ftl", r) for r in sorted(set(VICTIM_RULES) - {"fifo_threshold"})] + [("policy", p) for p in rest]
-            + [("generators", "")])
+    jobs = ([("ftl", "")] + [("policy", p) for p in slow if p in POLICIES] + [("readers", "")]
+            + [("policy", p) for p in rest] + [("generators", "")])
+    return [t for t in jobs if (not only or t[0] in only) and t[0] not in skip]
 
 
 def run_task(task: tuple[str, str]) -> tuple[tuple[str, str], float]:
@@ -45,15 +58,16 @@ def run_task(task: tuple[str, str]) -> tuple[tuple[str, str], float]:
 
         tr = synthetic.zipf(512, 4000, 0.9, seed=1, write_fraction=0.3)
         simulate(tr, name, 64, log_io=True)
-    elif kind == "ftl":
+    elif kind == "ftl":  # every victim rule (or the one named) under both triggers
         import numpy as np
 
-        from .ftl import FTL, POLICIES, Geometry, Policy
+        from .ftl import FTL, POLICIES, VICTIM_RULES, Geometry, Policy
 
-        pol = next((p for p in POLICIES.values() if p.victim == name), None) or Policy(name, name)
-        for trigger in ("reserve", "femu"):
-            ftl = FTL(Geometry(16, 64, 800), pol, trigger)
-            ftl.write(np.random.default_rng(1).integers(0, 800, 20_000).astype(np.int32))
+        for rule in [name] if name else sorted(VICTIM_RULES):
+            pol = next((p for p in POLICIES.values() if p.victim == rule), None) or Policy(rule, rule)
+            for trigger in ("reserve", "femu"):
+                ftl = FTL(Geometry(16, 64, 800), pol, trigger)
+                ftl.write(np.random.default_rng(1).integers(0, 800, 20_000).astype(np.int32))
     elif kind == "readers":
         from pathlib import Path
 
@@ -74,25 +88,29 @@ def run_task(task: tuple[str, str]) -> tuple[tuple[str, str], float]:
     return task, time.perf_counter() - t0
 
 
-def stamp() -> Path | None:
-    """The file that says every job has run against this version of the source, with this Numba on this kind
-    of machine: in the kernel cache's folder of this source version (:mod:`flashrepro.jitcache`), so it goes
-    when that folder is pruned. None when the package's kernel cache is switched off."""
+def stamp(only=(), skip=()) -> Path | None:
+    """The file that says every job (of the kinds ``only``, without ``skip``) has run against this version of the
+    source, with this Numba on this kind of machine: in the kernel cache's folder of this source version
+    (:mod:`flashrepro.jitcache`), so it goes when that folder is pruned. None when the package's kernel cache
+    is switched off."""
     import numba
 
     from .jitcache import PackageLocator
 
     folder = PackageLocator.folder
-    return None if folder is None else folder / f"warmed-numba{numba.__version__}-{platform.machine()}"
+    part = "".join([f"-only-{k}" for k in sorted(only)] + [f"-skip-{k}" for k in sorted(skip)])
+    return None if folder is None else folder / f"warmed-numba{numba.__version__}-{platform.machine()}{part}"
 
 
-def warm(jobs: int | None = None, log=print, if_needed: bool = False) -> float:
-    """Run every :func:`tasks` job in ``jobs`` processes; returns the wall time. A job that fails is reported
-    and skipped (the tests will say what is wrong). With ``if_needed``, nothing runs when :func:`stamp`
-    exists (a run where every job succeeded leaves it): checking 27 jobs against a warm cache took 6 s of
-    both cores, which ``make`` and ``make test`` then spent on every run."""
-    done = stamp()
-    if if_needed and done is not None and done.is_file():
+def warm(jobs: int | None = None, log=print, if_needed: bool = False, only=(), skip=()) -> float:
+    """Run every :func:`tasks` job (of the kinds ``only``, without ``skip``) in ``jobs`` processes; returns the
+    wall time. A job that fails is reported and skipped (the tests will say what is wrong). With ``if_needed``,
+    nothing runs when :func:`stamp` exists for these kinds or for all (a run where every job succeeded leaves
+    it): checking 27 jobs against a warm cache took 6 s of both cores, which ``make`` and ``make test`` then
+    spent on every run."""
+    todo = tasks(only, skip)
+    done = stamp(only, skip)
+    if if_needed and done is not None and (done.is_file() or stamp().is_file()):
         log(f"warm: the kernels of this source are compiled ({done.name} in {done.parent})")
         return 0.0
     jobs = jobs or os.cpu_count() or 1
@@ -101,7 +119,7 @@ def warm(jobs: int | None = None, log=print, if_needed: bool = False) -> float:
     # spawn, not fork: a caller with threads running (polars', Numba's, a test runner's) cannot be copied safely;
     # a forked child can wait forever on a lock one of those threads held at the fork
     with ProcessPoolExecutor(jobs, mp_context=mp.get_context("spawn")) as pool:
-        futures = {pool.submit(run_task, t): t for t in tasks()}
+        futures = {pool.submit(run_task, t): t for t in todo}
         for f in as_completed(futures):
             try:
                 f.result()
@@ -121,8 +139,12 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=None, help="processes (default: one per core)")
     ap.add_argument("--if-needed", action="store_true",
                     help="do nothing if a run has already compiled every job for this version of the source")
+    ap.add_argument("--only", action="append", default=[], choices=KINDS,
+                    help="only the jobs of this kind (repeatable)")
+    ap.add_argument("--skip", action="append", default=[], choices=KINDS,
+                    help="not the jobs of this kind (repeatable)")
     a = ap.parse_args(argv)
-    warm(a.jobs, log=lambda m: print(m, file=sys.stderr), if_needed=a.if_needed)
+    warm(a.jobs, log=lambda m: print(m, file=sys.stderr), if_needed=a.if_needed, only=a.only, skip=a.skip)
     return 0
 
 

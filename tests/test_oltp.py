@@ -74,6 +74,26 @@ def test_stream_stats_counts_prefill_as_loaded():
     assert s.frozen(0.0)[0] == pytest.approx(len(untouched) / m.logical_pages)
 
 
+@pytest.mark.parametrize("chunk", [5, 16, 17, 777, 1 << 22])
+def test_stream_stats_equal_a_count_in_python(chunk):
+    """Each page's writes and last write index, against a plain loop over the stream, fed in chunks of several
+    sizes (positions carry over from chunk to chunk)."""
+    from flashrepro.traces.oltp import StatsTap
+
+    m = small()
+    writes = growing_db_writes(m)
+    counts, last = [0] * m.logical_pages, [-1] * m.prefill + [-2] * (m.logical_pages - m.prefill)
+    for i, p in enumerate(writes):
+        counts[p] += 1
+        last[p] = i
+    tap = StatsTap(m)
+    for arr in m.chunks(size=chunk):
+        tap(arr)
+    s = tap.stats()
+    assert s.counts.tolist() == counts and s.last.tolist() == last and s.n_writes == len(writes)
+    assert tap.last.tolist() == last
+
+
 def test_calibrate_hits_its_targets():
     base = small(n_writes=40_000, final_pages=2000, logical_pages=2000, initial_pages=200)
     model, hist = calibrate(base, top20=0.7, frozen60=0.3, rounds=2, steps=7)

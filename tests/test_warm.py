@@ -141,3 +141,13 @@ def test_the_jobs_run_in_fresh_processes_not_forked_copies(monkeypatch):
         release.set()
         holder.join()
     assert said == [said[-1]] and said[-1].startswith("warm: 1 jobs"), said
+
+
+def test_an_edit_to_the_warm_up_compiles_no_kernel_again():
+    """This module runs kernels but has none: the kernels' source hash must not cover it (it did while it
+    imported Numba for its version, and every edit to it recompiled the package)."""
+    from pathlib import Path
+
+    from flashrepro.jitcache import kernel_sources
+
+    assert Path(warm.__file__).resolve() not in {p.resolve() for p in kernel_sources()}

@@ -93,13 +93,15 @@ def stamp(only=(), skip=()) -> Path | None:
     source, with this Numba on this kind of machine: in the kernel cache's folder of this source version
     (:mod:`flashrepro.jitcache`), so it goes when that folder is pruned. None when the package's kernel cache
     is switched off."""
-    import numba
+    # Numba's version from its metadata, not its module: a file that imports Numba is one the kernels' source hash
+    # covers (flashrepro.jitcache), and an edit to this one would compile every kernel again
+    from importlib.metadata import version
 
     from .jitcache import PackageLocator
 
     folder = PackageLocator.folder
     part = "".join([f"-only-{k}" for k in sorted(only)] + [f"-skip-{k}" for k in sorted(skip)])
-    return None if folder is None else folder / f"warmed-numba{numba.__version__}-{platform.machine()}{part}"
+    return None if folder is None else folder / f"warmed-numba{version('numba')}-{platform.machine()}{part}"
 
 
 def warm(jobs: int | None = None, log=print, if_needed: bool = False, only=(), skip=()) -> float:

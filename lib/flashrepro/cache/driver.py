@@ -48,8 +48,9 @@ HOOKS = ("begin", "hit", "victim", "admit", "end")
 # where a missed page goes (the default: a free frame or the victim's; a policy with tiers places it itself, and then
 # gives no victim or admit hook) and whether a hit moves its page (the default: never; a policy with tiers may promote
 # it, and then gives no hit hook). See the stand-ins below.
-OPTIONAL_HOOKS = ("lookup", "ahead", "unbind", "bind", "tally", "entry", "fresh", "rows", "miss_reads", "place",
+OPTIONAL_HOOKS = ("lookup", "ahead", "near", "unbind", "bind", "tally", "entry", "fresh", "rows", "miss_reads", "place",
                   "hit_move")
+NEAR_DISTANCE = jk.PREFETCH_DISTANCE // 2  # references ahead where ``near`` is told of a page (see near)
 PREFETCH_HOOKS = ("pf_begin", "pf_found", "pf_evicted", "pf_admitted", "pf_next", "pf_end")
 PREFETCH_COUNTERS = (  # a policy composed with a prefetcher reports these after the base counters
     C.Counter("prefetch_hits", None, "requested pages that a prefetch had read (and nobody had requested since)"),
@@ -117,6 +118,13 @@ def lookup(st, p):
 def ahead(st, p):
     """Page ``p`` is referenced a few references from now: a CPU prefetch hint for what :func:`lookup` and
     :func:`hit` will read of it (default: its page table entry)."""
+    raise NotImplementedError("a policy's hook (compose)")
+
+
+def near(st, p):
+    """Page ``p`` is referenced :data:`NEAR_DISTANCE` references from now, half the distance of :func:`ahead`,
+    whose hint has had time to bring in its page table entry: a hint for what that entry points at (a policy whose
+    frames are rows in megabytes: the row of the frame that holds it). Default: nothing."""
     raise NotImplementedError("a policy's hook (compose)")
 
 
@@ -295,6 +303,8 @@ def page_loop(refs, start, st, counters, log, nlog, outcome, base, do_log, no_re
             continue
         if i + jk.PREFETCH_DISTANCE < n:
             ahead(st, jk.load(unit, i + jk.PREFETCH_DISTANCE))
+        if i + NEAR_DISTANCE < n:
+            near(st, jk.load(unit, i + NEAR_DISTANCE))
         p = jk.load(unit, i)
         w = np.uint8(jk.load(event, i))
         f = lookup(st, p)
@@ -463,6 +473,11 @@ def _table_ahead(st, p):
 
 
 @njit(cache=True, inline="always")
+def _no_near(st, p):
+    pass
+
+
+@njit(cache=True, inline="always")
 def _table_unbind(st, p):
     jk.store(st.page_frame, p, -1)
 
@@ -506,7 +521,8 @@ def _no_place(st, r, p, w, read, counters, log, nlog, do_log, ref):
     return r, nlog
 
 
-PAGE_TABLE = {"lookup": _table_lookup, "ahead": _table_ahead, "unbind": _table_unbind, "bind": _table_bind,
+PAGE_TABLE = {"lookup": _table_lookup, "ahead": _table_ahead, "near": _no_near, "unbind": _table_unbind,
+              "bind": _table_bind,
               "tally": _no_tally, "entry": _no_entry, "fresh": _in_order, "miss_reads": _read_misses,
               "place": _no_place}
 

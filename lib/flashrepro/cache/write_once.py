@@ -353,6 +353,20 @@ def _ahead(st, p):
         jk.prefetch(st.hpos, q)  # read if it misses
 
 
+NEAR_FRAMES = 1 << 15  # frames (32-byte rows) past which _near hints rows: 1 MiB of them, a core's L2 here
+
+
+@njit(cache=True, inline="always")
+def _near(st, p):
+    """Page p is near (driver.near): the row of its frame, if it is cached (its page_frame entry was fetched by
+    :func:`_ahead`); a hit reads and writes it. Only where the rows outgrow a core's L2 (:data:`NEAR_FRAMES`):
+    on the bench stream write_once ran 1.14x faster at 100,000 frames with the hint, 0.89x at 10,000 (medians of
+    12 interleaved runs), where the rows stay in L2 and the hint is only work."""
+    if st.free.shape[0] > NEAR_FRAMES:
+        f = np.int64(jk.load(st.page_frame, max(p, 0)))
+        jk.prefetch(st.node, W * max(f, 0))  # no branch on whether it is cached (row 0 if not): it would mispredict
+
+
 @njit(cache=True, inline="always")
 def _hit(st, r, f, w):
     """A hit on frame f: it leaves the clean flagged list (any reference clears the flag) and moves to the front of
@@ -455,8 +469,8 @@ def _tally(st, r, counters):
 
 
 _step = driver.compose("lru_flush", begin=driver.rules_begin, hit=_hit, victim=_victim, admit=_admit,
-                       end=driver.rules_end, entry=_entry, ahead=_ahead, fresh=_fresh, miss_reads=_miss_reads,
-                       rows=_rows, tally=_tally)
+                       end=driver.rules_end, entry=_entry, ahead=_ahead, near=_near, fresh=_fresh,
+                       miss_reads=_miss_reads, rows=_rows, tally=_tally)
 """lru_flush and write_once (``r.write_once``): the driver's loop with the hooks above. Each entry first runs the
 periodic flushes its time has reached and, for an event, the event (:func:`_entry`); a reference hits
 (:func:`_hit`) or brings its block in (:func:`_fresh` while the cache has room, else :func:`_victim`; then

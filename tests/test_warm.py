@@ -85,11 +85,17 @@ def test_a_part_is_done_once_its_own_stamp_or_the_whole_one_is_there(tmp_path, m
     assert said[-1].startswith("warm: 1 jobs") and warm.stamp(skip=["ftl"]).is_file() and not warm.stamp().is_file()
     warm.warm(1, log=said.append, if_needed=True, skip=["ftl"])
     assert said[-1].startswith("warm: the kernels of this source are compiled")
-    warm.warm(1, log=said.append, if_needed=True, only=["ftl"])  # another part: runs
-    assert said[-1].startswith("warm: 1 jobs") and warm.stamp(only=["ftl"]).is_file()
+    warm.warm(1, log=said.append, if_needed=True, only=["ftl"])  # the other part: runs; the two cover the whole
+    assert said[-1].startswith("warm: 1 jobs") and warm.stamp(only=["ftl"]).is_file() and warm.stamp().is_file()
+    warm.warm(1, log=said.append, if_needed=True)
+    assert said[-1].startswith("warm: the kernels of this source are compiled")
+    for f in tmp_path.iterdir():
+        f.unlink()
     warm.warm(1, log=said.append, if_needed=True)  # the whole: runs once, then covers every part
-    warm.stamp(only=["ftl"]).unlink()
+    assert said[-1].startswith("warm: 1 jobs") and warm.stamp().is_file()
     warm.warm(1, log=said.append, if_needed=True, only=["ftl"])
+    assert said[-1].startswith("warm: the kernels of this source are compiled")
+    warm.warm(1, log=said.append, if_needed=True, only=["policy"])  # any part, once the whole is done
     assert said[-1].startswith("warm: the kernels of this source are compiled")
 
 

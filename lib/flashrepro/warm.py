@@ -112,9 +112,11 @@ def warm(jobs: int | None = None, log=print, if_needed: bool = False, only=(), s
     spent on every run."""
     todo = tasks(only, skip)
     done = stamp(only, skip)
-    if if_needed and done is not None and (done.is_file() or stamp().is_file()):
-        log(f"warm: the kernels of this source are compiled ({done.name} in {done.parent})")
-        return 0.0
+    if if_needed and done is not None:
+        there = next((f for f in (done, stamp()) if f.is_file()), None)
+        if there is not None:
+            log(f"warm: the kernels of this source are compiled ({there.name} in {there.parent})")
+            return 0.0
     jobs = jobs or os.cpu_count() or 1
     t0 = time.perf_counter()
     failed = 0

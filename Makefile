@@ -39,8 +39,8 @@ PAPER_ORDER := $(filter $(PAPER),$(SLOWEST)) $(filter-out $(SLOWEST),$(PAPER))
 
 # The kernels compile each once, on every core (flashrepro.warm; nothing to do once a run has compiled this
 # version of the source): otherwise each notebook compiles what it needs when it first runs it, two at once
-# compiling the same kernels. The FTL is one job (about a minute on one core: its host loop is one function for
-# every victim rule), and the rest of the warm-up runs beside it. FTL_ONLY (notebook 04, the slowest, which runs
+# compiling the same kernels. The FTL is one job, the longest, on one core (its host loop is one function for every
+# victim rule), and the rest of the warm-up runs beside it. FTL_ONLY (notebook 04, the slowest, which runs
 # nothing but the FTL) starts once the FTL is compiled, beside the rest of the warm-up; the others wait for both.
 WARM = $(PY) -m flashrepro.warm --if-needed
 FTL_ONLY := build/paper/04_2rpp.ipynb

@@ -119,6 +119,22 @@ def test_stack_distances_over_a_small_window_match_reference(seed):
 
 
 @settings(max_examples=60, deadline=None)
+@given(m=st.integers(1, 300), data=st.data())
+def test_fenwick_ones_equals_k_additions(m, data):
+    """The window's rebuild (jitkit.fenwick_ones) against the tree that k single additions make, and its sums."""
+    from flashrepro import jitkit as jk
+
+    k = data.draw(st.integers(0, m))
+    got, want = jk.fenwick_new(m), jk.fenwick_new(m)
+    got[:] = 7  # whatever the tree held before
+    jk.fenwick_ones(got, k)
+    for t in range(k):
+        jk.fenwick_add(want, t, 1)
+    assert got.tolist() == want.tolist()
+    assert [jk.fenwick_before(got, t) for t in range(m + 1)] == [min(t, k) for t in range(m + 1)]
+
+
+@settings(max_examples=60, deadline=None)
 @given(pages=st.lists(st.integers(0, 40), min_size=1, max_size=300), extra=st.integers(1, 50))
 def test_stack_distances_over_any_window_match_reference(pages, extra):
     from flashrepro.cache.mrc import _stack_distances

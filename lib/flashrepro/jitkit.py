@@ -411,6 +411,20 @@ def fenwick_add(tree, t, delta):
         j += j & (-j)
 
 
+@njit(cache=True)
+def fenwick_ones(tree, k):
+    """Set the counts to 1 at positions 0..k-1 and 0 elsewhere, in one pass (each node's sum pushed up to its
+    parent) rather than k additions."""
+    m = tree.shape[0] - 1
+    tree[:] = 0
+    for j in range(1, m + 1):
+        if j <= k:
+            tree[j] += 1
+        up = j + (j & (-j))
+        if up <= m:
+            tree[up] += tree[j]
+
+
 @njit(cache=True, inline="always")
 def fenwick_before(tree, t):
     """The sum of the counts at positions < t."""

@@ -10,8 +10,8 @@ once, on every core at once, into the cache of this version of the source (:mod:
 every later process finds it. It changes no result; a kernel it does not reach compiles when first used, as
 before.
 
-The FTL is one job: importing :mod:`flashrepro.ftl` compiles its host loop (one function for every victim
-rule, about a minute on one core) and every rule, in whichever process imports it first, so two processes
+The FTL is one job, the longest: importing :mod:`flashrepro.ftl` compiles its host loop (one function for every
+victim rule) and every rule, in whichever process imports it first, so two processes
 importing it at once would both compile it. This process itself never imports it. ``--only ftl`` and ``--skip
 ftl`` split the work for ``make``, which starts notebook 04 (the FTL only, the slowest) once the FTL job is
 done, beside the rest of the warm-up.
@@ -108,15 +108,15 @@ def warm(jobs: int | None = None, log=print, if_needed: bool = False, only=(), s
     """Run every :func:`tasks` job (of the kinds ``only``, without ``skip``) in ``jobs`` processes; returns the
     wall time. A job that fails is reported and skipped (the tests will say what is wrong). With ``if_needed``,
     nothing runs when :func:`stamp` exists for these kinds or for all (a run where every job succeeded leaves
-    it): checking 27 jobs against a warm cache took 6 s of both cores, which ``make`` and ``make test`` then
-    spent on every run."""
-    todo = tasks(only, skip)
+    it): checking every job against a warm cache costs seconds of both cores, which ``make`` and ``make test``
+    would spend on every run."""
     done = stamp(only, skip)
     if if_needed and done is not None:
         there = next((f for f in (done, stamp()) if f.is_file()), None)
         if there is not None:
             log(f"warm: the kernels of this source are compiled ({there.name} in {there.parent})")
             return 0.0
+    todo = tasks(only, skip)
     jobs = jobs or os.cpu_count() or 1
     t0 = time.perf_counter()
     failed = 0

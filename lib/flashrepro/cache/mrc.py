@@ -29,7 +29,7 @@ def _stack_distances(pages, n_unique, window=0):
     size = max(min(size, n), 1)
     if size <= n_unique and size < n:
         raise ValueError("the window must hold more times than there are distinct pages")
-    tree = np.zeros(size + 1, np.int64)
+    tree = jk.fenwick_new(size)
     owner = np.full(size, -1, np.int64)  # the page whose latest reference is at each time of the window
     last = np.full(n_unique, -1, np.int64)
     dist = np.empty(n, np.int64)
@@ -46,13 +46,7 @@ def _stack_distances(pages, n_unique, window=0):
                     owner[k] = o
                     last[o] = k
                     k += 1
-            tree[:] = 0
-            for j in range(1, size + 1):  # every position j <= k holds one mark; sums pushed up to parents
-                if j <= k:
-                    tree[j] += 1
-                up = j + (j & (-j))
-                if up <= size:
-                    tree[up] += tree[j]
+            jk.fenwick_ones(tree, k)
             base = i - k
             t_now = k
         p = pages[i]

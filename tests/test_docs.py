@@ -346,3 +346,22 @@ def test_the_recipe_check_sees_a_diff_whose_context_moved(tmp_path):
     context = next(ln for ln in block.splitlines() if ln.startswith(" ") and ln.strip())
     r = _applies(block.replace(context, context + "  # edited since", 1), tmp_path)
     assert r.returncode != 0 and "patch does not apply" in r.stderr
+
+
+def test_the_timings_block_says_what_the_cpu_times_allow():
+    """Under the table of wall times: the paper-scale CPU times summed and divided by the cores they were measured on
+    (no order of the work does better), from the rows themselves; nothing where a row lacks its CPU time or cores."""
+    import polars as pl
+
+    rows = pl.DataFrame({"notebook": ["04_2rpp", "01_bs_clock", "07_theory", "robustness/01_bs_clock"],
+                         "scale": ["paper", "paper", "ci", "reduced"], "traces": [True] * 4,
+                         "wall_s": [500.0, 60.0, 8.0, 40.0], "cpu_s": [600.0, 200.0, 9.0, 100.0], "cores": [2] * 4})
+    text = docs.timings_floor(rows)
+    assert "notebooks' CPU times above come to 800 s and the maps' to 100 s" in text  # the ci row left out
+    assert "measured on 2 cores" in text and "less than 400 s of wall time for the notebooks, or 450 s with the maps" \
+        in text
+    assert "04_2rpp, is 75% of the notebooks' CPU time (600 s)" in text
+    assert docs.timings_floor(rows.drop("cores")) == ""
+    assert docs.timings_floor(rows.with_columns(cpu_s=pl.Series([600.0, None, 9.0, 100.0]))) == ""
+    assert docs.timings_floor(rows.with_columns(cores=pl.Series([2, 4, 2, 2]))) == ""  # measured on two machines
+    assert "less than 800 s of wall time for the notebooks" in docs.timings_floor(rows.with_columns(cores=pl.lit(1)))

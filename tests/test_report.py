@@ -57,10 +57,12 @@ def test_notebook_timings_keep_the_last_time_per_notebook_and_scale(tmp_path, mo
     notebooks.record_time("01_x", "quick", 1.5, 1.44)
     notebooks.record_time("01_x", "paper", 12.25, 20.04)
     got = pl.read_csv(tmp_path / "notebook_timings.csv")
-    assert got.columns == ["notebook", "scale", "traces", "wall_s", "cpu_s"]
-    rows = {(r["notebook"], r["scale"]): (r["wall_s"], r["cpu_s"]) for r in got.iter_rows(named=True)}
-    assert rows == {("01_x", "paper"): (12.2, 20.0), ("02_y", "paper"): (20.0, None), ("01_x", "quick"): (1.5, 1.4),
-                    ("03_old", "paper"): (7.5, None)}
+    assert got.columns == ["notebook", "scale", "traces", "wall_s", "cpu_s", "cores"]
+    rows = {(r["notebook"], r["scale"]): (r["wall_s"], r["cpu_s"], r["cores"]) for r in got.iter_rows(named=True)}
+    c = notebooks.usable_cores()
+    assert c >= 1
+    assert rows == {("01_x", "paper"): (12.2, 20.0, c), ("02_y", "paper"): (20.0, None, c),
+                    ("01_x", "quick"): (1.5, 1.4, c), ("03_old", "paper"): (7.5, None, None)}
 
 
 def test_cpu_seconds_counts_a_child_once_it_has_ended():

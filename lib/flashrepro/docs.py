@@ -225,7 +225,33 @@ def render_timings(results: Path) -> str:
     out += table(["notebook", "scale", "real traces", "wall time (s)", "CPU time (s)"],
                  [[r["notebook"], r["scale"], num(r.get("traces")), f"{r['wall_s']:.1f}", cpu(r)]
                   for r in df.iter_rows(named=True)])
-    return "\n".join(out) + "\n"
+    floor = timings_floor(df)
+    return "\n".join(out) + "\n" + (f"\n{floor}\n" if floor else "")
+
+
+def timings_floor(df: pl.DataFrame) -> str:
+    """What the paper-scale rows' CPU times say about `make`'s wall time: summed over the notebooks and over the
+    maps, divided by the cores the rows were measured on (``cores``), no schedule can do better. Empty where the
+    rows lack a CPU time or their cores (a file from before either) or the cores differ between rows."""
+    if "cores" not in df.columns:
+        return ""
+    paper = df.filter(pl.col("scale").is_in(["paper", "reduced"]))
+    if paper.height == 0 or paper["cpu_s"].null_count() or paper["cores"].null_count() \
+            or paper["cores"].n_unique() != 1:
+        return ""
+    cores = int(paper["cores"][0])
+    maps = paper.filter(pl.col("notebook").str.starts_with("robustness"))
+    nbs = paper.filter(~pl.col("notebook").str.starts_with("robustness"))
+    n, m = float(nbs["cpu_s"].sum()), float(maps["cpu_s"].sum())
+    top = nbs.sort("cpu_s", descending=True).row(0, named=True) if nbs.height else None
+    text = (f"Summed, the paper-scale notebooks' CPU times above come to {n:,.0f} s and the maps' to {m:,.0f} s. "
+            f"They were measured on {cores} core{'s' if cores != 1 else ''}, so no order of that work can take less "
+            f"than {n / cores:,.0f} s of wall time for the notebooks, or {(n + m) / cores:,.0f} s with the maps, "
+            f"whatever `JOBS` is.")
+    if top is not None:
+        text += (f" The costliest notebook, {top['notebook']}, is {top['cpu_s'] / n:.0%} of the notebooks' CPU time "
+                 f"({top['cpu_s']:,.0f} s).")
+    return text
 
 
 def render_csv(name: str, intro: str, columns: dict[str, str] | None = None, digits: int = 4,

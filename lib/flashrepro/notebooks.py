@@ -240,11 +240,20 @@ def cpu_seconds() -> float:
                                                  resource.getrusage(resource.RUSAGE_CHILDREN)))
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity; ``make``'s default ``JOBS``)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def record_time(notebook: str, scale: str, seconds: float, cpu: float | None = None) -> None:
     """Keep ``notebook``'s last wall time at ``scale`` in ``results/notebook_timings.csv`` (machine-dependent,
     so in a ``_timings`` file; the README points there instead of quoting times that go stale), with whether
     the trace folder was present and its CPU time (``cpu``, :func:`cpu_seconds` over the run; empty if not
-    measured). Runs that finish at once (``make -j``) take turns: the read, the new row and the
+    measured) and the cores this process may run on (``cores``: what the CPU times of one ``make`` share). Runs that
+    finish at once (``make -j``) take turns: the read, the new row and the
     write happen under an exclusive lock on the ``results/`` folder itself (no lock file left beside the tables), so
     that no row is lost."""
     import fcntl
@@ -256,15 +265,16 @@ def record_time(notebook: str, scale: str, seconds: float, cpu: float | None = N
     target = paths.results / f"{TIMINGS}.csv"
     traces = any(d.is_dir() and any(d.iterdir()) for d in paths.trace_dirs())
     row = pl.DataFrame({"notebook": [notebook], "scale": [scale], "traces": [traces], "wall_s": [round(seconds, 1)],
-                        "cpu_s": [None if cpu is None else round(cpu, 1)]}, schema_overrides={"cpu_s": pl.Float64})
+                        "cpu_s": [None if cpu is None else round(cpu, 1)], "cores": [usable_cores()]},
+                       schema_overrides={"cpu_s": pl.Float64, "cores": pl.Int64})
     target.parent.mkdir(parents=True, exist_ok=True)
     lock = os.open(target.parent, os.O_RDONLY)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when closed
         if target.exists():
-            old = pl.read_csv(target, schema_overrides={"scale": pl.String, "cpu_s": pl.Float64})
+            old = pl.read_csv(target, schema_overrides={"scale": pl.String, "cpu_s": pl.Float64, "cores": pl.Int64})
             row = pl.concat([old.filter((pl.col("notebook") != notebook) | (pl.col("scale") != scale)), row],
-                            how="diagonal_relaxed").select(row.columns)  # a file from before cpu_s: empty there
+                            how="diagonal_relaxed").select(row.columns)  # a file from before cpu_s, cores: empty there
         report.write_table(row.sort("scale", "notebook"), TIMINGS)
     finally:
         os.close(lock)

@@ -365,3 +365,19 @@ def test_the_timings_block_says_what_the_cpu_times_allow():
     assert docs.timings_floor(rows.with_columns(cpu_s=pl.Series([600.0, None, 9.0, 100.0]))) == ""
     assert docs.timings_floor(rows.with_columns(cores=pl.Series([2, 4, 2, 2]))) == ""  # measured on two machines
     assert "less than 800 s of wall time for the notebooks" in docs.timings_floor(rows.with_columns(cores=pl.lit(1)))
+
+
+def test_the_timings_block_gives_the_last_full_make(tmp_path):
+    """results/make_timings.csv's "all" row (the last make that re-ran everything) under the table; a partial make's
+    row is not it, and without the file the block says nothing of it."""
+    import shutil
+
+    shutil.copy(FIXTURE / "notebook_timings.csv", tmp_path)
+    assert "The last `make`" not in docs.render_block("timings", tmp_path)
+    (tmp_path / "make_timings.csv").write_text("reran,outputs_rewritten,outputs,traces,wall_s,cpu_s,cores\n"
+                                               "some,3,16,true,100.0,150.0,2\n")
+    assert "The last `make`" not in docs.render_block("timings", tmp_path)
+    (tmp_path / "make_timings.csv").write_text("reran,outputs_rewritten,outputs,traces,wall_s,cpu_s,cores\n"
+                                               "all,16,16,true,719.1,1467.0,2\n")
+    out = docs.render_block("timings", tmp_path)
+    assert "with the trace folder: 719 s of wall time and 1,467 s of CPU time on 2 cores" in out

@@ -92,3 +92,43 @@ def test_notebook_timings_lose_no_row_when_runs_finish_at_once(tmp_path, monkeyp
     got = pl.read_csv(tmp_path / "notebook_timings.csv")
     assert got.height == 4 * 15
     assert [p.name for p in tmp_path.iterdir()] == ["notebook_timings.csv"]  # no temporary or lock file left
+
+
+def test_a_make_run_keeps_its_wall_and_cpu_time_when_it_reran_something(tmp_path, monkeypatch):
+    """`make` runs the notebooks and maps through `notebooks timed`: a run that rewrote every output is the "all" row
+    of results/make_timings.csv, one that rewrote some the "some" row (each the last of its kind); a run that failed or
+    rewrote nothing leaves the file as it was, and the command's exit code comes back."""
+    import sys
+    import time
+
+    import polars as pl
+
+    from flashrepro import notebooks, paths
+
+    monkeypatch.setattr(paths, "results", tmp_path / "results")
+    monkeypatch.setenv("FLASHREPRO_TRACE_DIRS", "")
+    a, b = tmp_path / "a.ipynb", tmp_path / "b.done"
+    outputs = f"{a} {b}"
+
+    def touch(*files, busy=0.0, code=0):
+        src = "".join(f"open({str(f)!r}, 'w').write('x')\n" for f in files)
+        src += f"import time\nt = time.process_time()\nwhile time.process_time() - t < {busy}: pass\n"
+        return ["timed", "--outputs", outputs, "--", sys.executable, "-c", src + f"raise SystemExit({code})"]
+
+    target = tmp_path / "results" / "make_timings.csv"
+    assert notebooks.main(touch(a, b, busy=0.3)) == 0
+    got = pl.read_csv(target)
+    assert got.columns == ["reran", "outputs_rewritten", "outputs", "traces", "wall_s", "cpu_s", "cores"]
+    assert got.select("reran", "outputs_rewritten", "outputs").rows() == [("all", 2, 2)]
+    assert got["cpu_s"][0] >= 0.3 and got["wall_s"][0] >= got["cpu_s"][0] - 0.1 and got["cores"][0] >= 1
+    time.sleep(0.2)  # (file times are from a coarse clock)
+    assert notebooks.main(touch(b)) == 0  # a partial run: its own row, the full run's stays
+    assert pl.read_csv(target).select("reran", "outputs_rewritten").rows() == [("all", 2), ("some", 1)]
+    before = target.read_bytes()
+    assert notebooks.main(touch(a, b, code=3)) == 3  # failed: not kept
+    time.sleep(0.2)
+    assert notebooks.main(touch()) == 0  # nothing re-run (everything up to date): not kept
+    assert target.read_bytes() == before
+    kill = ["timed", "--outputs", outputs, "--", sys.executable, "-c", "import os, signal; os.kill(os.getpid(), 15)"]
+    assert notebooks.main(kill) == 143  # ended by SIGTERM: 128 + 15, as a shell says
+    assert notebooks.main(["timed", "--outputs", outputs, "--"]) == 2  # no command

@@ -226,7 +226,22 @@ def render_timings(results: Path) -> str:
                  [[r["notebook"], r["scale"], num(r.get("traces")), f"{r['wall_s']:.1f}", cpu(r)]
                   for r in df.iter_rows(named=True)])
     floor = timings_floor(df)
-    return "\n".join(out) + "\n" + (f"\n{floor}\n" if floor else "")
+    last = last_make(results)
+    return "\n".join(out) + "\n" + "".join(f"\n{t}\n" for t in (floor, last) if t)
+
+
+def last_make(results: Path) -> str:
+    """The last `make` that re-ran every notebook and map (results/make_timings.csv, its "all" row), or ""."""
+    if not (results / "make_timings.csv").is_file():
+        return ""
+    rows = _read(results, "make_timings.csv").filter(pl.col("reran") == "all")
+    if rows.height == 0:
+        return ""
+    r = rows.row(0, named=True)
+    traces = "with the trace folder" if r["traces"] else "without the trace folder"
+    return (f"The last `make` that re-ran every notebook and map (`results/make_timings.csv`), {traces}: "
+            f"{r['wall_s']:,.0f} s of wall time and {r['cpu_s']:,.0f} s of CPU time on {r['cores']} "
+            f"core{'s' if r['cores'] != 1 else ''} (compiling the kernels included, if that run had to).")
 
 
 def timings_floor(df: pl.DataFrame) -> str:
@@ -353,7 +368,8 @@ def _blocks() -> dict[str, Block]:
     out = [
         Block("claims", ("claims.csv",), render_claims, optional=("claims_measured.csv",),
               about="claims per paper by verdict"),
-        Block("timings", ("notebook_timings.csv",), render_timings, about="each notebook's last wall time"),
+        Block("timings", ("notebook_timings.csv",), render_timings, optional=("make_timings.csv",),
+              about="each notebook's last wall time, and the last full make's"),
         Block("bench", ("bench.csv",), render_bench, make="make bench", about="the speed targets' table"),
         Block("bench-memory", ("bench.csv",), render_bench_memory, make="make bench",
               about="memory per request, the big SPC run"),

@@ -3,6 +3,7 @@
     python -m flashrepro.notebooks run notebooks/00_workloads.ipynb build/00_workloads.ipynb -p scale paper
     python -m flashrepro.notebooks nbval-prepare build/nbval        # copies with scale="ci" injected
     python -m flashrepro.notebooks nbval-refresh                    # store ci outputs of checked cells
+    python -m flashrepro.notebooks timed --outputs "..." -- make ...  # a make's wall and CPU time
 
 Cells whose source contains ``# NBVAL_CHECK_OUTPUT`` are the ones nbval compares (lax mode). Their stored
 outputs in notebooks/ are the ``scale="ci"`` results, written by ``nbval-refresh``, never by hand; all
@@ -251,33 +252,87 @@ def usable_cores() -> int:
 def record_time(notebook: str, scale: str, seconds: float, cpu: float | None = None) -> None:
     """Keep ``notebook``'s last wall time at ``scale`` in ``results/notebook_timings.csv`` (machine-dependent,
     so in a ``_timings`` file; the README points there instead of quoting times that go stale), with whether
-    the trace folder was present and its CPU time (``cpu``, :func:`cpu_seconds` over the run; empty if not
-    measured) and the cores this process may run on (``cores``: what the CPU times of one ``make`` share). Runs that
-    finish at once (``make -j``) take turns: the read, the new row and the
-    write happen under an exclusive lock on the ``results/`` folder itself (no lock file left beside the tables), so
-    that no row is lost."""
+    the trace folder was present, its CPU time (``cpu``, :func:`cpu_seconds` over the run; empty if not
+    measured) and the cores this process may run on (``cores``: what the CPU times of one ``make`` share)."""
+    import polars as pl
+
+    row = pl.DataFrame({"notebook": [notebook], "scale": [scale], "traces": [_traces_present()],
+                        "wall_s": [round(seconds, 1)], "cpu_s": [None if cpu is None else round(cpu, 1)],
+                        "cores": [usable_cores()]}, schema_overrides={"cpu_s": pl.Float64, "cores": pl.Int64})
+    _keep_last(TIMINGS, row, ["notebook", "scale"])
+
+
+def _traces_present() -> bool:
+    return any(d.is_dir() and any(d.iterdir()) for d in paths.trace_dirs())
+
+
+def _keep_last(name: str, row, keys: list[str]) -> None:
+    """``results/<name>.csv`` with ``row`` in place of any row with its ``keys``, sorted by them. Runs that finish
+    at once (``make -j``) take turns: the read, the new row and the write happen under an exclusive lock on the
+    ``results/`` folder itself (no lock file left beside the tables), so that no row is lost. A column the file
+    lacks (written by an older version) is empty in its old rows."""
     import fcntl
 
     import polars as pl
 
     from . import report
 
-    target = paths.results / f"{TIMINGS}.csv"
-    traces = any(d.is_dir() and any(d.iterdir()) for d in paths.trace_dirs())
-    row = pl.DataFrame({"notebook": [notebook], "scale": [scale], "traces": [traces], "wall_s": [round(seconds, 1)],
-                        "cpu_s": [None if cpu is None else round(cpu, 1)], "cores": [usable_cores()]},
-                       schema_overrides={"cpu_s": pl.Float64, "cores": pl.Int64})
+    target = paths.results / f"{name}.csv"
     target.parent.mkdir(parents=True, exist_ok=True)
     lock = os.open(target.parent, os.O_RDONLY)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when closed
         if target.exists():
-            old = pl.read_csv(target, schema_overrides={"scale": pl.String, "cpu_s": pl.Float64, "cores": pl.Int64})
-            row = pl.concat([old.filter((pl.col("notebook") != notebook) | (pl.col("scale") != scale)), row],
-                            how="diagonal_relaxed").select(row.columns)  # a file from before cpu_s, cores: empty there
-        report.write_table(row.sort("scale", "notebook"), TIMINGS)
+            old = pl.read_csv(target, schema_overrides={k: v for k, v in row.schema.items() if k in keys or
+                                                        v in (pl.Float64, pl.Int64)})
+            same = pl.all_horizontal([pl.col(k) == row[k][0] for k in keys])
+            row = pl.concat([old.filter(~same), row], how="diagonal_relaxed").select(row.columns)
+        report.write_table(row.sort(keys), name)
     finally:
         os.close(lock)
+
+
+MAKE_TIMINGS = "make_timings"  # results/make_timings.csv: the last `make` that re-ran everything, and the last partial
+
+
+def run_timed(cmd: list[str], outputs: list[str]) -> int:
+    """Run ``cmd`` (``make``'s own run of the notebooks and maps) and return its exit code (128 + the signal's number
+    if a signal ended it). If it succeeded and rewrote at least one of ``outputs`` (the executed notebooks and the
+    maps' stamps), keep its wall and CPU time (its processes' and theirs, :func:`cpu_seconds`) in
+    ``results/make_timings.csv``: one row for the last run that rewrote every output (``reran`` "all": a full
+    ``make``) and one for the last that rewrote some, with how many of how many, whether the trace folder was
+    present and the cores. Ctrl-C reaches ``cmd`` itself (the terminal sends it to both); a SIGTERM sent to this
+    process is passed on to ``cmd``."""
+    import signal
+    import subprocess
+
+    import polars as pl
+
+    t0, c0, start = time.perf_counter(), cpu_seconds(), time.time()
+    old_int = signal.signal(signal.SIGINT, lambda *_: None)  # wait for cmd, which ends on it (a handler, unlike
+    # SIG_IGN, is not inherited by cmd)
+    try:
+        proc = subprocess.Popen(cmd)
+        old_term = signal.signal(signal.SIGTERM, lambda *_: proc.terminate())
+        try:
+            rc = proc.wait()
+        finally:
+            signal.signal(signal.SIGTERM, old_term)
+    finally:
+        signal.signal(signal.SIGINT, old_int)
+    if rc != 0:
+        return 128 - rc if rc < 0 else rc
+    wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
+    done = sum(1 for o in outputs if Path(o).is_file() and Path(o).stat().st_mtime >= start - 0.05)  # (file times
+    # come from a coarser clock)
+    if done:
+        row = pl.DataFrame({"reran": ["all" if done == len(outputs) else "some"], "outputs_rewritten": [done],
+                            "outputs": [len(outputs)], "traces": [_traces_present()], "wall_s": [round(wall, 1)],
+                            "cpu_s": [round(cpu, 1)], "cores": [usable_cores()]})
+        _keep_last(MAKE_TIMINGS, row, ["reran"])
+        print(f"make: {wall:.0f} s of wall time, {cpu:.0f} s of CPU time on {usable_cores()} cores, {done} of "
+              f"{len(outputs)} notebooks and maps re-run (results/{MAKE_TIMINGS}.csv)", flush=True)
+    return 0
 
 
 def _checked(cell) -> bool:
@@ -337,7 +392,18 @@ def main(argv=None) -> int:
     f.add_argument("--scale", default="ci")
     f.add_argument("names", nargs="*", help="only the notebooks whose file name starts with one of these")
     r.add_argument("--log-output", action="store_true", help="print every cell's output as it runs")
+    t = sub.add_parser("timed", help="run a command (make's run of the notebooks and maps) and keep its wall and CPU "
+                                     "time in results/make_timings.csv")
+    t.add_argument("--outputs", default="", help="the files the command rewrites when it re-runs everything "
+                                                 "(space-separated: the executed notebooks, the maps' stamps)")
+    t.add_argument("command", nargs=argparse.REMAINDER, help="-- then the command")
     a = ap.parse_args(argv)
+    if a.cmd == "timed":
+        cmd = a.command[1:] if a.command[:1] == ["--"] else a.command
+        if not cmd:
+            print("notebook timed: error: no command after --", file=sys.stderr)
+            return 2
+        return run_timed(cmd, a.outputs.split())
     if a.cmd == "run":
         params = {}
         for k, v in a.p:

@@ -44,10 +44,11 @@ PAPER_ORDER := $(filter $(PAPER),$(SLOWEST)) $(filter-out $(SLOWEST),$(PAPER))
 # nothing but the FTL) starts once the FTL is compiled, beside the rest of the warm-up; the others wait for both.
 WARM = $(PY) -m flashrepro.warm --if-needed
 FTL_ONLY := build/paper/04_2rpp.ipynb
-# `notebooks timed` keeps the run's wall and CPU time in results/make_timings.csv when it re-ran anything.
+# `notebooks timed` keeps the run's wall and CPU time in results/make_timings.csv when it re-ran anything (exec: no
+# shell between, so a SIGTERM that make passes on reaches it, and it passes it on to the notebooks' make).
 all: $(STAMP)  ## every notebook at paper scale (JOBS at a time), the claims ledger, the reduced robustness maps
 	@$(BYTECODE)
-	@$(PY) -m flashrepro.notebooks timed --outputs "$(PAPER) $(ROBUST)" -- \
+	@exec $(PY) -m flashrepro.notebooks timed --outputs "$(PAPER) $(ROBUST)" -- \
 		$(MAKE) --no-print-directory -j$(JOBS) WARM_FIRST=1 results/claims.csv results/headline.csv
 	@echo "done: tables in results/, figures in figures/, executed notebooks in build/paper/"
 

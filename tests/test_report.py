@@ -132,3 +132,26 @@ def test_a_make_run_keeps_its_wall_and_cpu_time_when_it_reran_something(tmp_path
     kill = ["timed", "--outputs", outputs, "--", sys.executable, "-c", "import os, signal; os.kill(os.getpid(), 15)"]
     assert notebooks.main(kill) == 143  # ended by SIGTERM: 128 + 15, as a shell says
     assert notebooks.main(["timed", "--outputs", outputs, "--"]) == 2  # no command
+
+
+def test_a_make_run_that_was_sent_sigterm_keeps_nothing(tmp_path):
+    """`make` execs `notebooks timed` (no shell between), so a SIGTERM reaches it: it passes it on, and keeps no time
+    even when the command ignores the signal and then ends well (128 + 15 comes back)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "a.ipynb"
+    child = ("import pathlib, signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+             f"pathlib.Path({str(out)!r}).write_text('x')\ntime.sleep(1.5)\n")
+    env = dict(os.environ, FLASHREPRO_HOME=str(tmp_path), FLASHREPRO_TRACE_DIRS="")
+    proc = subprocess.Popen([sys.executable, "-m", "flashrepro.notebooks", "timed", "--outputs", str(out), "--",
+                             sys.executable, "-c", child], env=env)
+    deadline = time.monotonic() + 60
+    while not out.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == 143
+    assert out.exists() and not (tmp_path / "results" / "make_timings.csv").exists()

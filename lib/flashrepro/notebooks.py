@@ -302,26 +302,35 @@ def run_timed(cmd: list[str], outputs: list[str]) -> int:
     ``results/make_timings.csv``: one row for the last run that rewrote every output (``reran`` "all": a full
     ``make``) and one for the last that rewrote some, with how many of how many, whether the trace folder was
     present and the cores. Ctrl-C reaches ``cmd`` itself (the terminal sends it to both); a SIGTERM sent to this
-    process is passed on to ``cmd``."""
+    process is passed on to ``cmd``. A run that was sent either keeps nothing, even if ``cmd`` then ended well."""
     import signal
     import subprocess
 
     import polars as pl
 
     t0, c0, start = time.perf_counter(), cpu_seconds(), time.time()
-    old_int = signal.signal(signal.SIGINT, lambda *_: None)  # wait for cmd, which ends on it (a handler, unlike
-    # SIG_IGN, is not inherited by cmd)
+    stopped: list[int] = []  # the signals this process was sent while cmd ran: then nothing is kept
+
+    def on_signal(signum, _frame):
+        stopped.append(signum)
+        if signum == signal.SIGTERM:
+            proc.terminate()
+
+    # Wait for cmd, which ends on Ctrl-C itself: a handler, unlike SIG_IGN, is not inherited by cmd (where SIGINT is
+    # ignored already, as in a background job, it stays ignored, for cmd too)
+    ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    old_int = signal.signal(signal.SIGINT, signal.SIG_IGN if ignored else on_signal)
     try:
         proc = subprocess.Popen(cmd)
-        old_term = signal.signal(signal.SIGTERM, lambda *_: proc.terminate())
+        old_term = signal.signal(signal.SIGTERM, on_signal)
         try:
             rc = proc.wait()
         finally:
             signal.signal(signal.SIGTERM, old_term)
     finally:
         signal.signal(signal.SIGINT, old_int)
-    if rc != 0:
-        return 128 - rc if rc < 0 else rc
+    if rc != 0 or stopped:
+        return 128 - rc if rc < 0 else rc or 128 + stopped[0]
     wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
     done = sum(1 for o in outputs if Path(o).is_file() and Path(o).stat().st_mtime >= start - 0.05)  # (file times
     # come from a coarser clock)

@@ -173,11 +173,16 @@ class GrowingDB(Growth):
 # statistics of a write stream (Figs. 1 and 2)
 
 @njit(cache=True, nogil=True)
-def _count(lpns, pos, counts, last):
-    for j in range(lpns.shape[0]):
-        p = lpns[j]
-        counts[p] += 1
-        last[p] = pos + j
+def _count(lpns, pos, pairs):
+    """Page ``p``'s write count in ``pairs[2p]`` and its last write's index in ``pairs[2p + 1]``: one cache line
+    per write instead of two, fetched ``PREFETCH`` writes ahead (the pages are spread over megabytes)."""
+    n = lpns.shape[0]
+    for j in range(n):
+        if j + PREFETCH < n:
+            prefetch(pairs, 2 * np.int64(lpns[j + PREFETCH]))
+        p = 2 * np.int64(lpns[j])
+        pairs[p] += 1
+        pairs[p + 1] = pos + j
 
 
 @dataclasses.dataclass
@@ -214,17 +219,22 @@ class StatsTap:
     statistics gathered while the stream feeds a simulation, without generating it again."""
 
     def __init__(self, stream):
-        self.counts = np.zeros(stream.logical_pages, np.int64)
-        self.last = np.full(stream.logical_pages, -2, np.int64)
-        self.last[: stream.prefill] = -1
+        self.pairs = np.zeros(2 * stream.logical_pages, np.int64)  # count, last write of each page (_count)
+        self.pairs[1::2] = -2
+        self.pairs[1:2 * stream.prefill:2] = -1
         self.pos = 0
 
     def __call__(self, arr: np.ndarray) -> None:
-        _count(arr, self.pos, self.counts, self.last)
+        _count(np.ascontiguousarray(arr, np.int32), self.pos, self.pairs)
         self.pos += len(arr)
 
+    @property
+    def last(self) -> np.ndarray:
+        """Each page's last write so far (as :class:`StreamStats`' ``last``; a copy)."""
+        return self.pairs[1::2].copy()
+
     def stats(self) -> StreamStats:
-        return StreamStats(self.counts, self.last, self.pos)
+        return StreamStats(self.pairs[0::2].copy(), self.last, self.pos)
 
 
 def stream_stats(stream, chunk: int = 1 << 22) -> StreamStats:

@@ -201,6 +201,59 @@ def test_device_time_is_the_sum_over_the_masked_rows(policy, capacity, seed):
     assert all(got[f"time_{n}_s"] == _io_time_by_masks(res.io_log, c)["io_s"] for n, c in CARDS.items())
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(POLICIES), st.integers(8, 400), st.booleans(), st.integers(0, 10_000))
+def test_a_device_log_holds_the_full_logs_device_pages(policy, capacity, flush, seed):
+    """log_io="device" keeps what the full log's device_pages select, masked plainly from its columns, on a
+    trace with syncs (events) and on one without; the counters and device_time are the same, to the bit."""
+    tr = (_file_trace(seed) if seed % 2 else
+          synthetic.mixture(synthetic.Mixture(n_pages=4000, hot_pages=300), 3000, seed=seed))
+    full = simulate(tr, policy, capacity, log_io=True, flush_at_end=flush)
+    dev = simulate(tr, policy, capacity, log_io="device", flush_at_end=flush)
+    assert dev.counters == full.counters and dev.outcome is None
+    log = full.io_log
+    for op in (0, 1):
+        got = dev.io_log.device_pages(op)
+        want = log.n_pages[(log.cause != C.MIGRATION) & (log.op == op)]
+        assert got.dtype == want.dtype and np.array_equal(got, want) and not got.flags.writeable
+    assert dev.io_log.page_bytes == log.page_bytes
+    assert devices.device_time(dev, tr) == devices.device_time(full, tr)
+
+
+def test_a_device_log_refuses_what_it_did_not_keep():
+    tr = synthetic.zipf(500, 3000, 0.9, seed=1, write_fraction=0.3)
+    dev = simulate(tr, "lru", 50, log_io="device")
+    with pytest.raises(AttributeError, match="log_io=True"):
+        _ = dev.io_log.first_page
+    with pytest.raises(ValueError, match="op must be"):
+        dev.io_log.device_pages(2)
+    with pytest.raises(ValueError, match="log_io must be"):
+        simulate(tr, "lru", 50, log_io="columns")
+
+
+def test_a_sweep_keeps_only_the_log_its_metrics_read():
+    from flashrepro import sweep
+
+    def whole(res, trace):
+        return {"first": int(res.io_log.first_page[0])}
+
+    assert sweep.log_for(()) is False
+    assert sweep.log_for((devices.device_time,)) == "device"
+    assert sweep.log_for((devices.device_time, whole)) is True
+    tr = synthetic.zipf(500, 3000, 0.9, seed=1, write_fraction=0.3)
+    a = sweep.run(["lru", "clock_hbm"], [tr], [40, 200], flush_at_end=True, metrics=(devices.device_time,))
+
+    def device_time_of_the_whole_log(res, trace):  # the same metric, without the attribute: the whole log
+        assert isinstance(res.io_log, type(full_log))
+        return devices.device_time(res, trace)
+
+    full_log = simulate(tr, "lru", 40, log_io=True).io_log
+    assert sweep.log_for((device_time_of_the_whole_log,)) is True
+    b = sweep.run(["lru", "clock_hbm"], [tr], [40, 200], flush_at_end=True, metrics=(device_time_of_the_whole_log,))
+    assert not a.failures and not b.failures
+    assert a.table.drop("seconds", "key").equals(b.table.drop("seconds", "key"))  # (the key names the metric)
+
+
 # --- inverse-CDF draws (every Zipf model) ----------------------------------------------------------------------
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 3000), st.floats(0, 2.5), st.integers(0, 2**32 - 1), st.booleans(),

@@ -227,7 +227,7 @@ def run_task(task: Task) -> dict:
         rows = []
         for cap in task.capacities:
             t0 = time.perf_counter()
-            log_io = bool(metrics) if task.log_io is None else task.log_io
+            log_io = log_for(metrics) if task.log_io is None else task.log_io
             res = simulate(refs, task.policy, int(cap), flush_at_end=task.flush_at_end, log_io=log_io,
                            **task.params)
             row = result_row(res, task.workload_name, task.params, cap)
@@ -240,6 +240,15 @@ def run_task(task: Task) -> dict:
     except Exception as e:  # noqa: BLE001  (reported with the task's inputs; the sweep goes on)
         return {"index": task.index, "task": task.describe(), "error": f"{type(e).__name__}: {e}",
                 "traceback": traceback.format_exc()}
+
+
+def log_for(metrics) -> bool | str:
+    """The I/O log that ``metrics`` need (``simulate``'s ``log_io``): none without metrics; only the device pages
+    (``"device"``) when every metric says that is all it reads, by an attribute ``log_io = "device"`` (as
+    :func:`flashrepro.devices.device_time` does); else the whole log."""
+    if not metrics:
+        return False
+    return "device" if all(getattr(fn, "log_io", True) == "device" for fn in metrics) else True
 
 
 def result_row(res, workload: str, params: dict, capacity_pages: int) -> dict:
@@ -308,7 +317,8 @@ def run(policies, workloads: Iterable, capacities: Iterable[int], *, scale: str 
         Passed to :func:`flashrepro.traces.catalog.get`.
     metrics
         Functions ``(SimResult, Trace) -> dict`` (module-level, or ``"module:function"`` strings) whose
-        columns are added to each row; with any metric the runs keep their I/O log (``log_io=True``).
+        columns are added to each row; with any metric the runs keep their I/O log (``log_io=True``), or only
+        its device pages when every metric has the attribute ``log_io = "device"`` (:func:`log_for`).
     executor : {"local", "process", "dask"}
     workers : int, optional
         Pool size for ``"process"`` and the LocalCluster (default: the machine's cores).

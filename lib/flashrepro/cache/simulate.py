@@ -221,6 +221,34 @@ class IOLog:
         return ArrayStream(name, np.ascontiguousarray(lpn, dtype=np.int32), max(size, 1))
 
 
+IOLOG_COLUMNS = ("ref", "req", "op", "cause", "first_page", "n_pages", "tier")
+@dataclasses.dataclass(frozen=True)
+class DeviceLog:
+    """What ``simulate(..., log_io="device")`` keeps of the I/O log: the pages of each device read and of each
+    device write, in log order (``device_pages``), which is all a device-time model reads
+    (:func:`flashrepro.devices.io_time`, :func:`~flashrepro.devices.bandwidth`). Taken from the kernel's log
+    rows in one pass, without building :class:`IOLog`'s seven columns, which cost more than the simulation of
+    many matrix runs; the arrays are those of the full log's ``device_pages``."""
+
+    read: np.ndarray
+    write: np.ndarray
+    page_bytes: int
+
+    def device_pages(self, op: int) -> np.ndarray:
+        """As :meth:`IOLog.device_pages` (``op`` 0: reads, 1: writes)."""
+        if op == C.IO_READ:
+            return self.read
+        if op == C.IO_WRITE:
+            return self.write
+        raise ValueError(f"op must be {C.IO_READ} (read) or {C.IO_WRITE} (write), got {op!r}")
+
+    def __getattr__(self, name: str):
+        if name in IOLOG_COLUMNS:
+            raise AttributeError(f"the run kept only its device pages (log_io='device'); {name!r} is a column "
+                                 "of the full I/O log: run with log_io=True")
+        raise AttributeError(name)
+
+
 @dataclasses.dataclass(frozen=True)
 class SimResult:
     policy: str
@@ -228,7 +256,7 @@ class SimResult:
     capacity_pages: int
     trace: str
     counters: dict
-    io_log: IOLog | None = None
+    io_log: IOLog | DeviceLog | None = None
     outcome: np.ndarray | None = None  # per page reference, with log_io=True: 0 miss, 1 hit, 2 prefetch hit
     tiers: dict = dataclasses.field(default_factory=dict)
     trajectory: pl.DataFrame | None = None  # what the policy observes after each chunk (``observe_every``)
@@ -280,9 +308,11 @@ def simulate(trace: Trace | PageRefs, policy: str, capacity_pages: int | None = 
     flush_at_end : bool
         Write back the pages still dirty after the last reference (``device_writes_end_flush``).
         Otherwise they are counted as ``dirty_at_end``.
-    log_io : bool
+    log_io : bool or "device"
         Keep the device I/O log (:class:`IOLog`), the after-cache trace that device models time, and
-        the per-reference outcome (``SimResult.outcome``, ``SimResult.hit``).
+        the per-reference outcome (``SimResult.outcome``, ``SimResult.hit``). ``"device"``: keep only the
+        pages of each device read and write (:class:`DeviceLog`, what a device-time model reads), no
+        outcome; the counters are the same either way.
     chunk_refs : int, optional
         References per kernel call (results do not depend on it).
     observe_every : int, optional
@@ -297,16 +327,25 @@ def simulate(trace: Trace | PageRefs, policy: str, capacity_pages: int | None = 
     are whole pages at this granularity). A write makes the page dirty; a dirty page costs a device
     write when it is evicted or flushed.
     """
+    if isinstance(log_io, str) and log_io != "device":
+        raise ValueError(f"log_io must be False, True or 'device', got {log_io!r}")
     pol = get_policy(policy)
     p = make_params(policy, **params)
     tiers = C.resolve_tiers(p, capacity_pages)
     chunk = min(chunk_refs or DEFAULT_CHUNK, observe_every or DEFAULT_CHUNK)
-    stream = trace.reference_stream(stream_spec(pol, p, page_bytes, chunk=chunk, keep_index=log_io))  # the one ask
+    full = not isinstance(log_io, str) and bool(log_io)
+    stream = trace.reference_stream(stream_spec(pol, p, page_bytes, chunk=chunk, keep_index=full))  # the one ask
     if len(stream) == 0:
         raise ValueError(f"trace {stream.name!r} has no read or write page references")
-    sim = Simulator(policy, stream.units, tiers, p, flush_at_end=flush_at_end, log_io=log_io).run(stream)
+    sim = Simulator(policy, stream.units, tiers, p, flush_at_end=flush_at_end, log_io=bool(log_io)).run(stream)
     io_log = outcome = None
-    if log_io:
+    if log_io == "device":
+        read, write = _device_pages_of_rows(sim.log_rows())
+        read.flags.writeable = write.flags.writeable = False
+        io_log = DeviceLog(read, write, stream.page_bytes)
+        _give_back_log(sim.log)
+        sim.log = C.new_log(0, False)
+    elif full:
         rows = sim.log_rows()
         pos, req, op, cause, first_page, n_pages, tier = _log_columns(rows, stream.units,
                                                                       None if stream.events else stream.req)
@@ -409,6 +448,28 @@ def _device_pages(cause, op, n_pages):
                 write[w] = n_pages[i]
                 w += 1
     return read, write
+
+
+@njit(cache=True)
+def _device_pages_of_rows(rows):
+    """:func:`_device_pages` on the kernel's log rows ``(ref, op, cause, first unit, units, tier)`` themselves:
+    the same two arrays as ``_device_pages(cause, op, n_pages)`` of :func:`_log_columns`' columns (``op`` and
+    ``cause`` are small codes, so their int8 copies compare the same). One pass, into arrays of the log's length
+    of which only the pages written are touched (the rest is never mapped); returns views of their starts."""
+    n = rows.shape[0]
+    read = np.empty(n, np.int64)
+    write = np.empty(n, np.int64)
+    r = 0
+    w = 0
+    for i in range(n):
+        if rows[i, 2] != C.MIGRATION:
+            if rows[i, 1] == C.IO_READ:
+                read[r] = rows[i, 4]
+                r += 1
+            elif rows[i, 1] == C.IO_WRITE:
+                write[w] = rows[i, 4]
+                w += 1
+    return read[:r], write[:w]
 
 
 UNIT_BYTES = 96  # kernel state per unit, a generous bound over the registered kernels (checked before a run)

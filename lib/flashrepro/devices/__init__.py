@@ -17,5 +17,8 @@ def device_time(res, trace) -> dict:
     return out
 
 
+device_time.log_io = "device"  # it reads only the device pages of the log: a sweep keeps no more (sweep.log_for)
+
+
 __all__ = ["CARDS", "CURVES", "DEFAULT_CURVE", "FlashCard", "ReadCurve", "bandwidth", "calibrate_card",
            "device_time", "io_time"]

@@ -221,7 +221,9 @@ class IOLog:
         return ArrayStream(name, np.ascontiguousarray(lpn, dtype=np.int32), max(size, 1))
 
 
-IOLOG_COLUMNS = ("ref", "req", "op", "cause", "first_page", "n_pages", "tier")
+IOLOG_COLUMNS = ("ref", "req", "op", "cause", "first_page", "n_pages", "tier")  # what a DeviceLog does not keep
+
+
 @dataclasses.dataclass(frozen=True)
 class DeviceLog:
     """What ``simulate(..., log_io="device")`` keeps of the I/O log: the pages of each device read and of each

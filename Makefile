@@ -40,9 +40,12 @@ PAPER_ORDER := $(filter $(PAPER),$(SLOWEST)) $(filter-out $(SLOWEST),$(PAPER))
 # The kernels compile each once, on every core (flashrepro.warm; nothing to do once a run has compiled this
 # version of the source): otherwise each notebook compiles what it needs when it first runs it, two at once
 # compiling the same kernels. The FTL is one job, the longest, on one core (its host loop is one function for every
-# victim rule), and the rest of the warm-up runs beside it. FTL_ONLY (notebook 04, the slowest, which runs
-# nothing but the FTL) starts once the FTL is compiled, beside the rest of the warm-up; the others wait for both.
+# victim rule), and the rest of the warm-up runs beside it on the other cores (JOBS - 1 processes: a third process
+# on two cores nearly doubled the FTL's compile in a cold run, and notebook 04 waits for it).
+# FTL_ONLY (notebook 04, the slowest, which runs nothing but the FTL) starts once the FTL is compiled, beside the
+# rest of the warm-up; the others wait for both.
 WARM = $(PY) -m flashrepro.warm --if-needed
+WARM_BESIDE_FTL := $(shell n=$(JOBS); [ "$$n" -gt 1 ] 2>/dev/null && echo $$((n - 1)) || echo 1)
 FTL_ONLY := build/paper/04_2rpp.ipynb
 # `notebooks timed` keeps the run's wall and CPU time in results/make_timings.csv when it re-ran anything (exec: no
 # shell between, so a SIGTERM that make passes on reaches it, and it passes it on to the notebooks' make).
@@ -59,7 +62,7 @@ endif
 warm-ftl:
 	@$(WARM) --only ftl --jobs 1
 warm-others:
-	@$(WARM) --skip ftl
+	@$(WARM) --skip ftl --jobs $(WARM_BESIDE_FTL)
 
 # Every paper's claims in one table, and a count per paper.
 results/claims.csv: $(PAPER_ORDER)

@@ -98,6 +98,14 @@ is free then): FEMU's ``ssd_advance_write_pointer`` and Fig. 7's GET_NEW_BLOCK()
 count that line as taken. Otherwise (*lazy*) the next host write takes it, the reserve rule's GC running
 before that write invalidates its page's old copy.
 
+**No literal arguments between kernels.** A compiled function called from another with a constant argument
+(``0``, ``-1``, ``True``) is compiled again for that constant (Numba types it as a literal first), so a helper
+called with a constant in one place and a variable in another compiles twice. The calls here and in the rules
+pass such constants as ``np.int64(0)``, ``np.int32(-1)``, ``np.bool_(True)`` (plain values, the same code):
+seven such pairs had made a quarter of the FTL's compile time, and
+``tests/test_ftl_compile.py`` finds any constant passed to a helper compiled on its own. (A helper called with
+an ``int32`` in one place and an ``int64`` in another compiles twice too: ``_copy_erase`` takes ``np.int64``.)
+
 References
 ----------
 .. [1] FEMU, the QEMU-based flash emulator, blackbox SSD FTL: ``hw/femu/bbssd/ftl.c`` and
@@ -887,7 +895,7 @@ def _detach(s, victim):
         sc.n_bg_ok -= 1
     sc.bg_gen += 1
     if s.prm[0].age_lists:
-        _age_move(s, victim, -1)
+        _age_move(s, victim, np.int32(-1))
     if s.prm[0].slots:
         _slot_remove(s, victim)
     if victim == sc.watch_line:
@@ -971,7 +979,7 @@ def _copy_erase(s, victim):
             dl = -1
             do = 0
             if dst == 0 and eager and sc.free_count > 0:  # FEMU's write pointer takes its next line now
-                dl = _open_line(s, 0)
+                dl = _open_line(s, np.int64(0))
     sc.front_line[dst] = dl
     sc.front_off[dst] = do
     s.counters[COPY + N_KINDS * src + dst] += k
@@ -1047,7 +1055,7 @@ def _gc_pass_from(s, pick, victim, log_victims):
             break
     if upfront:  # every victim chosen: now the copies
         for j in range(n):
-            copies += _copy_erase(s, s.pass_victims[j])
+            copies += _copy_erase(s, np.int64(s.pass_victims[j]))
     return copies
 
 
@@ -1061,7 +1069,7 @@ def _gc_until(s, pick, free_above, forced, log_victims):
     passes = 0  # passes that took an invalid page
     while s.sc[0].free_count <= free_above:
         victims = s.counters[VICTIMS]
-        c = _gc_pass(s, pick, 0, log_victims)
+        c = _gc_pass(s, pick, np.int64(0), log_victims)
         if c < 0:
             raise RuntimeError("FTL garbage collection found no closed line to collect")
         if forced:
@@ -1126,7 +1134,7 @@ def _host_needs_line(s, pick, k, log_victims):
     Returns the pages copied."""
     copies = 0
     if s.sc[0].free_count <= s.prm[0].reserve:
-        copies = _gc_until(s, pick, s.prm[0].reserve, False, log_victims)
+        copies = _gc_until(s, pick, s.prm[0].reserve, np.bool_(False), log_victims)
     if s.sc[0].front_line[k] < 0:
         _open_line(s, k)
     return copies
@@ -1259,7 +1267,7 @@ def _gc_at_write(s, pick, h, i, now, tick, fl, fo, log_copies, log_victims, do_l
         if bg:
             _background_pass(s, pick, h.bg_min, bg_victim, log_victims, log_copies, i - 1, do_log)
         if sc.free_count <= h.forced:
-            c = _gc_until(s, pick, h.forced, True, log_victims)
+            c = _gc_until(s, pick, h.forced, np.bool_(True), log_victims)
             if do_log:
                 log_copies[i] += c
         tick, fl, fo = sc.tick, sc.front_line[0], sc.front_off[0]
@@ -1274,12 +1282,12 @@ def _host_takes_line(s, pick, h, i, now, tick, fo, log_copies, log_victims, do_l
     sc.tick, sc.front_line[0], sc.front_off[0] = tick, -1, fo
     if sc.free_count <= h.reserve:
         sc.clock = now
-        c = _gc_until(s, pick, h.reserve, False, log_victims)
+        c = _gc_until(s, pick, h.reserve, np.bool_(False), log_victims)
         if do_log:
             log_copies[i] += c
     fl = sc.front_line[0]  # greedy GC copies may have opened it
     if fl < 0:
-        fl = _open_line(s, 0)
+        fl = _open_line(s, np.int64(0))
     return sc.tick, fl, sc.front_off[0]
 
 
@@ -1366,7 +1374,7 @@ def _place(s, pick, h, i, now, lpn, tick, fl, fo, pbits, log_copies, log_victims
         fo = 0
         if h.eager_host:
             sc.front_line[0], sc.front_off[0] = fl, fo
-            c = _host_needs_line(s, pick, 0, log_victims)
+            c = _host_needs_line(s, pick, np.int64(0), log_victims)
             if do_log:
                 log_copies[i] += c
             fl, fo = sc.front_line[0], sc.front_off[0]
@@ -1385,7 +1393,7 @@ def _chunk_end(s, pick, h, n, clock0, log_copies, log_victims, do_log):
         if _background_skips(sc, h.stable, h.watch_on, clock0 + n):
             skipped = 1
         else:
-            _background_pass(s, pick, h.bg_min, -2, log_victims, log_copies, n - 1, do_log)
+            _background_pass(s, pick, h.bg_min, np.int64(-2), log_victims, log_copies, n - 1, do_log)
     sc.clock = clock0 + n
     return skipped
 

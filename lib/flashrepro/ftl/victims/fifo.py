@@ -8,6 +8,8 @@ the full lines.
 """
 
 
+import numpy as np
+
 from ... import jitkit as jk
 from .. import _kernel as K
 from ._registry import register
@@ -16,7 +18,7 @@ from ._registry import register
 @jk.njit_no_refcount(K.VICTIM_SIG)
 def pick(s, first):
     slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = K.order_views(s)
-    q = K.slot_first_from(slot_bits, s.prm[0].lines, K.SLOT_HAS_INVALID, 0, 2 * s.prm[0].lines)
+    q = K.slot_first_from(slot_bits, s.prm[0].lines, K.SLOT_HAS_INVALID, np.int64(0), 2 * s.prm[0].lines)
     return -1 if q < 0 else slot_line[q]
 
 

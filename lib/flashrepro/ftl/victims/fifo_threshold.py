@@ -197,17 +197,18 @@ def _least_valid_closed(s):
     line is full: a full line would be refused)."""
     slot_of, slot_line, age_v, age_log, age_head, slot_seq, watch, slot_bits, age_bits, age_slots = K.order_views(s)
     L = s.prm[0].lines
-    q = _least_valid_slot(s.valid, slot_of, s.prm[0].pages, L, 0, 2 * L - 1)
+    q = _least_valid_slot(s.valid, slot_of, s.prm[0].pages, L, np.int64(0), 2 * L - 1)
     return -1 if q < 0 else slot_line[q]
 
 
 @jk.njit_no_refcount(K.VICTIM_SIG)
 def pick(s, first):
     if not first:
-        return _scan(s, s.sc[0].rule[REGION], False, GLOBAL)  # (a follow-up takes no fallback: unused)
+        # (a follow-up takes no fallback: GLOBAL is unused)
+        return _scan(s, s.sc[0].rule[REGION], np.bool_(False), np.int64(GLOBAL))
     P = s.prm[0].pages
     mode = s.prm[0].rule[FALLBACK]
-    found = _scan(s, 0, True, mode)
+    found = _scan(s, np.int64(0), np.bool_(True), mode)
     if found < -1:
         victim = -2 - found
         s.sc[0].pick_note = K.FALLBACKS
